@@ -1,0 +1,271 @@
+//! Action events: one mouse or keyboard event, or a parent over the events it groups.
+
+use serde::{Deserialize, Serialize};
+
+/// What an event is. Raw events come from the recorder; the merged kinds are
+/// made by [`crate::reduce`] and always have children.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventName {
+    /// The pointer moved (raw), or a run of moves merged into one (parent).
+    Move,
+    /// A mouse button went down (`mouse_pressed: true`) or up (`false`).
+    Click,
+    /// The wheel turned; `mouse_dx`/`mouse_dy` hold the ticks.
+    Scroll,
+    /// A key went down.
+    Press,
+    /// A key went up.
+    Release,
+    /// A left press and its release.
+    Singleclick,
+    /// Two left presses with their releases, close in time and space.
+    Doubleclick,
+    /// A run of key presses and releases.
+    Type,
+}
+
+impl EventName {
+    /// Whether events of this kind are keyboard events (and so carry `text`).
+    pub fn is_key(self) -> bool {
+        matches!(
+            self,
+            EventName::Press | EventName::Release | EventName::Type
+        )
+    }
+
+    /// The name as it appears in JSON and in the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventName::Move => "move",
+            EventName::Click => "click",
+            EventName::Scroll => "scroll",
+            EventName::Press => "press",
+            EventName::Release => "release",
+            EventName::Singleclick => "singleclick",
+            EventName::Doubleclick => "doubleclick",
+            EventName::Type => "type",
+        }
+    }
+}
+
+/// A mouse button, by its platform-neutral name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    Left,
+    Right,
+    Middle,
+}
+
+impl MouseButton {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MouseButton::Left => "left",
+            MouseButton::Right => "right",
+            MouseButton::Middle => "middle",
+        }
+    }
+}
+
+/// One action event, with OpenAdapt's field names so recordings compare with its own.
+///
+/// Unknown fields in input are ignored (OpenAdapt dumps carry ids and foreign keys),
+/// and `text` is always derived, never read.
+///
+/// Coordinates are logical screen coordinates (see [`crate::ScreenGeometry`]).
+/// `timestamp` is seconds since the recording started, on a monotonic clock; a
+/// parent's timestamp is its first child's, and no timestamp is ever rewritten.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActionEvent {
+    pub name: EventName,
+    pub timestamp: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mouse_x: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mouse_y: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mouse_dx: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mouse_dy: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mouse_button_name: Option<MouseButton>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mouse_pressed: Option<bool>,
+    /// A named key (`ctrl`, `shift`, `enter`, `f5`, …); `None` for character keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_name: Option<String>,
+    /// The character the key produced, for character keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_char: Option<String>,
+    /// The platform key code (an X11 keycode on Linux). 0 marks an invalid event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_vk: Option<u32>,
+    /// The layout-independent key: what replay presses when it is present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_key_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_key_char: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_key_vk: Option<u32>,
+    /// Index of the newest screenshot taken at or before this event, in the recording.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot_id: Option<u32>,
+    /// Index of the window state in effect when this event happened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_state_id: Option<u32>,
+    /// Derived for key events by [`ActionEvent::fill_text`]; never read from input.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<ActionEvent>,
+}
+
+impl ActionEvent {
+    /// An event with only a name and a timestamp; the other fields are empty.
+    pub fn new(name: EventName, timestamp: f64) -> Self {
+        ActionEvent {
+            name,
+            timestamp,
+            mouse_x: None,
+            mouse_y: None,
+            mouse_dx: None,
+            mouse_dy: None,
+            mouse_button_name: None,
+            mouse_pressed: None,
+            key_name: None,
+            key_char: None,
+            key_vk: None,
+            canonical_key_name: None,
+            canonical_key_char: None,
+            canonical_key_vk: None,
+            screenshot_id: None,
+            window_state_id: None,
+            text: None,
+            children: Vec::new(),
+        }
+    }
+
+    /// A parent over `children`, taking the first child's timestamp and links.
+    pub fn parent(name: EventName, children: Vec<ActionEvent>) -> Self {
+        let first = children
+            .first()
+            .expect("a parent event needs at least one child");
+        let mut parent = ActionEvent::new(name, first.timestamp);
+        parent.screenshot_id = first.screenshot_id;
+        parent.window_state_id = first.window_state_id;
+        parent.children = children;
+        parent
+    }
+
+    /// The identity of the key used to track held named keys: its name, else
+    /// its canonical name.
+    pub fn named_key(&self) -> Option<&str> {
+        self.key_name
+            .as_deref()
+            .or(self.canonical_key_name.as_deref())
+    }
+
+    /// Whether this is a raw key event (press or release).
+    pub fn is_raw_key(&self) -> bool {
+        matches!(self.name, EventName::Press | EventName::Release)
+    }
+
+    /// The derived text: for a parent, its `press` children's texts joined with
+    /// `-`; for a leaf, `<name>` for a named key, else the character.
+    pub fn derived_text(&self) -> Option<String> {
+        if !self.name.is_key() {
+            return None;
+        }
+        if self.children.is_empty() {
+            if let Some(name) = &self.key_name {
+                return Some(format!("<{name}>"));
+            }
+            return self
+                .key_char
+                .clone()
+                .or_else(|| self.canonical_key_char.clone())
+                .or_else(|| {
+                    self.canonical_key_name
+                        .as_ref()
+                        .map(|name| format!("<{name}>"))
+                });
+        }
+        let parts: Vec<String> = self
+            .children
+            .iter()
+            .filter(|child| child.name == EventName::Press || child.name == EventName::Type)
+            .filter_map(ActionEvent::derived_text)
+            .collect();
+        Some(parts.join("-"))
+    }
+
+    /// Sets `text` on this event and every key event below it.
+    pub fn fill_text(&mut self) {
+        for child in &mut self.children {
+            child.fill_text();
+        }
+        self.text = self.derived_text();
+    }
+
+    /// The pointer position, when the event has one.
+    pub fn position(&self) -> Option<(f64, f64)> {
+        Some((self.mouse_x?, self.mouse_y?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(name: EventName, key_name: Option<&str>, key_char: Option<&str>) -> ActionEvent {
+        let mut event = ActionEvent::new(name, 0.0);
+        event.key_name = key_name.map(str::to_owned);
+        event.key_char = key_char.map(str::to_owned);
+        event
+    }
+
+    #[test]
+    fn leaf_text_is_char_or_bracketed_name() {
+        assert_eq!(
+            key(EventName::Press, None, Some("a"))
+                .derived_text()
+                .as_deref(),
+            Some("a")
+        );
+        assert_eq!(
+            key(EventName::Release, Some("ctrl"), None)
+                .derived_text()
+                .as_deref(),
+            Some("<ctrl>")
+        );
+        assert_eq!(ActionEvent::new(EventName::Move, 0.0).derived_text(), None);
+    }
+
+    #[test]
+    fn parent_text_joins_press_children() {
+        let children = vec![
+            key(EventName::Press, Some("ctrl"), None),
+            key(EventName::Press, None, Some("c")),
+            key(EventName::Release, None, Some("c")),
+            key(EventName::Release, Some("ctrl"), None),
+        ];
+        let mut parent = ActionEvent::parent(EventName::Type, children);
+        parent.fill_text();
+        assert_eq!(parent.text.as_deref(), Some("<ctrl>-c"));
+        assert_eq!(parent.children[2].text.as_deref(), Some("c"));
+    }
+
+    #[test]
+    fn missing_fields_read_as_null_and_are_omitted_on_output() {
+        let event: ActionEvent =
+            serde_json::from_str(r#"{"name":"move","timestamp":1.5,"mouse_x":3,"mouse_y":4}"#)
+                .unwrap();
+        assert_eq!(event.position(), Some((3.0, 4.0)));
+        let json = serde_json::to_string(&event).unwrap();
+        assert_eq!(
+            json,
+            r#"{"name":"move","timestamp":1.5,"mouse_x":3.0,"mouse_y":4.0}"#
+        );
+    }
+}

@@ -1,0 +1,65 @@
+//! Screen geometry: points, rectangles and the scale between pixels and logical coordinates.
+
+use serde::{Deserialize, Serialize};
+
+/// A point in logical screen coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+}
+
+/// An axis-aligned rectangle in logical screen coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rect {
+    pub left: i32,
+    pub top: i32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Rect {
+    pub fn new(left: i32, top: i32, width: u32, height: u32) -> Self {
+        Rect {
+            left,
+            top,
+            width,
+            height,
+        }
+    }
+
+    /// Whether the point lies inside (left/top inclusive, right/bottom exclusive).
+    pub fn contains(&self, x: f64, y: f64) -> bool {
+        x >= f64::from(self.left)
+            && y >= f64::from(self.top)
+            && x < f64::from(self.left) + f64::from(self.width)
+            && y < f64::from(self.top) + f64::from(self.height)
+    }
+
+    pub fn right(&self) -> i64 {
+        i64::from(self.left) + i64::from(self.width)
+    }
+
+    pub fn bottom(&self) -> i64 {
+        i64::from(self.top) + i64::from(self.height)
+    }
+}
+
+/// The monitor an image or a recording was taken on: its logical rectangle and
+/// the scale factor from logical coordinates to pixels (2.0 on a HiDPI screen
+/// where a 1440-point monitor gives 2880-pixel images; usually 1.0 on X11).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ScreenGeometry {
+    pub rect: Rect,
+    pub scale_factor: f64,
+}
+
+impl ScreenGeometry {
+    /// The pixel size of a full-screen image of this monitor.
+    pub fn pixel_size(&self) -> (u32, u32) {
+        (
+            (f64::from(self.rect.width) * self.scale_factor).round() as u32,
+            (f64::from(self.rect.height) * self.scale_factor).round() as u32,
+        )
+    }
+}

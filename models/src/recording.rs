@@ -1,0 +1,137 @@
+//! Recording metadata and the format version that every stored form carries.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ScreenGeometry;
+
+/// The recording format's major version. A reader refuses a major version it
+/// does not know.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The OS's double-click settings at record time; the click fusion uses them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DoubleClickSettings {
+    pub interval_seconds: f64,
+    pub distance_pixels: f64,
+}
+
+impl Default for DoubleClickSettings {
+    /// The fallback when the OS does not say: 0.5 s and 5 px.
+    fn default() -> Self {
+        DoubleClickSettings {
+            interval_seconds: 0.5,
+            distance_pixels: 5.0,
+        }
+    }
+}
+
+/// A recorded task: its metadata. Events, screenshots and window states are
+/// stored beside it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recording {
+    /// A UUID, stable across export and import.
+    pub id: String,
+    pub name: String,
+    /// What the person was doing, in their words.
+    #[serde(default)]
+    pub task_description: String,
+    /// Wall-clock start, RFC 3339 in UTC; event timestamps count from here.
+    pub created: String,
+    /// `linux-x11`, `macos` or `windows`.
+    pub platform: String,
+    pub monitor: ScreenGeometry,
+    pub double_click: DoubleClickSettings,
+    pub format_version: u32,
+    /// False while recording, and for a recording whose recorder was killed.
+    pub complete: bool,
+}
+
+/// A stored form says it was written in a format this build cannot read.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "recording format version {found} is newer than this build of Reprise understands (up to {FORMAT_VERSION}); upgrade Reprise to read it"
+)]
+pub struct FormatVersionError {
+    pub found: u32,
+}
+
+impl Recording {
+    /// Refuses a format version this build does not know.
+    pub fn check_version(&self) -> Result<(), FormatVersionError> {
+        if self.format_version > FORMAT_VERSION || self.format_version == 0 {
+            return Err(FormatVersionError {
+                found: self.format_version,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A whole recording as data: its metadata with the raw events, screenshot
+/// metadata and window states that belong to it. Image pixels are kept apart,
+/// by content hash, because they are large and shared.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordingBundle {
+    pub recording: Recording,
+    /// Raw events in time order (reduce them with [`crate::reduce`]).
+    pub events: Vec<crate::ActionEvent>,
+    pub screenshots: Vec<crate::Screenshot>,
+    pub window_states: Vec<crate::WindowState>,
+}
+
+impl RecordingBundle {
+    /// Seconds from the first to the last event (0 when there are fewer than two).
+    pub fn duration(&self) -> f64 {
+        match (self.events.first(), self.events.last()) {
+            (Some(first), Some(last)) => last.timestamp - first.timestamp,
+            _ => 0.0,
+        }
+    }
+
+    /// Checks the bundle's internal consistency: the format version, ids that
+    /// count up from 0, links that point at existing screenshots and window
+    /// states, events in time order, and well-formed accessibility trees.
+    pub fn validate(&self) -> Result<(), String> {
+        self.recording
+            .check_version()
+            .map_err(|err| err.to_string())?;
+        for (idx, screenshot) in self.screenshots.iter().enumerate() {
+            if screenshot.id as usize != idx {
+                return Err(format!("screenshot {idx} has id {}", screenshot.id));
+            }
+        }
+        for (idx, state) in self.window_states.iter().enumerate() {
+            if state.id as usize != idx {
+                return Err(format!("window state {idx} has id {}", state.id));
+            }
+            if let Some(tree) = &state.a11y {
+                tree.validate()
+                    .map_err(|err| format!("window state {idx}: {err}"))?;
+            }
+        }
+        let mut prev_timestamp = f64::NEG_INFINITY;
+        for (idx, event) in self.events.iter().enumerate() {
+            if !event.timestamp.is_finite() || event.timestamp < prev_timestamp {
+                return Err(format!(
+                    "event {idx} is out of time order ({})",
+                    event.timestamp
+                ));
+            }
+            prev_timestamp = event.timestamp;
+            if !event.children.is_empty() {
+                return Err(format!("event {idx} is not a raw event (it has children)"));
+            }
+            if let Some(id) = event.screenshot_id
+                && id as usize >= self.screenshots.len()
+            {
+                return Err(format!("event {idx} links to missing screenshot {id}"));
+            }
+            if let Some(id) = event.window_state_id
+                && id as usize >= self.window_states.len()
+            {
+                return Err(format!("event {idx} links to missing window state {id}"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,92 @@
+//! The command line: every command and flag, with its help.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Record a desktop task once, replay it on a screen that has drifted.
+#[derive(Debug, Parser)]
+#[command(name = "reprise", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// The store (an SQLite file); default: reprise/store.sqlite in the per-user data directory.
+    #[arg(long, global = true, env = "REPRISE_STORE", value_name = "PATH")]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the stored recordings.
+    List(ListArgs),
+    /// Show a recording as its reduced event tree.
+    Show(ShowArgs),
+    /// Delete a recording with its screenshots and replay runs.
+    Delete(DeleteArgs),
+    /// Write a recording to one self-contained file.
+    Export(ExportArgs),
+    /// Read a recording from an export file, checking all of it first.
+    Import(ImportArgs),
+    /// Work on event lists directly.
+    #[command(subcommand)]
+    Events(EventsCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A recording's id, a unique prefix of it, or its name.
+    pub recording: String,
+    /// Print the recording, its reduced events, screenshots and window states as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// A recording's id, a unique prefix of it, or its name.
+    pub recording: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A recording's id, a unique prefix of it, or its name.
+    pub recording: String,
+    /// The file to write.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// An export file written by `reprise export`.
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EventsCommand {
+    /// Reduce raw events (a JSON array on stdin) into event trees (JSON on stdout).
+    Reduce(ReduceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReduceArgs {
+    /// Two presses within this many seconds can make a double-click.
+    #[arg(long, default_value_t = 0.5, value_name = "SECONDS")]
+    pub double_click_interval: f64,
+    /// Two presses within this many pixels on each axis can make a double-click.
+    #[arg(long, default_value_t = 5.0, value_name = "PIXELS")]
+    pub double_click_distance: f64,
+}

@@ -1,0 +1,145 @@
+//! What each command does: the glue between the command line, the store and
+//! the presentation.
+
+use std::io::{Read as _, Write as _};
+
+use anyhow::{Context as _, Result, bail};
+use reprise_models::{ActionEvent, DoubleClickSettings, ReduceOptions, reduce};
+
+use crate::cli::{Cli, Command, EventsCommand, ExportArgs, ImportArgs, ReduceArgs, ShowArgs};
+use crate::exit::UsageError;
+use crate::store::Store;
+use crate::{archive, present};
+
+/// Runs one command.
+pub fn run(cli: Cli) -> Result<()> {
+    let store_path = cli.global.store.clone().unwrap_or_else(Store::default_path);
+    let open_store = || Store::open(&store_path).context("open the store");
+    match cli.command {
+        Command::Events(EventsCommand::Reduce(args)) => events_reduce(&args),
+        Command::List(args) => {
+            let summaries = open_store()?.list_recordings()?;
+            if args.json {
+                print_json(&summaries)
+            } else {
+                print_text(&present::summaries_table(&summaries))
+            }
+        }
+        Command::Show(args) => show(&open_store()?, &args),
+        Command::Delete(args) => {
+            let mut store = open_store()?;
+            let id = store.resolve(&args.recording)?;
+            store.delete_recording(&id)?;
+            println!("deleted recording {id}");
+            Ok(())
+        }
+        Command::Export(args) => export(&open_store()?, &args),
+        Command::Import(args) => import(&mut open_store()?, &args),
+    }
+}
+
+fn events_reduce(args: &ReduceArgs) -> Result<()> {
+    let usable = |value: f64| value.is_finite() && value >= 0.0;
+    if !usable(args.double_click_interval) || !usable(args.double_click_distance) {
+        bail!(UsageError(
+            "double-click interval and distance must be finite and not negative".into()
+        ));
+    }
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .context("read events from stdin")?;
+    let raw_events: Vec<ActionEvent> =
+        serde_json::from_str(&input).context("parse the raw events (a JSON array of events)")?;
+    let options = ReduceOptions {
+        double_click: DoubleClickSettings {
+            interval_seconds: args.double_click_interval,
+            distance_pixels: args.double_click_distance,
+        },
+    };
+    print_json(&reduce(raw_events, &options))
+}
+
+fn show(store: &Store, args: &ShowArgs) -> Result<()> {
+    let id = store.resolve(&args.recording)?;
+    let bundle = store
+        .load(&id)
+        .with_context(|| format!("read recording {id}"))?;
+    let options = ReduceOptions {
+        double_click: bundle.recording.double_click,
+    };
+    let trees = reduce(bundle.events.clone(), &options);
+    if args.json {
+        print_json(&present::ShowJson {
+            recording: &bundle.recording,
+            events: &trees,
+            screenshots: &bundle.screenshots,
+            window_states: &bundle.window_states,
+        })
+    } else {
+        print_text(&present::recording_text(&bundle, &trees))
+    }
+}
+
+fn export(store: &Store, args: &ExportArgs) -> Result<()> {
+    let id = store.resolve(&args.recording)?;
+    let bundle = store
+        .load(&id)
+        .with_context(|| format!("read recording {id}"))?;
+    let mut images = std::collections::HashMap::new();
+    for screenshot in &bundle.screenshots {
+        if !images.contains_key(&screenshot.content_hash) {
+            images.insert(
+                screenshot.content_hash.clone(),
+                store.image_png(&screenshot.content_hash)?,
+            );
+        }
+    }
+    let bytes = archive::encode(&bundle, &images);
+    // Write to a temporary file beside the target and rename, so a failed
+    // export never leaves a half-written file under the requested name.
+    let tmp_path = args.output.with_extension("partial");
+    std::fs::write(&tmp_path, &bytes).with_context(|| format!("write {}", tmp_path.display()))?;
+    std::fs::rename(&tmp_path, &args.output)
+        .with_context(|| format!("move the export to {}", args.output.display()))?;
+    println!(
+        "exported recording {id} ({} events, {} screenshots, {} bytes) to {}",
+        bundle.events.len(),
+        bundle.screenshots.len(),
+        bytes.len(),
+        args.output.display()
+    );
+    Ok(())
+}
+
+fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
+    let bytes =
+        std::fs::read(&args.file).with_context(|| format!("read {}", args.file.display()))?;
+    let archive = archive::decode(&bytes)
+        .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;
+    store
+        .import(&archive.bundle, &archive.images)
+        .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;
+    let recording = &archive.bundle.recording;
+    println!(
+        "imported recording {} ({:?}, {} events, {} screenshots)",
+        recording.id,
+        recording.name,
+        archive.bundle.events.len(),
+        archive.bundle.screenshots.len()
+    );
+    Ok(())
+}
+
+fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut stdout, value).context("write JSON")?;
+    writeln!(stdout).context("write JSON")?;
+    Ok(())
+}
+
+fn print_text(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes()).context("write output")?;
+    Ok(())
+}

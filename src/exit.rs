@@ -1,0 +1,67 @@
+//! Exit codes and logging set-up for the binary.
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | success |
+//! | 1 | the command failed (I/O, the store, the display) |
+//! | 2 | the command line is wrong (clap's usage errors) |
+//! | 3 | the recording or run named does not exist |
+//! | 4 | the input was refused: malformed JSON, a bad export, a damaged or newer store |
+
+use crate::archive::ArchiveError;
+use crate::store::StoreError;
+
+/// The documented exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Code {
+    Failure = 1,
+    Usage = 2,
+    NotFound = 3,
+    Refused = 4,
+}
+
+/// The exit code for an error: the first cause in its chain that says.
+pub fn code_for(err: &anyhow::Error) -> Code {
+    for cause in err.chain() {
+        if let Some(store_err) = cause.downcast_ref::<StoreError>() {
+            return match store_err {
+                StoreError::NotFound(_) | StoreError::Ambiguous { .. } => Code::NotFound,
+                StoreError::Corrupt { .. }
+                | StoreError::Newer { .. }
+                | StoreError::AlreadyExists(_)
+                | StoreError::BadRow { .. } => Code::Refused,
+                _ => Code::Failure,
+            };
+        }
+        if cause.downcast_ref::<ArchiveError>().is_some()
+            || cause.downcast_ref::<serde_json::Error>().is_some()
+            || cause
+                .downcast_ref::<reprise_models::FormatVersionError>()
+                .is_some()
+        {
+            return Code::Refused;
+        }
+        if cause.downcast_ref::<UsageError>().is_some() {
+            return Code::Usage;
+        }
+    }
+    Code::Failure
+}
+
+/// A command-line value that clap could not check by itself.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Logs go to stderr, filtered by `REPRISE_LOG` (for example `info` or
+/// `reprise=debug`); warnings only by default.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("REPRISE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+}

@@ -1,0 +1,11 @@
+//! Reprise: record a desktop task once, replay it on a screen that has drifted.
+//!
+//! This library is the application behind the `reprise` binary: the command
+//! line, the store, the export format and the presentation of recordings.
+
+pub mod archive;
+pub mod cli;
+pub mod commands;
+pub mod exit;
+pub mod present;
+pub mod store;

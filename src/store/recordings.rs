@@ -1,0 +1,418 @@
+//! Recordings in the store: writing them as they are recorded, reading,
+//! listing, resolving a user's reference, deleting and importing whole.
+
+use std::collections::HashMap;
+
+use reprise_models::{ActionEvent, Recording, RecordingBundle, Screenshot, WindowState};
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::{Result, Store, StoreError};
+
+/// One line of `reprise list`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RecordingSummary {
+    pub id: String,
+    pub name: String,
+    pub created: String,
+    pub duration_seconds: f64,
+    pub n_events: i64,
+    pub n_screenshots: i64,
+    pub complete: bool,
+}
+
+/// A screenshot's metadata with its image, as the recorder hands it over.
+/// `png` may be `None` when the image is known to be stored already.
+#[derive(Debug, Clone)]
+pub struct ScreenshotBlob {
+    pub screenshot: Screenshot,
+    pub png: Option<Vec<u8>>,
+}
+
+/// A `recordings` row before its JSON columns are parsed.
+struct RecordingRow {
+    name: String,
+    task_description: String,
+    created: String,
+    platform: String,
+    monitor: String,
+    double_click: String,
+    format_version: u32,
+    complete: bool,
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("model types always serialize")
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(id: &str, what: &str, text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|err| StoreError::BadRow {
+        id: id.to_owned(),
+        reason: format!("{what}: {err}"),
+    })
+}
+
+impl Store {
+    /// Creates a recording's row; its data follows through [`Store::append`].
+    pub fn insert_recording(&mut self, recording: &Recording) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        insert_recording_row(&tx, recording)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Appends a batch of a recording's data in one transaction. Images are
+    /// stored once per content hash.
+    pub fn append(
+        &mut self,
+        recording_id: &str,
+        first_event_seq: u64,
+        events: &[ActionEvent],
+        screenshots: &[ScreenshotBlob],
+        window_states: &[WindowState],
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        append_rows(
+            &tx,
+            recording_id,
+            first_event_seq,
+            events,
+            screenshots,
+            window_states,
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Marks a recording as complete (its recorder stopped cleanly).
+    pub fn finish_recording(&mut self, recording_id: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE recordings SET complete = 1 WHERE id = ?1",
+            params![recording_id],
+        )?;
+        Ok(())
+    }
+
+    /// Whether an image with this content hash is stored.
+    pub fn has_image(&self, hash: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT 1 FROM images WHERE hash = ?1",
+                params![hash],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+    }
+
+    /// The PNG bytes of an image.
+    pub fn image_png(&self, hash: &str) -> Result<Vec<u8>> {
+        self.conn
+            .query_row(
+                "SELECT png FROM images WHERE hash = ?1",
+                params![hash],
+                |row| row.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("image {hash}")))
+    }
+
+    /// All recordings, oldest first.
+    pub fn list_recordings(&self) -> Result<Vec<RecordingSummary>> {
+        let mut statement = self.conn.prepare(
+            "SELECT r.id, r.name, r.created, r.complete,
+                    (SELECT COUNT(*) FROM action_events e WHERE e.recording_id = r.id),
+                    (SELECT COALESCE(MAX(timestamp) - MIN(timestamp), 0) FROM action_events e WHERE e.recording_id = r.id),
+                    (SELECT COUNT(*) FROM screenshots s WHERE s.recording_id = r.id)
+             FROM recordings r ORDER BY r.created, r.id",
+        )?;
+        let rows = statement.query_map([], |row| {
+            Ok(RecordingSummary {
+                id: row.get(0)?,
+                name: row.get(1)?,
+                created: row.get(2)?,
+                complete: row.get(3)?,
+                n_events: row.get(4)?,
+                duration_seconds: row.get(5)?,
+                n_screenshots: row.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Finds the one recording that `query` names: a whole id, a unique id
+    /// prefix, or a name (the newest recording of that name).
+    pub fn resolve(&self, query: &str) -> Result<String> {
+        let exact: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT id FROM recordings WHERE id = ?1",
+                params![query],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if let Some(id) = exact {
+            return Ok(id);
+        }
+        let by_name: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT id FROM recordings WHERE name = ?1 ORDER BY created DESC, id DESC LIMIT 1",
+                params![query],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if let Some(id) = by_name {
+            return Ok(id);
+        }
+        if query.len() >= 4 && query.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            let mut statement = self
+                .conn
+                .prepare("SELECT id FROM recordings WHERE id LIKE ?1 || '%' ORDER BY id")?;
+            let ids: Vec<String> = statement
+                .query_map(params![query.to_ascii_lowercase()], |row| row.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            match ids.len() {
+                0 => {}
+                1 => return Ok(ids.into_iter().next().expect("one id")),
+                _ => {
+                    return Err(StoreError::Ambiguous {
+                        query: query.to_owned(),
+                        candidates: ids.join(", "),
+                    });
+                }
+            }
+        }
+        Err(StoreError::NotFound(query.to_owned()))
+    }
+
+    /// Reads a whole recording.
+    pub fn load(&self, recording_id: &str) -> Result<RecordingBundle> {
+        let id = recording_id;
+        let row = self
+            .conn
+            .query_row(
+                "SELECT name, task_description, created, platform, monitor, double_click,
+                        format_version, complete FROM recordings WHERE id = ?1",
+                params![id],
+                |row| {
+                    Ok(RecordingRow {
+                        name: row.get(0)?,
+                        task_description: row.get(1)?,
+                        created: row.get(2)?,
+                        platform: row.get(3)?,
+                        monitor: row.get(4)?,
+                        double_click: row.get(5)?,
+                        format_version: row.get(6)?,
+                        complete: row.get(7)?,
+                    })
+                },
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(id.to_owned()))?;
+        let recording = Recording {
+            id: id.to_owned(),
+            name: row.name,
+            task_description: row.task_description,
+            created: row.created,
+            platform: row.platform,
+            monitor: from_json(id, "monitor", &row.monitor)?,
+            double_click: from_json(id, "double-click settings", &row.double_click)?,
+            format_version: row.format_version,
+            complete: row.complete,
+        };
+        recording
+            .check_version()
+            .map_err(|err| StoreError::BadRow {
+                id: id.to_owned(),
+                reason: err.to_string(),
+            })?;
+
+        let mut statement = self
+            .conn
+            .prepare("SELECT event FROM action_events WHERE recording_id = ?1 ORDER BY seq")?;
+        let events = statement
+            .query_map(params![id], |row| row.get::<_, String>(0))?
+            .map(|text| from_json(id, "event", &text?))
+            .collect::<Result<Vec<ActionEvent>>>()?;
+
+        let mut statement = self.conn.prepare(
+            "SELECT idx, timestamp, width, height, screen, hash FROM screenshots
+             WHERE recording_id = ?1 ORDER BY idx",
+        )?;
+        let raw_screenshots = statement
+            .query_map(params![id], |row| {
+                Ok((
+                    row.get::<_, u32>(0)?,
+                    row.get::<_, f64>(1)?,
+                    row.get::<_, u32>(2)?,
+                    row.get::<_, u32>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let screenshots = raw_screenshots
+            .into_iter()
+            .map(|(idx, timestamp, width, height, screen, content_hash)| {
+                Ok(Screenshot {
+                    id: idx,
+                    timestamp,
+                    width,
+                    height,
+                    screen: from_json(id, "screen geometry", &screen)?,
+                    content_hash,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+
+        let mut statement = self
+            .conn
+            .prepare("SELECT state FROM window_states WHERE recording_id = ?1 ORDER BY idx")?;
+        let window_states = statement
+            .query_map(params![id], |row| row.get::<_, String>(0))?
+            .map(|text| from_json(id, "window state", &text?))
+            .collect::<Result<Vec<WindowState>>>()?;
+
+        Ok(RecordingBundle {
+            recording,
+            events,
+            screenshots,
+            window_states,
+        })
+    }
+
+    /// Deletes a recording with its data and replay runs, and any image no
+    /// longer used by anything.
+    pub fn delete_recording(&mut self, recording_id: &str) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        let n_deleted = tx.execute(
+            "DELETE FROM recordings WHERE id = ?1",
+            params![recording_id],
+        )?;
+        if n_deleted == 0 {
+            return Err(StoreError::NotFound(recording_id.to_owned()));
+        }
+        tx.execute(
+            "DELETE FROM images WHERE hash NOT IN (SELECT hash FROM screenshots)
+               AND hash NOT IN (SELECT screenshot_hash FROM replay_steps WHERE screenshot_hash IS NOT NULL)",
+            [],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Imports a whole recording in one transaction: either all of it is
+    /// stored or nothing is. `images` maps content hashes to PNG bytes.
+    pub fn import(
+        &mut self,
+        bundle: &RecordingBundle,
+        images: &HashMap<String, Vec<u8>>,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        let exists: Option<i64> = tx
+            .query_row(
+                "SELECT 1 FROM recordings WHERE id = ?1",
+                params![bundle.recording.id],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if exists.is_some() {
+            return Err(StoreError::AlreadyExists(bundle.recording.id.clone()));
+        }
+        insert_recording_row(&tx, &bundle.recording)?;
+        let blobs: Vec<ScreenshotBlob> = bundle
+            .screenshots
+            .iter()
+            .map(|screenshot| ScreenshotBlob {
+                screenshot: screenshot.clone(),
+                png: images.get(&screenshot.content_hash).cloned(),
+            })
+            .collect();
+        append_rows(
+            &tx,
+            &bundle.recording.id,
+            0,
+            &bundle.events,
+            &blobs,
+            &bundle.window_states,
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+fn insert_recording_row(tx: &Transaction<'_>, recording: &Recording) -> Result<()> {
+    tx.execute(
+        "INSERT INTO recordings (id, name, task_description, created, platform, monitor,
+                                 double_click, format_version, complete)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            recording.id,
+            recording.name,
+            recording.task_description,
+            recording.created,
+            recording.platform,
+            to_json(&recording.monitor),
+            to_json(&recording.double_click),
+            recording.format_version,
+            recording.complete,
+        ],
+    )?;
+    Ok(())
+}
+
+fn append_rows(
+    tx: &Transaction<'_>,
+    recording_id: &str,
+    first_event_seq: u64,
+    events: &[ActionEvent],
+    screenshots: &[ScreenshotBlob],
+    window_states: &[WindowState],
+) -> Result<()> {
+    let mut insert_image =
+        tx.prepare_cached("INSERT OR IGNORE INTO images (hash, png) VALUES (?1, ?2)")?;
+    let mut insert_screenshot = tx.prepare_cached(
+        "INSERT INTO screenshots (recording_id, idx, timestamp, width, height, screen, hash)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for blob in screenshots {
+        let screenshot = &blob.screenshot;
+        if let Some(png) = &blob.png {
+            insert_image.execute(params![screenshot.content_hash, png])?;
+        }
+        insert_screenshot.execute(params![
+            recording_id,
+            screenshot.id,
+            screenshot.timestamp,
+            screenshot.width,
+            screenshot.height,
+            to_json(&screenshot.screen),
+            screenshot.content_hash,
+        ])?;
+    }
+    let mut insert_state = tx.prepare_cached(
+        "INSERT INTO window_states (recording_id, idx, timestamp, state) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for state in window_states {
+        insert_state.execute(params![
+            recording_id,
+            state.id,
+            state.timestamp,
+            to_json(state)
+        ])?;
+    }
+    let mut insert_event = tx.prepare_cached(
+        "INSERT INTO action_events (recording_id, seq, timestamp, name, event) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (offset, event) in events.iter().enumerate() {
+        insert_event.execute(params![
+            recording_id,
+            (first_event_seq + offset as u64) as i64,
+            event.timestamp,
+            event.name.as_str(),
+            to_json(event),
+        ])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! The store's schema and its migrations. `PRAGMA user_version` holds the
+//! number of migrations applied; a store with more than this build knows is
+//! refused before anything is read or written.
+
+use rusqlite::Connection;
+
+/// Each entry brings the schema from version `index` to `index + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 1: recordings, their data, images stored once per content hash, replay runs.
+    "
+    CREATE TABLE recordings (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        task_description TEXT NOT NULL,
+        created TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        monitor TEXT NOT NULL,
+        double_click TEXT NOT NULL,
+        format_version INTEGER NOT NULL,
+        complete INTEGER NOT NULL
+    );
+    CREATE INDEX recordings_name ON recordings(name);
+    CREATE TABLE images (
+        hash TEXT PRIMARY KEY,
+        png BLOB NOT NULL
+    );
+    CREATE TABLE screenshots (
+        recording_id TEXT NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        timestamp REAL NOT NULL,
+        width INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        screen TEXT NOT NULL,
+        hash TEXT NOT NULL REFERENCES images(hash),
+        PRIMARY KEY (recording_id, idx)
+    );
+    CREATE INDEX screenshots_hash ON screenshots(hash);
+    CREATE TABLE window_states (
+        recording_id TEXT NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        timestamp REAL NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (recording_id, idx)
+    );
+    CREATE TABLE action_events (
+        recording_id TEXT NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        timestamp REAL NOT NULL,
+        name TEXT NOT NULL,
+        event TEXT NOT NULL,
+        PRIMARY KEY (recording_id, seq)
+    );
+    CREATE TABLE replay_runs (
+        id TEXT PRIMARY KEY,
+        recording_id TEXT NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+        strategy TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        started TEXT NOT NULL,
+        ended TEXT,
+        outcome TEXT,
+        summary TEXT
+    );
+    CREATE TABLE replay_steps (
+        run_id TEXT NOT NULL REFERENCES replay_runs(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        step TEXT NOT NULL,
+        screenshot_hash TEXT REFERENCES images(hash),
+        PRIMARY KEY (run_id, idx)
+    );
+    CREATE INDEX replay_steps_hash ON replay_steps(screenshot_hash);
+    ",
+];
+
+/// The schema version this build writes.
+pub const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Applies the migrations after `from`, each in its own transaction together
+/// with the version bump, so a failure leaves the store at a known version.
+pub fn migrate(conn: &mut Connection, from: i64) -> rusqlite::Result<()> {
+    for (idx, sql) in MIGRATIONS.iter().enumerate().skip(from as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", idx as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
