@@ -23,6 +23,9 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Record what you do on the desktop until you type the stop sequence,
+    /// press Ctrl-C, or the duration passes.
+    Record(RecordArgs),
     /// List the stored recordings.
     List(ListArgs),
     /// Show a recording as its reduced event tree.
@@ -36,6 +39,28 @@ pub enum Command {
     /// Work on event lists directly.
     #[command(subcommand)]
     Events(EventsCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// A name to find the recording by.
+    #[arg(long, default_value = "recording")]
+    pub name: String,
+    /// What you are about to do, in your words.
+    #[arg(long, default_value = "")]
+    pub task: String,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+    /// Steady screenshots per second (more are taken at every press).
+    #[arg(long, default_value_t = 2.0, value_name = "FPS")]
+    pub frame_rate: f64,
+    /// Keys that stop the recorder when typed in a row, comma-separated, or `none`.
+    #[arg(long, default_value = "ctrl,ctrl,ctrl", value_name = "KEYS")]
+    pub stop_sequence: String,
+    /// Screenshots that may wait to be written before new ones are dropped.
+    #[arg(long, default_value_t = 8, value_name = "FRAMES")]
+    pub queue_frames: usize,
 }
 
 #[derive(Debug, Args)]

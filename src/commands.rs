@@ -6,7 +6,9 @@ use std::io::{Read as _, Write as _};
 use anyhow::{Context as _, Result, bail};
 use reprise_models::{ActionEvent, DoubleClickSettings, ReduceOptions, reduce};
 
-use crate::cli::{Cli, Command, EventsCommand, ExportArgs, ImportArgs, ReduceArgs, ShowArgs};
+use crate::cli::{
+    Cli, Command, EventsCommand, ExportArgs, ImportArgs, RecordArgs, ReduceArgs, ShowArgs,
+};
 use crate::exit::UsageError;
 use crate::store::Store;
 use crate::{archive, present};
@@ -17,6 +19,7 @@ pub fn run(cli: Cli) -> Result<()> {
     let open_store = || Store::open(&store_path).context("open the store");
     match cli.command {
         Command::Events(EventsCommand::Reduce(args)) => events_reduce(&args),
+        Command::Record(args) => record(&mut open_store()?, &args),
         Command::List(args) => {
             let summaries = open_store()?.list_recordings()?;
             if args.json {
@@ -36,6 +39,62 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(args) => export(&open_store()?, &args),
         Command::Import(args) => import(&mut open_store()?, &args),
     }
+}
+
+fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
+    let duration = match args.duration {
+        Some(seconds) if seconds.is_finite() && seconds > 0.0 => {
+            Some(std::time::Duration::from_secs_f64(seconds))
+        }
+        Some(_) => bail!(UsageError(
+            "the duration must be a positive number of seconds".into()
+        )),
+        None => None,
+    };
+    let stop_sequence: Vec<String> = if args.stop_sequence == "none" {
+        Vec::new()
+    } else {
+        args.stop_sequence
+            .split(',')
+            .map(|key| key.trim().to_owned())
+            .filter(|key| !key.is_empty())
+            .collect()
+    };
+    let options = crate::record::RecordOptions {
+        name: args.name.clone(),
+        task_description: args.task.clone(),
+        duration,
+        frame_rate: args.frame_rate,
+        stop_sequence: stop_sequence.clone(),
+        queue_frames: args.queue_frames,
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, std::sync::Arc::clone(&stop))
+            .context("install the signal handler")?;
+    }
+    let how_to_stop = if stop_sequence.is_empty() {
+        "press Ctrl-C to stop".to_owned()
+    } else {
+        format!("type {} or press Ctrl-C to stop", stop_sequence.join(" "))
+    };
+    eprintln!("recording {:?}: {how_to_stop}", args.name);
+    let summary = crate::record::record(store, &options, &stop)?;
+    println!(
+        "recorded {} ({} events, {} screenshots, {} window states; stopped by {:?})",
+        summary.id,
+        summary.n_events,
+        summary.n_screenshots,
+        summary.n_window_states,
+        summary.stop_reason
+    );
+    if summary.frames_dropped + summary.capture_failures + summary.window_failures > 0 {
+        eprintln!(
+            "note: {} frames dropped under load, {} failed screenshots, {} failed window queries",
+            summary.frames_dropped, summary.capture_failures, summary.window_failures
+        );
+    }
+    Ok(())
 }
 
 fn events_reduce(args: &ReduceArgs) -> Result<()> {

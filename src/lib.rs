@@ -7,5 +7,7 @@ pub mod archive;
 pub mod cli;
 pub mod commands;
 pub mod exit;
+pub mod platform;
 pub mod present;
+pub mod record;
 pub mod store;

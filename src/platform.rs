@@ -1,0 +1,45 @@
+//! Platform backends: the only code that calls OS APIs. Everything above works
+//! with the platform-neutral data of `reprise-models`.
+//!
+//! - [`capture`]: screenshots of a monitor (xcap, on every platform);
+//! - [`listen`]: the global input listener (rdev, on every platform) and the
+//!   mapping of its keys to Reprise's platform-neutral key names;
+//! - `os`: the active window's data, chosen per platform below.
+
+pub mod capture;
+pub mod keys;
+pub mod listen;
+
+#[cfg(target_os = "linux")]
+#[path = "platform/x11.rs"]
+mod os;
+
+#[cfg(not(target_os = "linux"))]
+#[path = "platform/generic.rs"]
+mod os;
+
+pub use os::{WindowProbe, double_click_settings, platform_name};
+
+/// The active window as a backend reads it: everything in a
+/// [`reprise_models::WindowState`] but the recorder's id and timestamp.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActiveWindow {
+    pub title: String,
+    pub app_class: String,
+    pub pid: Option<u32>,
+    pub window_id: u64,
+    pub rect: reprise_models::Rect,
+}
+
+/// Why a platform query failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PlatformError {
+    #[error("connect to the display: {0}")]
+    Connect(String),
+    #[error("query the display: {0}")]
+    Query(String),
+    #[error("capture the screen: {0}")]
+    Capture(String),
+    #[error("listen to input: {0}")]
+    Listen(String),
+}

@@ -1,0 +1,55 @@
+//! The backend for platforms without a dedicated one (macOS, Windows): the
+//! active window from xcap's window list.
+
+use reprise_models::{DoubleClickSettings, Rect};
+
+use super::{ActiveWindow, PlatformError};
+
+pub fn platform_name() -> &'static str {
+    if cfg!(target_os = "macos") {
+        "macos"
+    } else {
+        "windows"
+    }
+}
+
+pub fn double_click_settings() -> DoubleClickSettings {
+    DoubleClickSettings::default()
+}
+
+#[derive(Debug)]
+pub struct WindowProbe;
+
+impl WindowProbe {
+    pub fn connect() -> Result<WindowProbe, PlatformError> {
+        Ok(WindowProbe)
+    }
+
+    /// Not available here: the recorder learns the position from the first move.
+    pub fn pointer_position(&self) -> Result<(f64, f64), PlatformError> {
+        Err(PlatformError::Query(
+            "the pointer position is not available on this platform".into(),
+        ))
+    }
+
+    pub fn active_window(&mut self) -> Result<Option<ActiveWindow>, PlatformError> {
+        let err = |err: xcap::XCapError| PlatformError::Query(err.to_string());
+        for window in xcap::Window::all().map_err(err)? {
+            if window.is_focused().unwrap_or(false) {
+                return Ok(Some(ActiveWindow {
+                    title: window.title().unwrap_or_default(),
+                    app_class: window.app_name().unwrap_or_default(),
+                    pid: window.pid().ok(),
+                    window_id: u64::from(window.id().map_err(err)?),
+                    rect: Rect::new(
+                        window.x().map_err(err)?,
+                        window.y().map_err(err)?,
+                        window.width().map_err(err)?,
+                        window.height().map_err(err)?,
+                    ),
+                }));
+            }
+        }
+        Ok(None)
+    }
+}

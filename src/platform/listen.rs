@@ -1,0 +1,195 @@
+//! The global input listener: rdev's `listen` on a thread of its own (it
+//! blocks for ever and has no stop call), turned into raw action events.
+
+use std::collections::HashMap;
+use std::sync::mpsc;
+use std::time::Instant;
+
+use rdev::{Button, EventType, Key};
+use reprise_models::{ActionEvent, EventName, MouseButton};
+
+use super::keys::key_info;
+
+/// What the listener thread sends.
+#[derive(Debug)]
+pub enum InputMessage {
+    /// One input event, stamped on the monotonic clock when it arrived.
+    Input {
+        at: Instant,
+        event_type: EventType,
+        name: Option<String>,
+    },
+    /// The listener could not start or stopped; nothing more will come.
+    Failed(String),
+}
+
+/// Starts the listener thread. Events arrive on the returned channel, which is
+/// unbounded on purpose: input is never dropped, and the recorder drains it
+/// at least every 250 ms.
+pub fn spawn_listener() -> mpsc::Receiver<InputMessage> {
+    let (sender, receiver) = mpsc::channel();
+    let failure_sender = sender.clone();
+    std::thread::Builder::new()
+        .name("reprise-input".into())
+        .spawn(move || {
+            let result = rdev::listen(move |event| {
+                let _ = sender.send(InputMessage::Input {
+                    at: Instant::now(),
+                    event_type: event.event_type,
+                    name: event.name,
+                });
+            });
+            let reason = match result {
+                Ok(()) => "the input listener stopped".to_owned(),
+                Err(err) => format!("the input listener could not start: {err:?}"),
+            };
+            let _ = failure_sender.send(InputMessage::Failed(reason));
+        })
+        .expect("spawn the input listener thread");
+    receiver
+}
+
+/// Turns rdev events into raw action events. It keeps the pointer position
+/// (rdev's button events carry none) and the character each held key typed
+/// (so a release names the same character as its press).
+#[derive(Debug, Default)]
+pub struct EventConverter {
+    pointer: Option<(f64, f64)>,
+    typed: HashMap<Key, String>,
+}
+
+impl EventConverter {
+    /// A converter that starts with the pointer at a known position.
+    pub fn with_pointer(pointer: Option<(f64, f64)>) -> Self {
+        EventConverter {
+            pointer,
+            typed: HashMap::new(),
+        }
+    }
+
+    /// The raw action event for one rdev event at `timestamp` seconds, or
+    /// `None` for events Reprise does not record (unknown mouse buttons).
+    pub fn convert(
+        &mut self,
+        event_type: &EventType,
+        name: Option<&str>,
+        timestamp: f64,
+    ) -> Option<ActionEvent> {
+        match *event_type {
+            EventType::MouseMove { x, y } => {
+                self.pointer = Some((x, y));
+                let mut event = ActionEvent::new(EventName::Move, timestamp);
+                self.place(&mut event);
+                Some(event)
+            }
+            EventType::ButtonPress(button) | EventType::ButtonRelease(button) => {
+                let button = match button {
+                    Button::Left => MouseButton::Left,
+                    Button::Right => MouseButton::Right,
+                    Button::Middle => MouseButton::Middle,
+                    Button::Unknown(code) => {
+                        tracing::debug!(code, "mouse button without a name is not recorded");
+                        return None;
+                    }
+                };
+                let mut event = ActionEvent::new(EventName::Click, timestamp);
+                self.place(&mut event);
+                event.mouse_button_name = Some(button);
+                event.mouse_pressed = Some(matches!(event_type, EventType::ButtonPress(_)));
+                Some(event)
+            }
+            EventType::Wheel { delta_x, delta_y } => {
+                let mut event = ActionEvent::new(EventName::Scroll, timestamp);
+                self.place(&mut event);
+                event.mouse_dx = Some(delta_x as f64);
+                event.mouse_dy = Some(delta_y as f64);
+                Some(event)
+            }
+            EventType::KeyPress(key) => {
+                let mut event = self.key_event(EventName::Press, key, timestamp);
+                let info = key_info(key);
+                let typed = name
+                    .filter(|text| !text.is_empty() && !text.chars().any(char::is_control))
+                    .map(str::to_owned)
+                    .or_else(|| info.canonical_char.map(str::to_owned));
+                if info.name.is_none() {
+                    if let Some(text) = &typed {
+                        self.typed.insert(key, text.clone());
+                    }
+                    event.key_char = typed;
+                }
+                Some(event)
+            }
+            EventType::KeyRelease(key) => {
+                let mut event = self.key_event(EventName::Release, key, timestamp);
+                if key_info(key).name.is_none() {
+                    event.key_char = self
+                        .typed
+                        .remove(&key)
+                        .or_else(|| key_info(key).canonical_char.map(str::to_owned));
+                }
+                Some(event)
+            }
+        }
+    }
+
+    fn place(&self, event: &mut ActionEvent) {
+        if let Some((x, y)) = self.pointer {
+            event.mouse_x = Some(x);
+            event.mouse_y = Some(y);
+        }
+    }
+
+    fn key_event(&self, name: EventName, key: Key, timestamp: f64) -> ActionEvent {
+        let info = key_info(key);
+        let mut event = ActionEvent::new(name, timestamp);
+        event.key_name = info.name.map(str::to_owned);
+        event.key_vk = info.vk;
+        event.canonical_key_name = info.name.map(str::to_owned);
+        event.canonical_key_char = info.canonical_char.map(str::to_owned);
+        event.canonical_key_vk = info.vk;
+        event
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buttons_take_the_last_pointer_position() {
+        let mut converter = EventConverter::default();
+        converter.convert(&EventType::MouseMove { x: 10.0, y: 20.0 }, None, 0.0);
+        let press = converter
+            .convert(&EventType::ButtonPress(Button::Left), None, 0.1)
+            .unwrap();
+        assert_eq!(press.position(), Some((10.0, 20.0)));
+        assert_eq!(press.mouse_pressed, Some(true));
+        assert!(
+            converter
+                .convert(&EventType::ButtonPress(Button::Unknown(8)), None, 0.2)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_release_names_the_character_its_press_typed() {
+        let mut converter = EventConverter::default();
+        let press = converter
+            .convert(&EventType::KeyPress(Key::KeyH), Some("H"), 0.0)
+            .unwrap();
+        assert_eq!(press.key_char.as_deref(), Some("H"));
+        assert_eq!(press.canonical_key_char.as_deref(), Some("h"));
+        let release = converter
+            .convert(&EventType::KeyRelease(Key::KeyH), None, 0.1)
+            .unwrap();
+        assert_eq!(release.key_char.as_deref(), Some("H"));
+        let ctrl = converter
+            .convert(&EventType::KeyPress(Key::ControlLeft), Some("\u{0}"), 0.2)
+            .unwrap();
+        assert_eq!(
+            (ctrl.key_name.as_deref(), ctrl.key_char.as_deref()),
+            (Some("ctrl"), None)
+        );
+    }
+}

@@ -1,0 +1,167 @@
+//! X11 backend: the active window's data via EWMH over x11rb.
+
+use reprise_models::{DoubleClickSettings, Rect};
+use x11rb::connection::Connection as _;
+use x11rb::protocol::xproto::{Atom, AtomEnum, ConnectionExt as _, Window};
+use x11rb::rust_connection::RustConnection;
+
+use super::{ActiveWindow, PlatformError};
+
+pub fn platform_name() -> &'static str {
+    "linux-x11"
+}
+
+/// X11 has no system-wide double-click setting without a settings daemon, so
+/// the documented fallback (0.5 s, 5 px) is used.
+pub fn double_click_settings() -> DoubleClickSettings {
+    DoubleClickSettings::default()
+}
+
+struct Atoms {
+    net_active_window: Atom,
+    net_wm_name: Atom,
+    utf8_string: Atom,
+    net_wm_pid: Atom,
+}
+
+/// A connection kept open for repeated queries of the active window
+/// (about 1 ms each).
+pub struct WindowProbe {
+    conn: RustConnection,
+    root: Window,
+    atoms: Atoms,
+}
+
+impl std::fmt::Debug for WindowProbe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WindowProbe")
+            .field("root", &self.root)
+            .finish_non_exhaustive()
+    }
+}
+
+fn query_err(err: impl std::fmt::Display) -> PlatformError {
+    PlatformError::Query(err.to_string())
+}
+
+impl WindowProbe {
+    /// Connects to the display named by `DISPLAY`.
+    pub fn connect() -> Result<WindowProbe, PlatformError> {
+        let (conn, screen_num) =
+            x11rb::connect(None).map_err(|err| PlatformError::Connect(err.to_string()))?;
+        let root = conn.setup().roots[screen_num].root;
+        let intern = |name: &[u8]| -> Result<Atom, PlatformError> {
+            Ok(conn
+                .intern_atom(false, name)
+                .map_err(query_err)?
+                .reply()
+                .map_err(query_err)?
+                .atom)
+        };
+        let atoms = Atoms {
+            net_active_window: intern(b"_NET_ACTIVE_WINDOW")?,
+            net_wm_name: intern(b"_NET_WM_NAME")?,
+            utf8_string: intern(b"UTF8_STRING")?,
+            net_wm_pid: intern(b"_NET_WM_PID")?,
+        };
+        Ok(WindowProbe { conn, root, atoms })
+    }
+
+    fn property(
+        &self,
+        window: Window,
+        property: Atom,
+        kind: Atom,
+    ) -> Result<Vec<u8>, PlatformError> {
+        let reply = self
+            .conn
+            .get_property(false, window, property, kind, 0, 1 << 16)
+            .map_err(query_err)?
+            .reply()
+            .map_err(query_err)?;
+        Ok(reply.value)
+    }
+
+    /// The focused top-level window, or `None` when nothing is focused.
+    pub fn active_window(&mut self) -> Result<Option<ActiveWindow>, PlatformError> {
+        let value = self.property(
+            self.root,
+            self.atoms.net_active_window,
+            AtomEnum::WINDOW.into(),
+        )?;
+        let Some(bytes) = value.get(..4) else {
+            return Ok(None);
+        };
+        let window = u32::from_ne_bytes(bytes.try_into().expect("four bytes"));
+        if window == 0 {
+            return Ok(None);
+        }
+        self.describe(window).map(Some)
+    }
+
+    /// The pointer's position in root coordinates.
+    pub fn pointer_position(&self) -> Result<(f64, f64), PlatformError> {
+        let reply = self
+            .conn
+            .query_pointer(self.root)
+            .map_err(query_err)?
+            .reply()
+            .map_err(query_err)?;
+        Ok((f64::from(reply.root_x), f64::from(reply.root_y)))
+    }
+
+    fn describe(&self, window: Window) -> Result<ActiveWindow, PlatformError> {
+        let utf8_title = self.property(window, self.atoms.net_wm_name, self.atoms.utf8_string)?;
+        let title = if utf8_title.is_empty() {
+            // Legacy applications (xterm, xcalc) set only WM_NAME, as a
+            // Latin-1 STRING; any type is accepted and decoded as Latin-1.
+            let legacy = self.property(window, AtomEnum::WM_NAME.into(), AtomEnum::ANY.into())?;
+            legacy.iter().map(|&byte| char::from(byte)).collect()
+        } else {
+            String::from_utf8_lossy(&utf8_title).into_owned()
+        };
+        let class_bytes =
+            self.property(window, AtomEnum::WM_CLASS.into(), AtomEnum::STRING.into())?;
+        // WM_CLASS is "instance\0Class\0"; the class names the application.
+        let mut parts = class_bytes
+            .split(|&byte| byte == 0)
+            .filter(|part| !part.is_empty());
+        let instance = parts
+            .next()
+            .map(|part| String::from_utf8_lossy(part).into_owned());
+        let app_class = parts
+            .next()
+            .map(|part| String::from_utf8_lossy(part).into_owned())
+            .or(instance);
+        let pid_bytes = self.property(window, self.atoms.net_wm_pid, AtomEnum::CARDINAL.into())?;
+        let pid = pid_bytes
+            .get(..4)
+            .map(|bytes| u32::from_ne_bytes(bytes.try_into().expect("four bytes")));
+        let geometry = self
+            .conn
+            .get_geometry(window)
+            .map_err(query_err)?
+            .reply()
+            .map_err(query_err)?;
+        // The client area's origin in root coordinates: GetGeometry is relative
+        // to the parent (the window manager's frame), so translate instead.
+        let origin = self
+            .conn
+            .translate_coordinates(window, self.root, 0, 0)
+            .map_err(query_err)?
+            .reply()
+            .map_err(query_err)?;
+        Ok(ActiveWindow {
+            title,
+            app_class: app_class.unwrap_or_default(),
+            pid,
+            window_id: u64::from(window),
+            rect: Rect::new(
+                i32::from(origin.dst_x),
+                i32::from(origin.dst_y),
+                u32::from(geometry.width),
+                u32::from(geometry.height),
+            ),
+        })
+    }
+}

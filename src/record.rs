@@ -1,0 +1,367 @@
+//! The recorder: input from the listener, frames and window states from the
+//! observer, all stamped on one monotonic clock anchored at the start, written
+//! to the store in transactions at least every 250 ms.
+
+mod observer;
+mod stop;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, bail};
+use reprise_models::{ActionEvent, EventName, FORMAT_VERSION, Recording, Screenshot, WindowState};
+
+use crate::platform::capture::ScreenCapture;
+use crate::platform::listen::{EventConverter, InputMessage, spawn_listener};
+use crate::platform::{self, WindowProbe};
+use crate::store::{ScreenshotBlob, Store};
+use observer::Observation;
+pub use observer::encode_png;
+use stop::{StopSequence, Verdict};
+
+/// How often pending data is written, at the least.
+const FLUSH_INTERVAL: Duration = Duration::from_millis(250);
+/// An event waits at most this long for the frame taken before it.
+const MAX_LINK_WAIT_SECONDS: f64 = 0.75;
+
+/// What `reprise record` was asked to do.
+#[derive(Debug, Clone)]
+pub struct RecordOptions {
+    pub name: String,
+    pub task_description: String,
+    pub duration: Option<Duration>,
+    /// Steady frames per second (frames are also taken at every press).
+    pub frame_rate: f64,
+    /// Key names that stop the recorder when typed in a row; empty: none.
+    pub stop_sequence: Vec<String>,
+    /// Frames that may wait for the writer before new ones are dropped.
+    pub queue_frames: usize,
+}
+
+/// Why the recorder stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    Signal,
+    Duration,
+    StopSequence,
+}
+
+/// What a finished recording holds.
+#[derive(Debug)]
+pub struct RecordSummary {
+    pub id: String,
+    pub n_events: u64,
+    pub n_screenshots: u32,
+    pub n_window_states: u32,
+    pub frames_dropped: u64,
+    pub capture_failures: u64,
+    pub window_failures: u64,
+    pub stop_reason: StopReason,
+}
+
+/// Records until `stop` is set, the duration passes, or the stop sequence is typed.
+pub fn record(
+    store: &mut Store,
+    options: &RecordOptions,
+    stop: &Arc<AtomicBool>,
+) -> Result<RecordSummary> {
+    if !(options.frame_rate.is_finite() && options.frame_rate > 0.0) {
+        bail!(crate::exit::UsageError(
+            "the frame rate must be a positive number".into()
+        ));
+    }
+    let mut probe = WindowProbe::connect().context("connect to the display (is DISPLAY set?)")?;
+    let capture = ScreenCapture::primary().context("find the screen to capture")?;
+    let monitor = capture.geometry();
+    let pointer = probe.pointer_position().ok();
+    let first_window = probe.active_window().unwrap_or_else(|err| {
+        tracing::warn!("window query failed, recording goes on: {err}");
+        None
+    });
+
+    let input = spawn_listener();
+    let start = Instant::now();
+    let recording = Recording {
+        id: uuid::Uuid::new_v4().to_string(),
+        name: options.name.clone(),
+        task_description: options.task_description.clone(),
+        created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        platform: platform::platform_name().to_owned(),
+        monitor,
+        double_click: platform::double_click_settings(),
+        format_version: FORMAT_VERSION,
+        complete: false,
+    };
+    store
+        .insert_recording(&recording)
+        .context("create the recording in the store")?;
+    tracing::info!(id = %recording.id, "recording started");
+
+    let mut observer = observer::spawn(
+        capture,
+        probe,
+        first_window.clone(),
+        Duration::from_secs_f64(1.0 / options.frame_rate),
+        options.queue_frames,
+    );
+    let mut writer = Writer::new(recording.id.clone(), monitor, start);
+    if let Some(window) = first_window {
+        writer.add_window(0.0, window);
+    }
+    let mut converter = EventConverter::with_pointer(pointer);
+    let mut stop_sequence = StopSequence::new(options.stop_sequence.clone());
+    let mut last_flush = Instant::now();
+
+    let stop_reason = loop {
+        if stop.load(Ordering::SeqCst) {
+            break StopReason::Signal;
+        }
+        if options
+            .duration
+            .is_some_and(|duration| start.elapsed() >= duration)
+        {
+            break StopReason::Duration;
+        }
+        let mut stop_now = false;
+        match input.recv_timeout(Duration::from_millis(20)) {
+            Ok(InputMessage::Input {
+                at,
+                event_type,
+                name,
+            }) => {
+                let timestamp = at.saturating_duration_since(start).as_secs_f64();
+                if let Some(event) = converter.convert(&event_type, name.as_deref(), timestamp) {
+                    let is_press = event.name == EventName::Press
+                        || (event.name == EventName::Click && event.mouse_pressed == Some(true));
+                    if is_press {
+                        let _ = observer.trigger.try_send(());
+                    }
+                    match stop_sequence.feed(event) {
+                        Verdict::Record(events) => writer.events.extend(events),
+                        Verdict::Stop(events) => {
+                            writer.events.extend(events);
+                            stop_now = true;
+                        }
+                    }
+                }
+            }
+            Ok(InputMessage::Failed(reason)) => {
+                observer.stop();
+                writer.drain(&mut observer, &mut stop_sequence, true);
+                writer.flush(store)?;
+                bail!("{reason}; what was recorded so far is kept, marked incomplete");
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => bail!("the input listener is gone"),
+        }
+        if stop_now {
+            break StopReason::StopSequence;
+        }
+        let now = start.elapsed().as_secs_f64();
+        writer.events.extend(stop_sequence.expire(now));
+        if last_flush.elapsed() >= FLUSH_INTERVAL {
+            writer.drain(&mut observer, &mut stop_sequence, false);
+            writer.flush(store)?;
+            last_flush = Instant::now();
+        }
+    };
+
+    // Whatever input already arrived belongs to the recording, up to a stop
+    // sequence (whose own keys are left out).
+    if stop_reason != StopReason::StopSequence {
+        while let Ok(InputMessage::Input {
+            at,
+            event_type,
+            name,
+        }) = input.try_recv()
+        {
+            let timestamp = at.saturating_duration_since(start).as_secs_f64();
+            let Some(event) = converter.convert(&event_type, name.as_deref(), timestamp) else {
+                continue;
+            };
+            match stop_sequence.feed(event) {
+                Verdict::Record(events) => writer.events.extend(events),
+                Verdict::Stop(events) => {
+                    writer.events.extend(events);
+                    break;
+                }
+            }
+        }
+    }
+    observer.stop();
+    writer.drain(&mut observer, &mut stop_sequence, true);
+    writer.flush(store)?;
+    store.finish_recording(&recording.id)?;
+    let counters = &observer.counters;
+    Ok(RecordSummary {
+        id: recording.id,
+        n_events: writer.next_event_seq,
+        n_screenshots: writer.frame_times.len() as u32,
+        n_window_states: writer.window_times.len() as u32,
+        frames_dropped: counters.frames_dropped.load(Ordering::Relaxed),
+        capture_failures: counters.capture_failures.load(Ordering::Relaxed),
+        window_failures: counters.window_failures.load(Ordering::Relaxed),
+        stop_reason,
+    })
+}
+
+/// Collects events, frames and window states, links each event to the newest
+/// frame and window state at or before it, and writes them in batches.
+struct Writer {
+    recording_id: String,
+    monitor: reprise_models::ScreenGeometry,
+    start: Instant,
+    /// Events not yet linked and written, in time order.
+    events: Vec<ActionEvent>,
+    ready_events: Vec<ActionEvent>,
+    screenshots: Vec<ScreenshotBlob>,
+    window_states: Vec<WindowState>,
+    frame_times: Vec<f64>,
+    window_times: Vec<f64>,
+    /// Everything the observer saw up to this time has arrived.
+    observed_until: f64,
+    next_event_seq: u64,
+    stored_hashes: std::collections::HashSet<String>,
+}
+
+impl Writer {
+    fn new(recording_id: String, monitor: reprise_models::ScreenGeometry, start: Instant) -> Self {
+        Writer {
+            recording_id,
+            monitor,
+            start,
+            events: Vec::new(),
+            ready_events: Vec::new(),
+            screenshots: Vec::new(),
+            window_states: Vec::new(),
+            frame_times: Vec::new(),
+            window_times: Vec::new(),
+            observed_until: 0.0,
+            next_event_seq: 0,
+            stored_hashes: std::collections::HashSet::new(),
+        }
+    }
+
+    fn seconds(&self, at: Instant) -> f64 {
+        at.saturating_duration_since(self.start).as_secs_f64()
+    }
+
+    fn add_window(&mut self, timestamp: f64, window: platform::ActiveWindow) {
+        let id = self.window_times.len() as u32;
+        self.window_times.push(timestamp);
+        self.window_states.push(WindowState {
+            id,
+            timestamp,
+            title: window.title,
+            app_class: window.app_class,
+            pid: window.pid,
+            window_id: window.window_id,
+            rect: window.rect,
+            a11y: None,
+        });
+    }
+
+    /// Takes in what the observer sent, then links every event whose frame is
+    /// known (or that has waited long enough; all of them when `finish`).
+    fn drain(
+        &mut self,
+        observer: &mut observer::ObserverHandle,
+        stop_sequence: &mut StopSequence,
+        finish: bool,
+    ) {
+        while let Ok(observation) = observer.observations.try_recv() {
+            match observation {
+                Observation::Frame {
+                    at,
+                    width,
+                    height,
+                    content_hash,
+                    png,
+                } => {
+                    let timestamp = self.seconds(at);
+                    self.observed_until = timestamp;
+                    let id = self.frame_times.len() as u32;
+                    self.frame_times.push(timestamp);
+                    // An image already stored (the screen went back to an
+                    // earlier state) is not written again.
+                    let png = self
+                        .stored_hashes
+                        .insert(content_hash.clone())
+                        .then_some(png);
+                    self.screenshots.push(ScreenshotBlob {
+                        screenshot: Screenshot {
+                            id,
+                            timestamp,
+                            width,
+                            height,
+                            screen: self.monitor,
+                            content_hash,
+                        },
+                        png,
+                    });
+                }
+                Observation::Unchanged { at } => self.observed_until = self.seconds(at),
+                Observation::Window { .. } => {}
+            }
+        }
+        while let Ok(observation) = observer.window_changes.try_recv() {
+            if let Observation::Window { at, window } = observation {
+                let timestamp = self.seconds(at);
+                match window {
+                    Some(window) => self.add_window(timestamp, window),
+                    None => tracing::debug!(timestamp, "no window is focused"),
+                }
+            }
+        }
+        if finish {
+            self.events.extend(stop_sequence.release_held());
+            self.events
+                .sort_by(|a, b| a.timestamp.total_cmp(&b.timestamp));
+        }
+        let now = self.start.elapsed().as_secs_f64();
+        let held_from = stop_sequence.oldest_held().unwrap_or(f64::INFINITY);
+        let n_ready = self
+            .events
+            .iter()
+            .take_while(|event| {
+                finish
+                    || (event.timestamp < held_from
+                        && (event.timestamp <= self.observed_until
+                            || now - event.timestamp > MAX_LINK_WAIT_SECONDS))
+            })
+            .count();
+        for mut event in self.events.drain(..n_ready) {
+            let frames_before = self.frame_times.partition_point(|&t| t <= event.timestamp);
+            event.screenshot_id = frames_before.checked_sub(1).map(|idx| idx as u32);
+            let windows_before = self.window_times.partition_point(|&t| t <= event.timestamp);
+            event.window_state_id = windows_before.checked_sub(1).map(|idx| idx as u32);
+            self.ready_events.push(event);
+        }
+    }
+
+    /// Writes everything ready in one transaction.
+    fn flush(&mut self, store: &mut Store) -> Result<()> {
+        if self.ready_events.is_empty()
+            && self.screenshots.is_empty()
+            && self.window_states.is_empty()
+        {
+            return Ok(());
+        }
+        store
+            .append(
+                &self.recording_id,
+                self.next_event_seq,
+                &self.ready_events,
+                &self.screenshots,
+                &self.window_states,
+            )
+            .context("write the recording to the store")?;
+        self.next_event_seq += self.ready_events.len() as u64;
+        self.ready_events.clear();
+        self.screenshots.clear();
+        self.window_states.clear();
+        Ok(())
+    }
+}

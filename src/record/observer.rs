@@ -1,0 +1,176 @@
+//! The observer thread: screenshots at a steady rate and right after every
+//! press, and the active window whenever it changes. Frames go to the writer
+//! through a bounded queue; when it is full a frame is dropped and counted, so
+//! memory never grows with the length of a recording. Input never passes here.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::time::{Duration, Instant};
+
+use image::ImageEncoder as _;
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use reprise_models::screenshot::content_hash;
+
+use crate::platform::capture::ScreenCapture;
+use crate::platform::{ActiveWindow, WindowProbe};
+
+/// What the observer sends, in time order.
+#[derive(Debug)]
+pub enum Observation {
+    /// A frame unlike the previous stored one, encoded as PNG.
+    Frame {
+        at: Instant,
+        width: u32,
+        height: u32,
+        content_hash: String,
+        png: Vec<u8>,
+    },
+    /// A frame identical to the previous stored one: nothing new to store,
+    /// but everything up to `at` has been observed.
+    Unchanged { at: Instant },
+    /// The active window changed (or `None`: nothing is focused).
+    Window {
+        at: Instant,
+        window: Option<ActiveWindow>,
+    },
+}
+
+/// Counters the observer keeps for the summary.
+#[derive(Debug, Default)]
+pub struct ObserverCounters {
+    pub frames_dropped: AtomicU64,
+    pub capture_failures: AtomicU64,
+    pub window_failures: AtomicU64,
+}
+
+#[derive(Debug)]
+pub struct ObserverHandle {
+    pub observations: Receiver<Observation>,
+    pub window_changes: Receiver<Observation>,
+    pub trigger: SyncSender<()>,
+    pub counters: Arc<ObserverCounters>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ObserverHandle {
+    /// Stops the thread after the frame it is taking, and waits for it.
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = self.trigger.try_send(());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Starts the observer with `frame_interval` between steady frames and at most
+/// `queue_frames` frames waiting for the writer.
+pub fn spawn(
+    capture: ScreenCapture,
+    mut probe: WindowProbe,
+    mut last_window: Option<ActiveWindow>,
+    frame_interval: Duration,
+    queue_frames: usize,
+) -> ObserverHandle {
+    let (observation_sender, observations) = mpsc::sync_channel(queue_frames.max(1));
+    let (window_sender, window_changes) = mpsc::channel();
+    let (trigger, triggers) = mpsc::sync_channel::<()>(1);
+    let counters = Arc::new(ObserverCounters::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread_counters = Arc::clone(&counters);
+    let thread_stop = Arc::clone(&stop);
+    let thread = std::thread::Builder::new()
+        .name("reprise-observer".into())
+        .spawn(move || {
+            let mut last_frame: Option<Vec<u8>> = None;
+            let mut next_tick = Instant::now();
+            while !thread_stop.load(Ordering::SeqCst) {
+                let wait = next_tick.saturating_duration_since(Instant::now());
+                match triggers.recv_timeout(wait) {
+                    Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+                if thread_stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                next_tick = Instant::now() + frame_interval;
+                let at = Instant::now();
+                // The window first: the writer reads window changes after the
+                // frame queue, so every change up to a frame's time is there.
+                match probe.active_window() {
+                    Ok(window) => {
+                        if window != last_window {
+                            last_window.clone_from(&window);
+                            let _ = window_sender.send(Observation::Window { at, window });
+                        }
+                    }
+                    Err(err) => {
+                        thread_counters
+                            .window_failures
+                            .fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!("window query failed, recording goes on: {err}");
+                    }
+                }
+                let image = match capture.capture() {
+                    Ok(image) => image,
+                    Err(err) => {
+                        thread_counters
+                            .capture_failures
+                            .fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!("screenshot failed, recording goes on: {err}");
+                        continue;
+                    }
+                };
+                if last_frame.as_deref() == Some(image.as_raw().as_slice()) {
+                    let _ = observation_sender.try_send(Observation::Unchanged { at });
+                    continue;
+                }
+                let (width, height) = image.dimensions();
+                let observation = Observation::Frame {
+                    at,
+                    width,
+                    height,
+                    content_hash: content_hash(width, height, image.as_raw()),
+                    png: encode_png(&image),
+                };
+                match observation_sender.try_send(observation) {
+                    Ok(()) => last_frame = Some(image.into_raw()),
+                    Err(TrySendError::Full(_)) => {
+                        // The writer is behind: drop this frame (the next one
+                        // is compared with the last stored frame, so the change
+                        // is taken again) rather than hold more memory.
+                        thread_counters
+                            .frames_dropped
+                            .fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(TrySendError::Disconnected(_)) => break,
+                }
+            }
+        })
+        .expect("spawn the observer thread");
+    ObserverHandle {
+        observations,
+        window_changes,
+        trigger,
+        counters,
+        stop,
+        thread: Some(thread),
+    }
+}
+
+/// Lossless PNG with fast settings: screenshots compress well with the "up"
+/// filter, and the fast deflate keeps a 1080p frame's encoding short.
+pub fn encode_png(image: &image::RgbaImage) -> Vec<u8> {
+    let mut png = Vec::new();
+    PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Up)
+        .write_image(
+            image.as_raw(),
+            image.width(),
+            image.height(),
+            image::ExtendedColorType::Rgba8,
+        )
+        .expect("encoding an RGBA image into memory cannot fail");
+    png
+}
