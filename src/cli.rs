@@ -26,6 +26,13 @@ pub enum Command {
     /// Record what you do on the desktop until you type the stop sequence,
     /// press Ctrl-C, or the duration passes.
     Record(RecordArgs),
+    /// Replay a recording on the live desktop.
+    Replay(ReplayArgs),
+    /// Write a replay run's report: one self-contained HTML page.
+    Report(ReportArgs),
+    /// Write a recording as one self-contained HTML page: its event tree,
+    /// each action's screenshot with the pointer marked, the window titles.
+    Visualize(VisualizeArgs),
     /// List the stored recordings.
     List(ListArgs),
     /// Show a recording as its reduced event tree.
@@ -61,6 +68,52 @@ pub struct RecordArgs {
     /// Screenshots that may wait to be written before new ones are dropped.
     #[arg(long, default_value_t = 8, value_name = "FRAMES")]
     pub queue_frames: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A recording's id, a unique prefix of it, or its name.
+    pub recording: String,
+    /// How to find each action's target: `naive` (the recorded coordinates).
+    #[arg(long, default_value = "naive")]
+    pub strategy: String,
+    /// Scale the recorded pauses: 2 replays twice as fast.
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
+    pub speed: f64,
+    /// Decide every step and report where it would land, but inject nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How many times a failed step is tried again.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub max_retries: u32,
+    /// Go on after a step that failed every attempt (default: stop there).
+    #[arg(long)]
+    pub skip_failures: bool,
+    /// The most steps to take.
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub max_steps: usize,
+    /// The longest wait for the screen to settle before a step.
+    #[arg(long, default_value_t = 3.0, value_name = "SECONDS")]
+    pub settle_timeout: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A run's id, a unique prefix of it, or `last`.
+    #[arg(default_value = "last")]
+    pub run: String,
+    /// The HTML file to write.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct VisualizeArgs {
+    /// A recording's id, a unique prefix of it, or its name.
+    pub recording: String,
+    /// The HTML file to write.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]

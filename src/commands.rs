@@ -7,7 +7,8 @@ use anyhow::{Context as _, Result, bail};
 use reprise_models::{ActionEvent, DoubleClickSettings, ReduceOptions, reduce};
 
 use crate::cli::{
-    Cli, Command, EventsCommand, ExportArgs, ImportArgs, RecordArgs, ReduceArgs, ShowArgs,
+    Cli, Command, EventsCommand, ExportArgs, ImportArgs, RecordArgs, ReduceArgs, ReplayArgs,
+    ShowArgs,
 };
 use crate::exit::UsageError;
 use crate::store::Store;
@@ -20,6 +21,26 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Events(EventsCommand::Reduce(args)) => events_reduce(&args),
         Command::Record(args) => record(&mut open_store()?, &args),
+        Command::Replay(args) => replay(&mut open_store()?, &args),
+        Command::Report(args) => {
+            let store = open_store()?;
+            let run_id = store.resolve_run(&args.run)?;
+            let html = crate::report::run_report(&store, &run_id)?;
+            write_atomically(&args.output, html.as_bytes())?;
+            println!(
+                "wrote the report of run {run_id} to {}",
+                args.output.display()
+            );
+            Ok(())
+        }
+        Command::Visualize(args) => {
+            let store = open_store()?;
+            let id = store.resolve(&args.recording)?;
+            let html = crate::report::recording_page(&store, &id)?;
+            write_atomically(&args.output, html.as_bytes())?;
+            println!("wrote recording {id} to {}", args.output.display());
+            Ok(())
+        }
         Command::List(args) => {
             let summaries = open_store()?.list_recordings()?;
             if args.json {
@@ -155,12 +176,7 @@ fn export(store: &Store, args: &ExportArgs) -> Result<()> {
         }
     }
     let bytes = archive::encode(&bundle, &images);
-    // Write to a temporary file beside the target and rename, so a failed
-    // export never leaves a half-written file under the requested name.
-    let tmp_path = args.output.with_extension("partial");
-    std::fs::write(&tmp_path, &bytes).with_context(|| format!("write {}", tmp_path.display()))?;
-    std::fs::rename(&tmp_path, &args.output)
-        .with_context(|| format!("move the export to {}", args.output.display()))?;
+    write_atomically(&args.output, &bytes)?;
     println!(
         "exported recording {id} ({} events, {} screenshots, {} bytes) to {}",
         bundle.events.len(),
@@ -188,6 +204,71 @@ fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
         archive.bundle.screenshots.len()
     );
     Ok(())
+}
+
+/// Writes to a temporary file beside the target and renames it, so a failed
+/// write never leaves a half-written file under the requested name.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let tmp_path = path.with_extension("partial");
+    std::fs::write(&tmp_path, bytes).with_context(|| format!("write {}", tmp_path.display()))?;
+    std::fs::rename(&tmp_path, path)
+        .with_context(|| format!("move the file to {}", path.display()))?;
+    Ok(())
+}
+
+fn replay(store: &mut Store, args: &ReplayArgs) -> Result<()> {
+    let positive = |value: f64| value.is_finite() && value > 0.0;
+    if !positive(args.speed) || !positive(args.settle_timeout) {
+        bail!(UsageError(
+            "--speed and --settle-timeout must be positive numbers".into()
+        ));
+    }
+    let settle = reprise_strategies::settle::SettleOptions {
+        timeout: std::time::Duration::from_secs_f64(args.settle_timeout),
+        ..Default::default()
+    };
+    let request = crate::replay::ReplayRequest {
+        recording: args.recording.clone(),
+        strategy: args.strategy.clone(),
+        speed: args.speed,
+        options: reprise_strategies::ReplayOptions {
+            max_steps: args.max_steps,
+            max_retries: args.max_retries,
+            skip_failures: args.skip_failures,
+            dry_run: args.dry_run,
+            settle,
+        },
+    };
+    eprintln!(
+        "replaying {:?} with {}{}: move the pointer into a screen corner or press {} to abort",
+        args.recording,
+        args.strategy,
+        if args.dry_run { " (dry run)" } else { "" },
+        crate::replay::ABORT_KEYS
+    );
+    let result = crate::replay::replay(store, &request)?;
+    let run_id = result.run_id.clone();
+    use reprise_strategies::ReplayOutcome;
+    let (what, aborted) = match &result.outcome {
+        ReplayOutcome::Completed { steps } => {
+            println!(
+                "replay run {run_id}: completed {steps} steps of recording {} in {:.1} s",
+                result.recording_id, result.seconds
+            );
+            return Ok(());
+        }
+        ReplayOutcome::Failed { step, reason } => {
+            (format!("failed at step {step}: {reason}"), false)
+        }
+        ReplayOutcome::Aborted { step } => (format!("was aborted at step {step}"), true),
+        ReplayOutcome::StepLimit { steps } => (format!("reached the step limit ({steps})"), false),
+    };
+    Err(crate::replay::ReplayStopped {
+        run_id,
+        what,
+        aborted,
+    }
+    .into())
 }
 
 fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {

@@ -7,6 +7,8 @@
 //! | 2 | the command line is wrong (clap's usage errors) |
 //! | 3 | the recording or run named does not exist |
 //! | 4 | the input was refused: malformed JSON, a bad export, a damaged or newer store |
+//! | 10 | a replay stopped at a step that failed (or reached its step limit) |
+//! | 11 | a replay was aborted by the person |
 
 use crate::archive::ArchiveError;
 use crate::store::StoreError;
@@ -19,6 +21,8 @@ pub enum Code {
     Usage = 2,
     NotFound = 3,
     Refused = 4,
+    ReplayFailed = 10,
+    ReplayAborted = 11,
 }
 
 /// The exit code for an error: the first cause in its chain that says.
@@ -41,6 +45,13 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 .is_some()
         {
             return Code::Refused;
+        }
+        if let Some(stopped) = cause.downcast_ref::<crate::replay::ReplayStopped>() {
+            return if stopped.aborted {
+                Code::ReplayAborted
+            } else {
+                Code::ReplayFailed
+            };
         }
         if cause.downcast_ref::<UsageError>().is_some() {
             return Code::Usage;

@@ -10,4 +10,6 @@ pub mod exit;
 pub mod platform;
 pub mod present;
 pub mod record;
+pub mod replay;
+pub mod report;
 pub mod store;

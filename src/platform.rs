@@ -4,9 +4,11 @@
 //! - [`capture`]: screenshots of a monitor (xcap, on every platform);
 //! - [`listen`]: the global input listener (rdev, on every platform) and the
 //!   mapping of its keys to Reprise's platform-neutral key names;
+//! - [`inject`]: input injection (enigo, on every platform);
 //! - `os`: the active window's data, chosen per platform below.
 
 pub mod capture;
+pub mod inject;
 pub mod keys;
 pub mod listen;
 
@@ -40,6 +42,8 @@ pub enum PlatformError {
     Query(String),
     #[error("capture the screen: {0}")]
     Capture(String),
+    #[error("inject input: {0}")]
+    Inject(String),
     #[error("listen to input: {0}")]
     Listen(String),
 }

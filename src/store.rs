@@ -2,6 +2,7 @@
 //! window states, and replay runs. Only this module knows SQL.
 
 mod recordings;
+mod runs;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -9,6 +10,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 pub use recordings::{RecordingSummary, ScreenshotBlob};
+pub use runs::{RunRecord, RunStep};
 
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]

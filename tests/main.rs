@@ -1,1 +1,7 @@
-fn main() {}
+//! Reprise's integration tests: one binary that drives the real `reprise`
+//! command line, on real X displays (Xvfb with openbox) where it needs one.
+
+mod cli;
+mod harness;
+mod record;
+mod replay;

@@ -77,7 +77,10 @@ pub fn key_info(key: Key) -> KeyInfo {
         Key::RightBracket => (None, Some("]")),
         Key::SemiColon => (None, Some(";")),
         Key::Quote => (None, Some("'")),
-        Key::BackSlash | Key::IntlBackslash => (None, Some("\\")),
+        Key::BackSlash => (None, Some("\\")),
+        // The key between left shift and Z differs between layouts: no
+        // canonical character, so replay types what it typed.
+        Key::IntlBackslash => (None, None),
         Key::Comma => (None, Some(",")),
         Key::Dot => (None, Some(".")),
         Key::KeyA => (None, Some("a")),

@@ -1,1 +1,21 @@
-//! placeholder
+//! Reprise's replay: the [`ReplayStrategy`] trait, the strategies, and the
+//! replay loop (capture → decide → inject) that drives them.
+//!
+//! Everything here is written against ports: the [`Desktop`] (screenshots,
+//! the active window, injection) is implemented by the platform backend in
+//! the application and by a scripted desktop in tests. Strategies return
+//! actions as data and never touch the OS.
+
+pub mod action;
+pub mod desktop;
+pub mod naive;
+pub mod replay;
+pub mod scripted;
+pub mod settle;
+pub mod strategy;
+
+pub use action::{Action, Button, KeySpec, Step};
+pub use desktop::{Desktop, DesktopError, Frame};
+pub use naive::NaiveStrategy;
+pub use replay::{ReplayOptions, ReplayOutcome, StepRecord, StepStatus, run_replay};
+pub use strategy::{Decision, Observation, ReplayStrategy, StrategyError};

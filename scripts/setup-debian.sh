@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what Reprise needs on a fresh Debian 12 machine (as root): the X
+# server, a window manager and applications for the tests and the demo, and
+# the -dev libraries its crates link against. Safe to run again.
+set -euo pipefail
+
+packages=(
+  # A virtual display, a window manager, and applications to drive.
+  xvfb xauth openbox xdotool x11-apps xterm x11-utils x11-xkb-utils x11-xserver-utils xinput
+  # Build: xcap always builds its Wayland/PipeWire code on Linux (bindgen
+  # needs libclang); rdev probes xi and xtst.
+  pkg-config libx11-dev libxcb1-dev libxtst-dev libxi-dev
+  libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libclang-dev
+  # The fixture application's software OpenGL and fonts.
+  libgl1-mesa-dri libegl1 libgles2 fonts-dejavu-core
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null; then
+  echo "error: cargo is not installed; install the Rust toolchain (1.95 or newer) first" >&2
+  exit 1
+fi

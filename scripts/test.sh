@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs what is needed and runs every test. The display tests start their
+# own Xvfb, so no display is needed (and none is used if one is set).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup-debian.sh
+unset WAYLAND_DISPLAY XDG_SESSION_TYPE
+cargo test --workspace --locked

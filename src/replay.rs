@@ -1,0 +1,148 @@
+//! `reprise replay`: the live desktop behind the strategies' port, the abort
+//! watcher, and the persistence of every step for the report.
+
+mod abort;
+mod desktop;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context as _, Result};
+use reprise_models::{ReduceOptions, reduce, screenshot::content_hash};
+use reprise_strategies::{NaiveStrategy, ReplayOptions, ReplayOutcome, ReplayStrategy, run_replay};
+use serde_json::json;
+
+use crate::record::encode_png;
+use crate::store::{RunRecord, Store};
+pub use abort::{ABORT_KEYS, AbortWatcher};
+pub use desktop::LiveDesktop;
+
+/// What `reprise replay` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ReplayRequest {
+    pub recording: String,
+    pub strategy: String,
+    pub speed: f64,
+    pub options: ReplayOptions,
+}
+
+/// How a replay went, for the command's output and exit code.
+#[derive(Debug)]
+pub struct ReplayResult {
+    pub run_id: String,
+    pub recording_id: String,
+    pub outcome: ReplayOutcome,
+    pub n_steps: usize,
+    pub seconds: f64,
+}
+
+/// A replay that did not complete; its exit code says why.
+#[derive(Debug, thiserror::Error)]
+#[error("replay run {run_id} {what}; see `reprise report {run_id} -o report.html`")]
+pub struct ReplayStopped {
+    pub run_id: String,
+    pub what: String,
+    pub aborted: bool,
+}
+
+pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult> {
+    let recording_id = store.resolve(&request.recording)?;
+    let bundle = store
+        .load(&recording_id)
+        .with_context(|| format!("read recording {recording_id}"))?;
+    let trees = reduce(
+        bundle.events.clone(),
+        &ReduceOptions {
+            double_click: bundle.recording.double_click,
+        },
+    );
+    let mut strategy: Box<dyn ReplayStrategy> = match request.strategy.as_str() {
+        "naive" => Box::new(NaiveStrategy::new(
+            trees,
+            bundle.window_states.clone(),
+            request.speed,
+        )),
+        other => anyhow::bail!(crate::exit::UsageError(format!(
+            "unknown strategy {other:?}: this build replays with `naive`"
+        ))),
+    };
+    let mut desktop = LiveDesktop::connect(request.options.dry_run)
+        .context("connect to the display (is DISPLAY set?)")?;
+    let watcher = AbortWatcher::start(desktop.screen(), desktop.last_move())
+        .context("start the abort watcher")?;
+
+    let run = RunRecord {
+        id: uuid::Uuid::new_v4().to_string(),
+        recording_id: recording_id.clone(),
+        strategy: strategy.name().to_owned(),
+        arguments: json!({
+            "speed": request.speed,
+            "dry_run": request.options.dry_run,
+            "max_retries": request.options.max_retries,
+            "skip_failures": request.options.skip_failures,
+            "max_steps": request.options.max_steps,
+        }),
+        started: now(),
+        ended: None,
+        outcome: None,
+        summary: None,
+    };
+    store.insert_run(&run)?;
+    let started = std::time::Instant::now();
+    let mut store_error: Option<anyhow::Error> = None;
+    let mut n_steps = 0;
+    let aborted = watcher.flag();
+    let outcome = run_replay(
+        strategy.as_mut(),
+        &mut desktop,
+        &request.options,
+        &|| aborted.load(Ordering::SeqCst),
+        &mut |record, frame| {
+            n_steps += 1;
+            let png = frame.map(|frame| {
+                let (width, height) = frame.image.dimensions();
+                (
+                    content_hash(width, height, frame.image.as_raw()),
+                    encode_png(&frame.image),
+                )
+            });
+            let step = json!({"record": record, "screen": frame.map(|frame| frame.screen)});
+            let frame = png
+                .as_ref()
+                .map(|(hash, png)| (hash.as_str(), png.as_slice()));
+            if let Err(err) = store.insert_run_step(&run.id, record.step_idx as u32, &step, frame) {
+                store_error.get_or_insert(err.into());
+            }
+        },
+    );
+    let seconds = started.elapsed().as_secs_f64();
+    drop(watcher);
+    if let Some(err) = store_error {
+        return Err(err.context("store a replay step"));
+    }
+    let summary = json!({"steps": n_steps, "seconds": seconds, "model_calls": 0, "tokens": 0});
+    store.finish_run(
+        &run.id,
+        &now(),
+        &serde_json::to_value(&outcome).expect("outcomes serialize"),
+        &summary,
+    )?;
+    Ok(ReplayResult {
+        run_id: run.id,
+        recording_id,
+        outcome,
+        n_steps,
+        seconds,
+    })
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Shared between the desktop (which writes where it moved the pointer) and
+/// the abort watcher (which ignores a corner the replay itself moved to).
+pub type LastMove = Arc<std::sync::Mutex<Option<(f64, f64)>>>;
+
+/// A flag set once, from any thread.
+pub type Flag = Arc<AtomicBool>;

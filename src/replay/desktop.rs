@@ -1,0 +1,107 @@
+//! The live desktop behind the strategies' `Desktop` port: xcap frames, the
+//! X11 window probe and enigo injection.
+
+use reprise_models::{ScreenGeometry, WindowState};
+use reprise_strategies::{Action, Desktop, DesktopError, Frame};
+
+use super::LastMove;
+use crate::platform::WindowProbe;
+use crate::platform::capture::ScreenCapture;
+use crate::platform::inject::Injector;
+
+pub struct LiveDesktop {
+    capture: ScreenCapture,
+    probe: WindowProbe,
+    /// `None` in a dry run: nothing can be injected.
+    injector: Option<Injector>,
+    last_move: LastMove,
+}
+
+impl std::fmt::Debug for LiveDesktop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveDesktop")
+            .field("screen", &self.capture.geometry())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LiveDesktop {
+    pub fn connect(dry_run: bool) -> anyhow::Result<LiveDesktop> {
+        let capture = ScreenCapture::primary()?;
+        let probe = WindowProbe::connect()?;
+        let injector = if dry_run {
+            None
+        } else {
+            Some(Injector::new(capture.geometry().scale_factor)?)
+        };
+        Ok(LiveDesktop {
+            capture,
+            probe,
+            injector,
+            last_move: LastMove::default(),
+        })
+    }
+
+    pub fn screen(&self) -> ScreenGeometry {
+        self.capture.geometry()
+    }
+
+    pub fn last_move(&self) -> LastMove {
+        LastMove::clone(&self.last_move)
+    }
+}
+
+impl Desktop for LiveDesktop {
+    fn screenshot(&mut self) -> Result<Frame, DesktopError> {
+        let image = self
+            .capture
+            .capture()
+            .map_err(|err| DesktopError::Capture(err.to_string()))?;
+        Ok(Frame {
+            image,
+            screen: self.capture.geometry(),
+        })
+    }
+
+    fn active_window(&mut self) -> Result<Option<WindowState>, DesktopError> {
+        let window = self
+            .probe
+            .active_window()
+            .map_err(|err| DesktopError::Window(err.to_string()))?;
+        Ok(window.map(|window| WindowState {
+            id: 0,
+            timestamp: 0.0,
+            title: window.title,
+            app_class: window.app_class,
+            pid: window.pid,
+            window_id: window.window_id,
+            rect: window.rect,
+            a11y: None,
+        }))
+    }
+
+    fn inject(&mut self, action: &Action) -> Result<(), DesktopError> {
+        let Some(injector) = &mut self.injector else {
+            return Err(DesktopError::Inject(
+                "this is a dry run: nothing is injected".into(),
+            ));
+        };
+        if let Action::MoveTo { x, y } = action
+            && let Ok(mut last_move) = self.last_move.lock()
+        {
+            *last_move = Some((*x, *y));
+        }
+        injector
+            .inject(action)
+            .map_err(|err| DesktopError::Inject(err.to_string()))
+    }
+
+    fn release_all(&mut self) -> Result<(), DesktopError> {
+        match &mut self.injector {
+            Some(injector) => injector
+                .release_all()
+                .map_err(|err| DesktopError::Inject(err.to_string())),
+            None => Ok(()),
+        }
+    }
+}

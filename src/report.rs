@@ -1,0 +1,311 @@
+//! Self-contained HTML pages (images inline) that a person can follow: the
+//! report of a replay run, and a recording's events over its screenshots.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use anyhow::{Context as _, Result};
+use base64::Engine as _;
+use reprise_models::{ActionEvent, ReduceOptions, ScreenGeometry, reduce};
+use reprise_strategies::{StepRecord, StepStatus};
+
+use crate::present::event_label;
+use crate::store::Store;
+
+const STYLE: &str = "
+body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1100px; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
+table.meta td { padding: 2px 12px 2px 0; vertical-align: top; }
+.badge { display: inline-block; padding: 2px 8px; border-radius: 4px; color: #fff; font-weight: bold; }
+.done, .completed, .dry_run { background: #2e7d32; } .failed, .step_limit { background: #c62828; }
+.aborted, .skipped { background: #ef6c00; }
+.shot { position: relative; display: inline-block; max-width: 100%; border: 1px solid #999; }
+.shot img { display: block; max-width: 100%; height: auto; }
+.shot svg { position: absolute; left: 0; top: 0; width: 100%; height: 100%; }
+.step, .frame { border-top: 1px solid #ccc; padding-top: 1em; margin-top: 1em; }
+.error { color: #c62828; } code { background: #f3f3f3; padding: 0 3px; }
+ul.events { font-family: monospace; }
+";
+
+/// Escapes text for HTML.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head>\n<body>\n{body}</body></html>\n",
+        escape(title)
+    )
+}
+
+/// An image with markers (numbered circles) at logical screen points.
+fn marked_image(
+    png: &[u8],
+    width: u32,
+    height: u32,
+    screen: &ScreenGeometry,
+    marks: &[(f64, f64, String)],
+) -> String {
+    let data = base64::engine::general_purpose::STANDARD.encode(png);
+    let mut svg = String::new();
+    for (x, y, label) in marks {
+        let px = (x - f64::from(screen.rect.left)) * screen.scale_factor;
+        let py = (y - f64::from(screen.rect.top)) * screen.scale_factor;
+        let _ = write!(
+            svg,
+            "<g class=\"mark\"><circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"14\" fill=\"none\" stroke=\"#e53935\" stroke-width=\"3\"/>\
+             <line x1=\"{:.1}\" y1=\"{py:.1}\" x2=\"{:.1}\" y2=\"{py:.1}\" stroke=\"#e53935\" stroke-width=\"2\"/>\
+             <line x1=\"{px:.1}\" y1=\"{:.1}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#e53935\" stroke-width=\"2\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" fill=\"#e53935\" font-size=\"16\" font-weight=\"bold\">{}</text></g>",
+            px - 22.0,
+            px + 22.0,
+            py - 22.0,
+            py + 22.0,
+            px + 16.0,
+            py - 16.0,
+            escape(label)
+        );
+    }
+    format!(
+        "<div class=\"shot\"><img alt=\"screenshot\" src=\"data:image/png;base64,{data}\">\
+         <svg viewBox=\"0 0 {width} {height}\" preserveAspectRatio=\"none\">{svg}</svg></div>"
+    )
+}
+
+/// The report of one replay run.
+pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
+    let (run, steps) = store.load_run(run_id)?;
+    let recording = store
+        .load(&run.recording_id)
+        .map(|bundle| bundle.recording)
+        .ok();
+    let outcome_name = run
+        .outcome
+        .as_ref()
+        .and_then(|outcome| outcome["outcome"].as_str())
+        .unwrap_or("unfinished")
+        .to_owned();
+    let mut body = String::new();
+    let _ = writeln!(body, "<h1>Replay run <code>{}</code></h1>", escape(&run.id));
+    let _ = writeln!(
+        body,
+        "<p>Outcome: <span class=\"badge {0}\" id=\"outcome\">{0}</span></p>",
+        escape(&outcome_name)
+    );
+    let _ = writeln!(body, "<table class=\"meta\">");
+    let recording_label = recording.as_ref().map_or(run.recording_id.clone(), |r| {
+        format!("{} ({})", r.name, r.id)
+    });
+    for (key, value) in [
+        ("recording", recording_label),
+        ("strategy", run.strategy.clone()),
+        ("arguments", run.arguments.to_string()),
+        ("started", run.started.clone()),
+        (
+            "ended",
+            run.ended.clone().unwrap_or_else(|| "did not end".into()),
+        ),
+        (
+            "outcome",
+            run.outcome
+                .as_ref()
+                .map_or("none".into(), ToString::to_string),
+        ),
+        (
+            "summary",
+            run.summary
+                .as_ref()
+                .map_or("none".into(), ToString::to_string),
+        ),
+    ] {
+        let _ = writeln!(body, "<tr><td>{key}</td><td>{}</td></tr>", escape(&value));
+    }
+    let _ = writeln!(body, "</table>");
+    for stored in &steps {
+        let record: StepRecord = serde_json::from_value(stored.step["record"].clone())
+            .with_context(|| format!("read step {} of run {run_id}", stored.idx))?;
+        let screen: Option<ScreenGeometry> =
+            serde_json::from_value(stored.step["screen"].clone()).ok();
+        let status = match record.status {
+            StepStatus::Done => "done",
+            StepStatus::DryRun => "dry_run",
+            StepStatus::Skipped => "skipped",
+            StepStatus::Failed => "failed",
+            StepStatus::Aborted => "aborted",
+        };
+        let label = record
+            .step
+            .as_ref()
+            .map_or("(no step decided)".to_owned(), |step| step.label.clone());
+        let _ = writeln!(
+            body,
+            "<div class=\"step\" id=\"step-{idx}\"><h2>Step {idx}: {} <span class=\"badge {status}\">{status}</span></h2>",
+            escape(&label),
+            idx = record.step_idx
+        );
+        let _ = writeln!(body, "<table class=\"meta\">");
+        if let Some(step) = &record.step {
+            let target = step
+                .target
+                .map_or("none".to_owned(), |(x, y)| format!("({x:.0}, {y:.0})"));
+            let _ = writeln!(
+                body,
+                "<tr><td>target</td><td class=\"target\">{}</td></tr>",
+                escape(&target)
+            );
+            let _ = writeln!(
+                body,
+                "<tr><td>reason</td><td>{}</td></tr>",
+                escape(&step.reason)
+            );
+            let _ = writeln!(
+                body,
+                "<tr><td>actions</td><td>{}</td></tr>",
+                step.actions.len()
+            );
+        }
+        let window = record.window_title.clone().unwrap_or_else(|| "none".into());
+        let _ = writeln!(
+            body,
+            "<tr><td>active window</td><td>{}</td></tr>",
+            escape(&window)
+        );
+        let _ = writeln!(
+            body,
+            "<tr><td>timing</td><td>at {:.2} s, decided in {:.1} ms, {:.2} s in all; attempts {}{}</td></tr>",
+            record.started_seconds,
+            record.decide_seconds * 1000.0,
+            record.duration_seconds,
+            record.attempts,
+            if record.settled {
+                ""
+            } else {
+                "; the screen had not settled"
+            }
+        );
+        for error in &record.errors {
+            let _ = writeln!(
+                body,
+                "<tr><td>error</td><td class=\"error\">{}</td></tr>",
+                escape(error)
+            );
+        }
+        let _ = writeln!(body, "</table>");
+        if let (Some(hash), Some(screen)) = (&stored.screenshot_hash, screen) {
+            let png = store.image_png(hash)?;
+            let (width, height) = image_size(&png)?;
+            let marks: Vec<(f64, f64, String)> = record
+                .step
+                .as_ref()
+                .and_then(|step| step.target)
+                .map(|(x, y)| (x, y, record.step_idx.to_string()))
+                .into_iter()
+                .collect();
+            body.push_str(&marked_image(&png, width, height, &screen, &marks));
+        }
+        body.push_str("</div>\n");
+    }
+    Ok(page(&format!("Replay run {}", run.id), &body))
+}
+
+fn image_size(png: &[u8]) -> Result<(u32, u32)> {
+    let reader =
+        image::ImageReader::with_format(std::io::Cursor::new(png), image::ImageFormat::Png);
+    reader.into_dimensions().context("read a stored image")
+}
+
+/// A recording as a page: for each screenshot, the events linked to it, with
+/// the pointer positions marked on it.
+pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
+    let bundle = store.load(recording_id)?;
+    let recording = &bundle.recording;
+    let trees = reduce(
+        bundle.events.clone(),
+        &ReduceOptions {
+            double_click: recording.double_click,
+        },
+    );
+    let mut body = String::new();
+    let _ = writeln!(body, "<h1>Recording {}</h1>", escape(&recording.name));
+    let _ = writeln!(body, "<table class=\"meta\">");
+    for (key, value) in [
+        ("id", recording.id.clone()),
+        ("task", recording.task_description.clone()),
+        ("created", recording.created.clone()),
+        ("platform", recording.platform.clone()),
+        (
+            "screen",
+            format!(
+                "{}x{} at scale {}",
+                recording.monitor.rect.width,
+                recording.monitor.rect.height,
+                recording.monitor.scale_factor
+            ),
+        ),
+        (
+            "events",
+            format!(
+                "{} raw in {} trees, over {:.1} s",
+                bundle.events.len(),
+                trees.len(),
+                bundle.duration()
+            ),
+        ),
+        ("complete", recording.complete.to_string()),
+    ] {
+        let _ = writeln!(body, "<tr><td>{key}</td><td>{}</td></tr>", escape(&value));
+    }
+    let _ = writeln!(body, "</table>");
+    // Group the top-level trees by the frame they link to, in order.
+    let mut by_frame: BTreeMap<Option<u32>, Vec<(usize, &ActionEvent)>> = BTreeMap::new();
+    for (idx, tree) in trees.iter().enumerate() {
+        by_frame
+            .entry(tree.screenshot_id)
+            .or_default()
+            .push((idx, tree));
+    }
+    for (frame_id, events) in by_frame {
+        let window = events[0]
+            .1
+            .window_state_id
+            .and_then(|id| bundle.window_states.get(id as usize))
+            .map_or("no window".to_owned(), |state| {
+                format!("{} ({})", state.title, state.app_class)
+            });
+        let _ = writeln!(
+            body,
+            "<div class=\"frame\"><h2>{} <small>in {}</small></h2><ul class=\"events\">",
+            frame_id.map_or("No screenshot".to_owned(), |id| format!("Screenshot {id}")),
+            escape(&window)
+        );
+        for (idx, tree) in &events {
+            let _ = writeln!(
+                body,
+                "<li>#{idx} at {:.3} s: {}</li>",
+                tree.timestamp,
+                escape(&event_label(tree))
+            );
+        }
+        let _ = writeln!(body, "</ul>");
+        if let Some(shot) = frame_id.and_then(|id| bundle.screenshots.get(id as usize)) {
+            let png = store.image_png(&shot.content_hash)?;
+            let marks: Vec<(f64, f64, String)> = events
+                .iter()
+                .filter_map(|(idx, tree)| tree.position().map(|(x, y)| (x, y, format!("#{idx}"))))
+                .collect();
+            body.push_str(&marked_image(
+                &png,
+                shot.width,
+                shot.height,
+                &shot.screen,
+                &marks,
+            ));
+        }
+        body.push_str("</div>\n");
+    }
+    Ok(page(&format!("Recording {}", recording.name), &body))
+}

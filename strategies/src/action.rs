@@ -1,0 +1,103 @@
+//! Actions as data: what a strategy asks the replay driver to inject.
+
+use std::time::Duration;
+
+use reprise_models::{ActionEvent, MouseButton};
+use serde::{Deserialize, Serialize};
+
+pub type Button = MouseButton;
+
+/// A key to press: a named key (`ctrl`, `enter`, …) or a character. Replay
+/// presses the canonical (layout-independent) key when the recording has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeySpec {
+    Named(String),
+    Char(String),
+    /// A platform key code, for keys that have neither a name nor a character.
+    Code(u32),
+}
+
+impl KeySpec {
+    /// The key of a recorded key event: its canonical name or character when
+    /// present, else what it typed, else its code.
+    pub fn of_event(event: &ActionEvent) -> Option<KeySpec> {
+        if let Some(name) = event
+            .canonical_key_name
+            .as_ref()
+            .or(event.key_name.as_ref())
+        {
+            return Some(KeySpec::Named(name.clone()));
+        }
+        if let Some(char) = event
+            .canonical_key_char
+            .as_ref()
+            .or(event.key_char.as_ref())
+        {
+            return Some(KeySpec::Char(char.clone()));
+        }
+        event.canonical_key_vk.or(event.key_vk).map(KeySpec::Code)
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            KeySpec::Named(name) => format!("<{name}>"),
+            KeySpec::Char(char) => char.clone(),
+            KeySpec::Code(code) => format!("<code {code}>"),
+        }
+    }
+}
+
+/// One primitive input action, in logical screen coordinates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    MoveTo {
+        x: f64,
+        y: f64,
+    },
+    ButtonDown {
+        button: Button,
+    },
+    ButtonUp {
+        button: Button,
+    },
+    Scroll {
+        dx: i32,
+        dy: i32,
+    },
+    KeyDown {
+        key: KeySpec,
+    },
+    KeyUp {
+        key: KeySpec,
+    },
+    /// A pause inside a step, to keep the recorded pace between its parts.
+    Pause {
+        seconds: f64,
+    },
+}
+
+impl Action {
+    pub fn pause(duration: Duration) -> Action {
+        Action::Pause {
+            seconds: duration.as_secs_f64(),
+        }
+    }
+}
+
+/// What one step does: the actions, where they aim, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// The index of the recorded event tree this step replays, if any.
+    pub source_event: Option<usize>,
+    /// A short description, e.g. `singleclick left at (412, 300)`.
+    pub label: String,
+    /// Where the step's pointer action lands, in logical screen coordinates.
+    pub target: Option<(f64, f64)>,
+    /// Why the strategy chose this.
+    pub reason: String,
+    pub actions: Vec<Action>,
+    /// The pause before the step, from the recording's timing.
+    pub delay_before_seconds: f64,
+}

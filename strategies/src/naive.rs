@@ -1,0 +1,186 @@
+//! The naive strategy: the recorded actions at the recorded coordinates, with
+//! the recorded timing (scaled by a speed factor).
+
+use std::time::Duration;
+
+use reprise_models::{ActionEvent, EventName, WindowState};
+
+use crate::{Action, Decision, KeySpec, Observation, ReplayStrategy, Step, StrategyError};
+
+#[derive(Debug)]
+pub struct NaiveStrategy {
+    trees: Vec<ActionEvent>,
+    window_states: Vec<WindowState>,
+    speed: f64,
+}
+
+impl NaiveStrategy {
+    /// `trees` are the recording's reduced events; `speed` scales the pauses
+    /// (2.0 replays twice as fast).
+    pub fn new(trees: Vec<ActionEvent>, window_states: Vec<WindowState>, speed: f64) -> Self {
+        NaiveStrategy {
+            trees,
+            window_states,
+            speed: if speed > 0.0 { speed } else { 1.0 },
+        }
+    }
+
+    fn scaled(&self, seconds: f64) -> f64 {
+        (seconds / self.speed).max(0.0)
+    }
+
+    fn inner_pause(&self, seconds: f64) -> Action {
+        Action::pause(Duration::from_secs_f64(self.scaled(seconds)))
+    }
+}
+
+/// The last timestamp in a tree.
+fn end_time(event: &ActionEvent) -> f64 {
+    event
+        .children
+        .iter()
+        .map(end_time)
+        .fold(event.timestamp, f64::max)
+}
+
+/// The actions that replay one recorded tree exactly.
+pub fn actions_for(tree: &ActionEvent, mut pause: impl FnMut(f64) -> Action) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let move_to = |actions: &mut Vec<Action>, event: &ActionEvent| {
+        if let Some((x, y)) = event.position() {
+            actions.push(Action::MoveTo { x, y });
+        }
+    };
+    match tree.name {
+        EventName::Move => move_to(&mut actions, tree),
+        EventName::Click => {
+            move_to(&mut actions, tree);
+            if let Some(button) = tree.mouse_button_name {
+                actions.push(if tree.mouse_pressed == Some(true) {
+                    Action::ButtonDown { button }
+                } else {
+                    Action::ButtonUp { button }
+                });
+            }
+        }
+        EventName::Singleclick | EventName::Doubleclick => {
+            move_to(&mut actions, tree);
+            let button = tree
+                .mouse_button_name
+                .unwrap_or(reprise_models::MouseButton::Left);
+            let mut previous: Option<f64> = None;
+            for child in &tree.children {
+                if let Some(previous) = previous {
+                    actions.push(pause(child.timestamp - previous));
+                }
+                previous = Some(child.timestamp);
+                actions.push(if child.mouse_pressed == Some(true) {
+                    Action::ButtonDown { button }
+                } else {
+                    Action::ButtonUp { button }
+                });
+            }
+        }
+        EventName::Scroll => {
+            move_to(&mut actions, tree);
+            actions.push(Action::Scroll {
+                dx: tree.mouse_dx.unwrap_or(0.0).round() as i32,
+                dy: tree.mouse_dy.unwrap_or(0.0).round() as i32,
+            });
+        }
+        EventName::Press | EventName::Release | EventName::Type => {
+            // A type tree is replayed as its exact presses and releases, so a
+            // chord stays a chord.
+            let mut previous: Option<f64> = None;
+            for leaf in key_leaves(tree) {
+                let Some(key) = KeySpec::of_event(leaf) else {
+                    continue;
+                };
+                if let Some(previous) = previous {
+                    actions.push(pause(leaf.timestamp - previous));
+                }
+                previous = Some(leaf.timestamp);
+                actions.push(if leaf.name == EventName::Press {
+                    Action::KeyDown { key }
+                } else {
+                    Action::KeyUp { key }
+                });
+            }
+        }
+    }
+    actions
+}
+
+fn key_leaves(tree: &ActionEvent) -> Vec<&ActionEvent> {
+    if tree.children.is_empty() {
+        return vec![tree];
+    }
+    tree.children.iter().flat_map(key_leaves).collect()
+}
+
+/// A one-line description of a tree, for reports.
+pub fn describe(tree: &ActionEvent) -> String {
+    let mut label = tree.name.as_str().to_owned();
+    if let Some(button) = tree.mouse_button_name {
+        label = format!("{label} {}", button.as_str());
+    }
+    if let Some((x, y)) = tree.position() {
+        label = format!("{label} at ({x:.0}, {y:.0})");
+    }
+    if let Some(text) = &tree.text {
+        label = format!("{label} {text:?}");
+    }
+    label
+}
+
+impl ReplayStrategy for NaiveStrategy {
+    fn name(&self) -> &'static str {
+        "naive"
+    }
+
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+        let idx = observation.step_idx;
+        let Some(tree) = self.trees.get(idx) else {
+            return Ok(Decision::Done);
+        };
+        let delay = match idx.checked_sub(1).and_then(|prev| self.trees.get(prev)) {
+            Some(previous) => self.scaled(tree.timestamp - end_time(previous)),
+            None => 0.0,
+        };
+        let actions = actions_for(tree, |seconds| self.inner_pause(seconds));
+        let recorded_window = tree
+            .window_state_id
+            .and_then(|id| self.window_states.get(id as usize));
+        let mut reason = "the recorded action at the recorded coordinates".to_owned();
+        if let (Some(recorded), Some(live)) = (recorded_window, observation.window)
+            && tree.position().is_some()
+            && recorded.rect != live.rect
+            && recorded.title == live.title
+        {
+            let (was, now) = (recorded.rect, live.rect);
+            reason = format!(
+                "{reason}, although {:?} moved from {},{} {}x{} to {},{} {}x{}",
+                live.title,
+                was.left,
+                was.top,
+                was.width,
+                was.height,
+                now.left,
+                now.top,
+                now.width,
+                now.height
+            );
+        }
+        Ok(Decision::Step(Step {
+            source_event: Some(idx),
+            label: describe(tree),
+            target: tree.position(),
+            reason,
+            actions,
+            delay_before_seconds: delay,
+        }))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,294 @@
+//! The replay loop: capture → decide → inject, one step at a time, with a step
+//! limit, a bounded number of attempts per step, an abort check between every
+//! action, and a record of every step.
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::settle::{SettleOptions, wait_until_settled};
+use crate::{Action, Decision, Desktop, Frame, Observation, ReplayStrategy, Step, StrategyError};
+
+/// How a replay runs.
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    /// The most steps to take (a bound for strategies that decide freely).
+    pub max_steps: usize,
+    /// How many times a failed step is tried again before it fails.
+    pub max_retries: u32,
+    /// Go on after a step that failed every attempt (default: stop, since a
+    /// wrong click on a desktop can do harm).
+    pub skip_failures: bool,
+    /// Decide every step but inject nothing.
+    pub dry_run: bool,
+    pub settle: SettleOptions,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            max_steps: 1000,
+            max_retries: 3,
+            skip_failures: false,
+            dry_run: false,
+            settle: SettleOptions::default(),
+        }
+    }
+}
+
+/// What happened to one step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    Done,
+    /// Decided but not injected (`--dry-run`).
+    DryRun,
+    /// Failed every attempt; the replay went on (`--skip-failures`).
+    Skipped,
+    Failed,
+    Aborted,
+}
+
+/// One step as it happened, for the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub step_idx: usize,
+    pub status: StepStatus,
+    /// The step the strategy chose (on the last attempt).
+    pub step: Option<Step>,
+    pub attempts: u32,
+    /// Every attempt's error, oldest first.
+    pub errors: Vec<String>,
+    /// Whether the screen settled before the step (else the wait timed out).
+    pub settled: bool,
+    /// The active window's title when the step was decided.
+    pub window_title: Option<String>,
+    /// Seconds since the replay started.
+    pub started_seconds: f64,
+    /// Seconds the strategy took to decide (the last attempt).
+    pub decide_seconds: f64,
+    /// Seconds for the whole step, waits included.
+    pub duration_seconds: f64,
+}
+
+/// How a replay ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum ReplayOutcome {
+    Completed { steps: usize },
+    Failed { step: usize, reason: String },
+    Aborted { step: usize },
+    StepLimit { steps: usize },
+}
+
+/// Runs a replay. `abort` is polled between actions and during waits;
+/// `on_step` receives every finished step with the frame its decision saw.
+pub fn run_replay(
+    strategy: &mut dyn ReplayStrategy,
+    desktop: &mut dyn Desktop,
+    options: &ReplayOptions,
+    abort: &dyn Fn() -> bool,
+    on_step: &mut dyn FnMut(&StepRecord, Option<&Frame>),
+) -> ReplayOutcome {
+    let replay_started = Instant::now();
+    let mut history: Vec<StepRecord> = Vec::new();
+    for step_idx in 0..options.max_steps {
+        let step_started = Instant::now();
+        let mut record = StepRecord {
+            step_idx,
+            status: StepStatus::Failed,
+            step: None,
+            attempts: 0,
+            errors: Vec::new(),
+            settled: false,
+            window_title: None,
+            started_seconds: replay_started.elapsed().as_secs_f64(),
+            decide_seconds: 0.0,
+            duration_seconds: 0.0,
+        };
+        let mut last_frame: Option<Frame> = None;
+        let attempt_result = loop {
+            if record.attempts > options.max_retries {
+                break AttemptResult::Failed;
+            }
+            record.attempts += 1;
+            match attempt(
+                strategy,
+                desktop,
+                options,
+                abort,
+                step_idx,
+                &history,
+                &mut record,
+                &mut last_frame,
+            ) {
+                Ok(result) => break result,
+                Err(AttemptError::Retry(error)) => {
+                    tracing::warn!(step_idx, attempt = record.attempts, "{error}");
+                    record.errors.push(error);
+                    // Nothing may stay pressed after a failed attempt.
+                    if let Err(err) = desktop.release_all() {
+                        record.errors.push(format!("release held input: {err}"));
+                    }
+                }
+                Err(AttemptError::Fatal(error)) => {
+                    record.errors.push(error);
+                    break AttemptResult::Failed;
+                }
+            }
+        };
+        record.duration_seconds = step_started.elapsed().as_secs_f64();
+        let outcome = match attempt_result {
+            AttemptResult::Done(status) => {
+                record.status = status;
+                None
+            }
+            AttemptResult::Finished => {
+                // A recording may end with something held (it was stopped
+                // mid-chord): leave nothing pressed behind.
+                let _ = desktop.release_all();
+                return ReplayOutcome::Completed { steps: step_idx };
+            }
+            AttemptResult::Aborted => {
+                record.status = StepStatus::Aborted;
+                let _ = desktop.release_all();
+                Some(ReplayOutcome::Aborted { step: step_idx })
+            }
+            AttemptResult::Failed if options.skip_failures && !is_fatal(&record) => {
+                record.status = StepStatus::Skipped;
+                None
+            }
+            AttemptResult::Failed => {
+                record.status = StepStatus::Failed;
+                let _ = desktop.release_all();
+                let reason = record
+                    .errors
+                    .last()
+                    .cloned()
+                    .unwrap_or_else(|| "the step failed".into());
+                Some(ReplayOutcome::Failed {
+                    step: step_idx,
+                    reason,
+                })
+            }
+        };
+        on_step(&record, last_frame.as_ref());
+        history.push(record);
+        if let Some(outcome) = outcome {
+            return outcome;
+        }
+    }
+    let _ = desktop.release_all();
+    ReplayOutcome::StepLimit {
+        steps: options.max_steps,
+    }
+}
+
+fn is_fatal(record: &StepRecord) -> bool {
+    record
+        .errors
+        .last()
+        .is_some_and(|error| error.starts_with("fatal: "))
+}
+
+enum AttemptResult {
+    Done(StepStatus),
+    Finished,
+    Aborted,
+    Failed,
+}
+
+enum AttemptError {
+    Retry(String),
+    Fatal(String),
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the loop's state, passed once per attempt"
+)]
+fn attempt(
+    strategy: &mut dyn ReplayStrategy,
+    desktop: &mut dyn Desktop,
+    options: &ReplayOptions,
+    abort: &dyn Fn() -> bool,
+    step_idx: usize,
+    history: &[StepRecord],
+    record: &mut StepRecord,
+    last_frame: &mut Option<Frame>,
+) -> Result<AttemptResult, AttemptError> {
+    let window = desktop
+        .active_window()
+        .map_err(|err| AttemptError::Retry(err.to_string()))?;
+    record.window_title = window.as_ref().map(|window| window.title.clone());
+    let region = window.as_ref().map(|window| window.rect);
+    let Some((frame, settled)) = wait_until_settled(desktop, &options.settle, region, abort)
+        .map_err(|err| AttemptError::Retry(err.to_string()))?
+    else {
+        return Ok(AttemptResult::Aborted);
+    };
+    record.settled = settled;
+    let decide_started = Instant::now();
+    let observation = Observation {
+        frame: &frame,
+        window: window.as_ref(),
+        step_idx,
+        history,
+    };
+    let decision = strategy.decide(&observation);
+    record.decide_seconds = decide_started.elapsed().as_secs_f64();
+    *last_frame = Some(frame);
+    let step = match decision {
+        Ok(Decision::Done) => return Ok(AttemptResult::Finished),
+        Ok(Decision::Step(step)) => step,
+        Err(StrategyError::Retryable(error)) => return Err(AttemptError::Retry(error)),
+        Err(StrategyError::Fatal(error)) => {
+            return Err(AttemptError::Fatal(format!("fatal: {error}")));
+        }
+    };
+    record.step = Some(step.clone());
+    if options.dry_run {
+        return Ok(AttemptResult::Done(StepStatus::DryRun));
+    }
+    if !wait(
+        desktop,
+        Duration::from_secs_f64(step.delay_before_seconds.max(0.0)),
+        abort,
+    ) {
+        return Ok(AttemptResult::Aborted);
+    }
+    for action in &step.actions {
+        if abort() {
+            return Ok(AttemptResult::Aborted);
+        }
+        match action {
+            Action::Pause { seconds } => {
+                if !wait(desktop, Duration::from_secs_f64(seconds.max(0.0)), abort) {
+                    return Ok(AttemptResult::Aborted);
+                }
+            }
+            action => desktop
+                .inject(action)
+                .map_err(|err| AttemptError::Retry(err.to_string()))?,
+        }
+    }
+    Ok(AttemptResult::Done(StepStatus::Done))
+}
+
+/// Waits in slices of at most 10 ms, checking `abort`; false if aborted.
+fn wait(desktop: &mut dyn Desktop, duration: Duration, abort: &dyn Fn() -> bool) -> bool {
+    let deadline = Instant::now() + duration;
+    loop {
+        if abort() {
+            return false;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        desktop.sleep(left.min(Duration::from_millis(10)));
+    }
+}
+
+#[cfg(test)]
+mod tests;

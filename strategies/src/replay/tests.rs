@@ -1,0 +1,206 @@
+//! Tests of the replay loop against a scripted desktop: bounds, failures,
+//! dry runs and aborts.
+
+use std::cell::Cell;
+
+use reprise_models::MouseButton;
+
+use super::*;
+use crate::naive::tests::fast_settle;
+use crate::scripted::ScriptedDesktop;
+
+/// A strategy that returns the same click-and-hold step for ever.
+struct Repeat(Step);
+
+impl ReplayStrategy for Repeat {
+    fn name(&self) -> &'static str {
+        "repeat"
+    }
+    fn decide(&mut self, _: &Observation<'_>) -> Result<Decision, StrategyError> {
+        Ok(Decision::Step(self.0.clone()))
+    }
+}
+
+/// A strategy that can never decide.
+struct Confused;
+
+impl ReplayStrategy for Confused {
+    fn name(&self) -> &'static str {
+        "confused"
+    }
+    fn decide(&mut self, _: &Observation<'_>) -> Result<Decision, StrategyError> {
+        Err(StrategyError::Retryable("two look-alike buttons".into()))
+    }
+}
+
+fn press_and_wait_step() -> Step {
+    Step {
+        source_event: None,
+        label: "hold".into(),
+        target: Some((1.0, 1.0)),
+        reason: "test".into(),
+        actions: vec![
+            Action::MoveTo { x: 1.0, y: 1.0 },
+            Action::ButtonDown {
+                button: MouseButton::Left,
+            },
+            Action::Pause { seconds: 0.2 },
+            Action::ButtonUp {
+                button: MouseButton::Left,
+            },
+        ],
+        delay_before_seconds: 0.0,
+    }
+}
+
+fn options() -> ReplayOptions {
+    ReplayOptions {
+        settle: fast_settle(),
+        max_steps: 5,
+        ..Default::default()
+    }
+}
+
+fn run(
+    strategy: &mut dyn ReplayStrategy,
+    desktop: &mut ScriptedDesktop,
+    options: &ReplayOptions,
+    abort: &dyn Fn() -> bool,
+) -> (ReplayOutcome, Vec<StepRecord>) {
+    let mut records = Vec::new();
+    let outcome = run_replay(strategy, desktop, options, abort, &mut |record, _| {
+        records.push(record.clone())
+    });
+    (outcome, records)
+}
+
+#[test]
+fn the_step_limit_bounds_a_strategy_that_never_finishes() {
+    let mut desktop = ScriptedDesktop::new();
+    let (outcome, records) = run(
+        &mut Repeat(press_and_wait_step()),
+        &mut desktop,
+        &options(),
+        &|| false,
+    );
+    assert_eq!(outcome, ReplayOutcome::StepLimit { steps: 5 });
+    assert_eq!(records.len(), 5);
+}
+
+#[test]
+fn retries_are_bounded_and_the_failure_is_reported() {
+    let mut desktop = ScriptedDesktop::new();
+    let options = ReplayOptions {
+        max_retries: 2,
+        ..options()
+    };
+    let (outcome, records) = run(&mut Confused, &mut desktop, &options, &|| false);
+    assert!(
+        matches!(&outcome, ReplayOutcome::Failed { step: 0, reason } if reason.contains("look-alike")),
+        "{outcome:?}"
+    );
+    assert_eq!(records[0].attempts, 3, "one attempt and two retries");
+    assert_eq!(records[0].errors.len(), 3);
+    assert!(desktop.injected.is_empty(), "nothing was clicked");
+}
+
+#[test]
+fn skip_failures_goes_on_and_marks_the_step() {
+    let mut desktop = ScriptedDesktop::new();
+    desktop
+        .inject_failures
+        .extend([Some("gone".to_owned()), Some("gone".to_owned())]);
+    let options = ReplayOptions {
+        max_retries: 1,
+        skip_failures: true,
+        max_steps: 2,
+        ..options()
+    };
+    let (outcome, records) = run(
+        &mut Repeat(press_and_wait_step()),
+        &mut desktop,
+        &options,
+        &|| false,
+    );
+    assert_eq!(outcome, ReplayOutcome::StepLimit { steps: 2 });
+    assert_eq!(records[0].status, StepStatus::Skipped);
+    assert_eq!(records[1].status, StepStatus::Done);
+}
+
+#[test]
+fn a_failed_injection_is_retried_and_nothing_stays_held() {
+    let mut desktop = ScriptedDesktop::new();
+    let step = Step {
+        actions: vec![
+            Action::ButtonDown {
+                button: MouseButton::Left,
+            },
+            Action::KeyDown {
+                key: crate::KeySpec::Named("ctrl".into()),
+            },
+        ],
+        ..press_and_wait_step()
+    };
+    // The second action of the first attempt fails after the button went down.
+    desktop
+        .inject_failures
+        .extend([None, Some("display gone".to_owned())]);
+    let mut strategy = Repeat(step);
+    let options = ReplayOptions {
+        max_steps: 1,
+        ..options()
+    };
+    let (outcome, records) = run(&mut strategy, &mut desktop, &options, &|| false);
+    assert_eq!(outcome, ReplayOutcome::StepLimit { steps: 1 });
+    assert_eq!(records[0].attempts, 2);
+    assert_eq!(
+        desktop.release_all_calls, 1,
+        "the failed attempt released what it held"
+    );
+    assert_eq!(records[0].errors, ["inject input: display gone"]);
+}
+
+#[test]
+fn dry_run_injects_nothing_but_records_where_each_step_lands() {
+    let mut desktop = ScriptedDesktop::new();
+    let options = ReplayOptions {
+        dry_run: true,
+        max_steps: 3,
+        ..options()
+    };
+    let (_, records) = run(
+        &mut Repeat(press_and_wait_step()),
+        &mut desktop,
+        &options,
+        &|| false,
+    );
+    assert!(desktop.injected.is_empty());
+    assert!(
+        records.iter().all(|r| r.status == StepStatus::DryRun
+            && r.step.as_ref().unwrap().target == Some((1.0, 1.0)))
+    );
+}
+
+#[test]
+fn an_abort_stops_mid_step_and_releases_what_is_held() {
+    let mut desktop = ScriptedDesktop::new();
+    let polls = Cell::new(0);
+    // Abort after the button went down, during the pause.
+    let abort = || {
+        polls.set(polls.get() + 1);
+        polls.get() > 4
+    };
+    let options = ReplayOptions {
+        max_steps: 1,
+        ..options()
+    };
+    let (outcome, records) = run(
+        &mut Repeat(press_and_wait_step()),
+        &mut desktop,
+        &options,
+        &abort,
+    );
+    assert_eq!(outcome, ReplayOutcome::Aborted { step: 0 });
+    assert_eq!(records[0].status, StepStatus::Aborted);
+    assert!(desktop.held.is_empty(), "release_all left nothing held");
+}

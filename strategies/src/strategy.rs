@@ -1,0 +1,47 @@
+//! The strategy trait: given what the screen shows now and what was replayed
+//! so far, decide the next step.
+
+use reprise_models::WindowState;
+
+use crate::{Frame, Step, StepRecord};
+
+/// What a strategy sees before each step.
+#[derive(Debug)]
+pub struct Observation<'a> {
+    /// The screen now (after it settled).
+    pub frame: &'a Frame,
+    /// The active window now, if any.
+    pub window: Option<&'a WindowState>,
+    /// The index of the step about to be decided.
+    pub step_idx: usize,
+    /// What was replayed so far.
+    pub history: &'a [StepRecord],
+}
+
+/// A strategy's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    Step(Step),
+    /// Nothing is left to do.
+    Done,
+}
+
+/// Why a strategy could not decide.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StrategyError {
+    /// This step cannot be decided now; the loop may retry it (bounded).
+    #[error("{0}")]
+    Retryable(String),
+    /// The replay cannot go on.
+    #[error("{0}")]
+    Fatal(String),
+}
+
+/// A replay strategy (OpenAdapt's `BaseReplayStrategy`).
+pub trait ReplayStrategy {
+    /// The strategy's name, as given to `--strategy`.
+    fn name(&self) -> &'static str;
+    /// Decides the next step. Called again for the same step after a failed
+    /// attempt, with the failure in `history`.
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError>;
+}

@@ -1,0 +1,162 @@
+//! The command line without a display: `events reduce`, and how bad input and
+//! bad stores are refused.
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::harness::reprise_with_store;
+
+fn reduce_via_cli(args: &[&str], input: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = reprise_with_store(&dir.path().join("unused.sqlite"))
+        .args(["events", "reduce"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn events_reduce_prints_trees_with_text_and_omits_nulls() {
+    let input = json!([
+        {"name": "move", "timestamp": 0.0, "mouse_x": 1, "mouse_y": 1},
+        {"name": "move", "timestamp": 0.1, "mouse_x": 10, "mouse_y": 10},
+        {"name": "click", "timestamp": 1.0, "mouse_x": 10, "mouse_y": 10, "mouse_button_name": "left", "mouse_pressed": true},
+        {"name": "click", "timestamp": 1.1, "mouse_x": 10, "mouse_y": 10, "mouse_button_name": "left", "mouse_pressed": false},
+        {"name": "click", "timestamp": 1.4, "mouse_x": 12, "mouse_y": 10, "mouse_button_name": "left", "mouse_pressed": true},
+        {"name": "click", "timestamp": 1.5, "mouse_x": 12, "mouse_y": 10, "mouse_button_name": "left", "mouse_pressed": false},
+        {"name": "press", "timestamp": 2.0, "key_name": "ctrl", "key_vk": 37},
+        {"name": "press", "timestamp": 2.1, "key_char": "c", "key_vk": 54},
+        {"name": "release", "timestamp": 2.2, "key_char": "c", "key_vk": 54},
+        {"name": "release", "timestamp": 2.3, "key_name": "ctrl", "key_vk": 37},
+        {"name": "press", "timestamp": 3.0, "key_char": "x", "key_vk": 0}
+    ]);
+    let out = reduce_via_cli(&[], &input.to_string());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trees: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = trees
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["move", "doubleclick", "type"],
+        "the vk-0 press is removed"
+    );
+    // The move at the press's position is redundant: the press absorbs it.
+    assert_eq!(trees[0]["mouse_x"], 1.0);
+    assert_eq!(trees[1]["children"][0]["children"][0]["mouse_x"], 10.0);
+    assert_eq!(trees[1]["children"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        trees[1]["timestamp"], 1.0,
+        "a parent keeps its first child's timestamp"
+    );
+    assert_eq!(trees[2]["text"], "<ctrl>-c");
+    assert_eq!(trees[2]["children"][1]["text"], "c");
+    assert!(
+        trees[0].get("key_name").is_none(),
+        "null fields are omitted"
+    );
+}
+
+#[test]
+fn events_reduce_uses_the_double_click_flags() {
+    let input = json!([
+        {"name": "click", "timestamp": 1.0, "mouse_x": 10, "mouse_y": 10, "mouse_button_name": "left", "mouse_pressed": true},
+        {"name": "click", "timestamp": 1.1, "mouse_x": 10, "mouse_y": 10, "mouse_button_name": "left", "mouse_pressed": false},
+        {"name": "click", "timestamp": 1.4, "mouse_x": 12, "mouse_y": 10, "mouse_button_name": "left", "mouse_pressed": true},
+        {"name": "click", "timestamp": 1.5, "mouse_x": 12, "mouse_y": 10, "mouse_button_name": "left", "mouse_pressed": false}
+    ]);
+    let out = reduce_via_cli(&["--double-click-interval", "0.3"], &input.to_string());
+    let trees: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = trees
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["singleclick", "singleclick"]);
+}
+
+#[test]
+fn events_reduce_refuses_malformed_input_with_exit_code_4() {
+    let out = reduce_via_cli(&[], r#"[{"name": "teleport", "timestamp": 0}]"#);
+    assert_eq!(out.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("parse the raw events") && stderr.contains("teleport"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("error:").count(),
+        1,
+        "the error is printed once: {stderr}"
+    );
+
+    let out = reduce_via_cli(&["--double-click-interval", "-1"], "[]");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_damaged_store_is_refused_with_exit_code_4_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite");
+    let garbage = b"SQLite format 3\0but then nothing sensible".repeat(100);
+    std::fs::write(&store, &garbage).unwrap();
+    let out = reprise_with_store(&store).arg("list").output().unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a Reprise store or is damaged"));
+    assert_eq!(std::fs::read(&store).unwrap(), garbage);
+}
+
+#[test]
+fn an_unknown_recording_is_exit_code_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = reprise_with_store(&dir.path().join("store.sqlite"))
+        .args(["show", "nothing"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no recording matches \"nothing\""));
+}
+
+#[test]
+fn every_command_has_help() {
+    for command in [
+        &["--help"][..],
+        &["record", "--help"],
+        &["list", "--help"],
+        &["show", "--help"],
+        &["export", "--help"],
+        &["import", "--help"],
+        &["delete", "--help"],
+        &["events", "reduce", "--help"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_reprise"))
+            .args(command)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{command:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Usage:"),
+            "{command:?}"
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! The display test harness: a private Xvfb on a free display number with
+//! openbox, applications on it, and the `reprise` binary pointed at a private
+//! store. Everything is torn down when the harness is dropped, also when a
+//! test fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long to wait for a display, a window or a process before failing.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// A private X display with a window manager.
+#[derive(Debug)]
+pub struct Display {
+    pub name: String,
+    pub dir: tempfile::TempDir,
+    children: Vec<Child>,
+}
+
+impl Display {
+    /// Starts Xvfb (it picks a free display number and tells it through
+    /// `-displayfd`) and openbox, and waits until both answer.
+    pub fn start(width: u32, height: u32) -> Display {
+        let dir = tempfile::tempdir().expect("make a temporary folder");
+        let number_file = dir.path().join("display-number");
+        let xvfb = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "exec Xvfb -displayfd 3 -screen 0 {width}x{height}x24 -nolisten tcp 3>'{}'",
+                number_file.display()
+            ))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start Xvfb (is the xvfb package installed?)");
+        let mut display = Display {
+            name: String::new(),
+            dir,
+            children: vec![xvfb],
+        };
+        let number = wait_for("Xvfb to report its display number", || {
+            let text = std::fs::read_to_string(&number_file).ok()?;
+            text.ends_with('\n').then(|| text.trim().to_owned())
+        });
+        display.name = format!(":{number}");
+        let wm = display
+            .command("openbox")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        display.children.push(wm.expect("start openbox"));
+        wait_for("openbox to manage the screen", || {
+            let out = display
+                .command("xprop")
+                .args(["-root", "_NET_SUPPORTING_WM_CHECK"])
+                .output()
+                .ok()?;
+            String::from_utf8_lossy(&out.stdout)
+                .contains("window id")
+                .then_some(())
+        });
+        display
+    }
+
+    /// A command that runs on this display.
+    pub fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command
+            .env("DISPLAY", &self.name)
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("XDG_SESSION_TYPE");
+        command
+    }
+
+    /// Starts an application, kept until the display is dropped.
+    pub fn spawn(&mut self, program: &str, args: &[&str]) {
+        let child = self
+            .command(program)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|err| panic!("start {program}: {err}"));
+        self.children.push(child);
+    }
+
+    /// Starts the fixture application with its log in this display's folder,
+    /// waits for its window, and returns the log's path.
+    pub fn spawn_fixture(&mut self, log_name: &str, args: &[&str]) -> PathBuf {
+        let log = self.dir.path().join(log_name);
+        let _ = std::fs::remove_file(&log);
+        let mut all_args = vec!["--log", log.to_str().expect("UTF-8 path")];
+        all_args.extend_from_slice(args);
+        self.spawn(fixture_binary().to_str().expect("UTF-8 path"), &all_args);
+        wait_for("the fixture to start", || {
+            fixture_log(&log).first().cloned()
+        });
+        self.wait_for_window("reprise-fixture");
+        log
+    }
+
+    /// Stops every application started so far (not the X server or openbox).
+    pub fn stop_apps(&mut self) {
+        while self.children.len() > 2 {
+            let mut child = self.children.pop().expect("an application");
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Waits until a visible window of this class is mapped; returns its id.
+    pub fn wait_for_window(&self, class: &str) -> u64 {
+        wait_for(&format!("a window of class {class}"), || {
+            let out = self
+                .command("xdotool")
+                .args(["search", "--onlyvisible", "--class", class])
+                .output()
+                .ok()?;
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .next()?
+                .trim()
+                .parse()
+                .ok()
+        })
+    }
+
+    /// Runs xdotool with these arguments and checks that it succeeded.
+    pub fn xdotool(&self, args: &[&str]) {
+        run_ok(self.command("xdotool").args(args));
+    }
+
+    /// A window's client area in root coordinates, as xwininfo reports it.
+    pub fn window_rect(&self, window: u64) -> (i32, i32, u32, u32) {
+        let out = run_ok(self.command("xwininfo").args(["-id", &window.to_string()]));
+        let field = |label: &str| -> i64 {
+            let line = out
+                .lines()
+                .find(|line| line.trim_start().starts_with(label))
+                .expect(label);
+            line.rsplit(':')
+                .next()
+                .unwrap()
+                .trim()
+                .parse()
+                .expect(label)
+        };
+        (
+            field("Absolute upper-left X") as i32,
+            field("Absolute upper-left Y") as i32,
+            field("Width") as u32,
+            field("Height") as u32,
+        )
+    }
+
+    /// The private store of this display's tests.
+    pub fn store(&self) -> PathBuf {
+        self.dir.path().join("store.sqlite")
+    }
+
+    /// The `reprise` binary on this display with the private store.
+    pub fn reprise(&self) -> Command {
+        let mut command = self.command(env!("CARGO_BIN_EXE_reprise"));
+        command
+            .env("REPRISE_STORE", self.store())
+            .env_remove("REPRISE_LOG");
+        command
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        // Applications and the window manager first, the X server last.
+        for child in self.children.iter_mut().rev() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The fixture application, built beside the `reprise` binary.
+pub fn fixture_binary() -> PathBuf {
+    let reprise = PathBuf::from(env!("CARGO_BIN_EXE_reprise"));
+    let fixture = reprise.with_file_name("reprise-fixture");
+    assert!(
+        fixture.exists(),
+        "{} is missing: build it with `cargo build -p reprise-fixture`",
+        fixture.display()
+    );
+    fixture
+}
+
+/// The fixture's log: one JSON object per line.
+pub fn fixture_log(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+/// Polls `probe` until it returns something, or panics after [`WAIT`].
+pub fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Runs a command, asserts it succeeded, and returns its stdout.
+pub fn run_ok(command: &mut Command) -> String {
+    let out = command
+        .output()
+        .unwrap_or_else(|err| panic!("run {command:?}: {err}"));
+    assert_success(&out, command);
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+pub fn assert_success(out: &Output, command: &Command) {
+    assert!(
+        out.status.success(),
+        "{command:?} failed with {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The `reprise` binary with a store at `store` and no display.
+pub fn reprise_with_store(store: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_reprise"));
+    command
+        .env("REPRISE_STORE", store)
+        .env_remove("DISPLAY")
+        .env_remove("REPRISE_LOG");
+    command
+}
+
+/// Waits for a child to exit, killing it after `limit`; returns its output.
+pub fn wait_with_limit(mut child: Child, limit: Duration) -> Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().expect("poll child").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("collect output");
+            panic!(
+                "process did not exit within {limit:?}\nstdout:\n{}\nstderr:\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("collect output")
+}

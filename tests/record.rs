@@ -1,0 +1,364 @@
+//! `reprise record` on a real display, with a scripted user driving xdotool
+//! and real applications (xcalc and xterm from Debian).
+
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::harness::{
+    Display, assert_success, reprise_with_store, run_ok, wait_for, wait_with_limit,
+};
+
+/// Starts the recorder and waits until it is receiving input: the scripted
+/// user wiggles the pointer until the store holds an event.
+pub fn start_recorder(display: &Display, name: &str, extra: &[&str]) -> Child {
+    let child = display
+        .reprise()
+        .args(["record", "--name", name])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start reprise record");
+    let mut wiggle = 0;
+    wait_for("the recorder to receive input", || {
+        wiggle += 1;
+        display.xdotool(&["mousemove", &(5 + wiggle % 2).to_string(), "5"]);
+        let out = display.reprise().args(["list", "--json"]).output().ok()?;
+        let list: Value = serde_json::from_slice(&out.stdout).ok()?;
+        let entry = list
+            .as_array()?
+            .iter()
+            .find(|entry| entry["name"] == name)?;
+        (entry["n_events"].as_i64()? > 0).then_some(())
+    });
+    child
+}
+
+fn show_json(display: &Display, name: &str) -> Value {
+    serde_json::from_str(&run_ok(display.reprise().args(["show", name, "--json"]))).unwrap()
+}
+
+/// Every node of the trees, depth first.
+fn all_nodes(trees: &Value) -> Vec<&Value> {
+    let mut out = Vec::new();
+    fn walk<'a>(node: &'a Value, out: &mut Vec<&'a Value>) {
+        out.push(node);
+        if let Some(children) = node["children"].as_array() {
+            for child in children {
+                walk(child, out);
+            }
+        }
+    }
+    for tree in trees.as_array().unwrap() {
+        walk(tree, &mut out);
+    }
+    out
+}
+
+/// The images of an export file, by content hash, decoded.
+fn export_images(path: &std::path::Path) -> std::collections::HashMap<String, image::RgbaImage> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut lines = bytes.splitn(3, |byte| *byte == b'\n');
+    assert_eq!(lines.next().unwrap(), b"REPRISE-EXPORT 1");
+    lines.next().unwrap();
+    let payload: Value = serde_json::from_slice(lines.next().unwrap()).unwrap();
+    let engine = base64::engine::general_purpose::STANDARD;
+    payload["images"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(hash, png)| {
+            let png = engine.decode(png.as_str().unwrap()).unwrap();
+            (
+                hash.clone(),
+                image::load_from_memory(&png).unwrap().into_rgba8(),
+            )
+        })
+        .collect()
+}
+
+fn near(value: &Value, expected: i32) -> bool {
+    value
+        .as_f64()
+        .is_some_and(|v| (v - f64::from(expected)).abs() <= 1.0)
+}
+
+#[test]
+fn record_captures_a_scripted_session_on_xcalc_and_xterm() {
+    let mut display = Display::start(1280, 800);
+    // A key that types ö, as on a keyboard whose layout has it: the recorder
+    // then sees a real key with a real character.
+    run_ok(
+        display
+            .command("xmodmap")
+            .args(["-e", "keycode 94 = odiaeresis Odiaeresis"]),
+    );
+    display.spawn("xcalc", &["-geometry", "+100+100"]);
+    let calc = display.wait_for_window("XCalc");
+    display.spawn(
+        "xterm",
+        &["-geometry", "60x20+500+150", "-title", "reprise-xterm"],
+    );
+    let xterm = display.wait_for_window("XTerm");
+    let calc_rect = display.window_rect(calc);
+    let xterm_rect = display.window_rect(xterm);
+
+    let recorder = start_recorder(&display, "e2e", &[]);
+    let (term_x, term_y) = (xterm_rect.0 + 100, xterm_rect.1 + 100);
+    let (calc_x, calc_y) = (calc_rect.0 + 30, calc_rect.1 + 150);
+    // Switch to xterm, type, select all, double-click, scroll, back to xcalc.
+    display.xdotool(&[
+        "mousemove",
+        &term_x.to_string(),
+        &term_y.to_string(),
+        "click",
+        "1",
+    ]);
+    display.xdotool(&["type", "--delay", "40", "Hello, wörld"]);
+    display.xdotool(&["key", "ctrl+a"]);
+    display.xdotool(&["click", "--repeat", "2", "--delay", "80", "1"]);
+    display.xdotool(&["click", "--repeat", "3", "--delay", "30", "5"]);
+    display.xdotool(&[
+        "mousemove",
+        &calc_x.to_string(),
+        &calc_y.to_string(),
+        "click",
+        "1",
+    ]);
+    display.xdotool(&["sleep", "0.3", "key", "ctrl", "ctrl", "ctrl"]);
+    let out = wait_with_limit(recorder, Duration::from_secs(10));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("stopped by StopSequence"));
+
+    let shown = show_json(&display, "e2e");
+    assert_eq!(shown["recording"]["complete"], true);
+    let trees = &shown["events"];
+    let nodes = all_nodes(trees);
+
+    // The double-click: four children at the pointer.
+    let double = nodes
+        .iter()
+        .find(|node| node["name"] == "doubleclick")
+        .expect("a doubleclick");
+    assert_eq!(double["children"].as_array().unwrap().len(), 4);
+    assert!(
+        near(&double["mouse_x"], term_x) && near(&double["mouse_y"], term_y),
+        "{double}"
+    );
+
+    // The text: shift+H as a chord of its own, then the rest with the ö.
+    let type_texts: Vec<&str> = trees
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"] == "type")
+        .filter_map(|t| t["text"].as_str())
+        .collect();
+    assert!(type_texts.contains(&"<shift>-H"), "{type_texts:?}");
+    assert!(
+        type_texts.contains(&"e-l-l-o-,- -w-ö-r-l-d"),
+        "{type_texts:?}"
+    );
+    assert!(type_texts.contains(&"<ctrl>-a"), "{type_texts:?}");
+
+    // The stop sequence is not part of the recording: one ctrl press (the chord).
+    let ctrl_presses = nodes
+        .iter()
+        .filter(|n| n["name"] == "press" && n["key_name"] == "ctrl")
+        .count();
+    assert_eq!(ctrl_presses, 1);
+
+    // Three wheel ticks down, merged into one scroll.
+    let scroll = nodes
+        .iter()
+        .find(|node| node["name"] == "scroll" && node["children"].is_array())
+        .expect("a scroll");
+    assert_eq!(scroll["mouse_dy"].as_f64().unwrap().abs(), 3.0, "{scroll}");
+
+    // The clicks on each window, at the right place, linked to that window.
+    let singles: Vec<&&Value> = nodes
+        .iter()
+        .filter(|node| node["name"] == "singleclick")
+        .collect();
+    let calc_click = singles
+        .iter()
+        .find(|n| near(&n["mouse_x"], calc_x) && near(&n["mouse_y"], calc_y))
+        .expect("the xcalc click");
+    let term_click = singles
+        .iter()
+        .find(|n| near(&n["mouse_x"], term_x) && near(&n["mouse_y"], term_y))
+        .expect("the xterm click");
+    let states = shown["window_states"].as_array().unwrap();
+    let state_of = |node: &Value| {
+        &states[node["window_state_id"]
+            .as_u64()
+            .expect("linked to a window state") as usize]
+    };
+    let xterm_state = state_of(double);
+    assert_eq!(xterm_state["title"], "reprise-xterm");
+    assert_eq!(xterm_state["app_class"], "XTerm");
+    let rect = &xterm_state["rect"];
+    assert_eq!(
+        (
+            rect["left"].as_i64().unwrap(),
+            rect["top"].as_i64().unwrap(),
+            rect["width"].as_u64().unwrap(),
+            rect["height"].as_u64().unwrap()
+        ),
+        (
+            i64::from(xterm_rect.0),
+            i64::from(xterm_rect.1),
+            u64::from(xterm_rect.2),
+            u64::from(xterm_rect.3)
+        )
+    );
+    // The xcalc click happened while xterm was focused (the click focuses it);
+    // the calculator's own state appears right after.
+    assert!(
+        states
+            .iter()
+            .any(|s| s["title"] == "Calculator" && s["app_class"] == "XCalc"),
+        "{states:?}"
+    );
+    let _ = term_click;
+
+    // Every action links to a frame, and the frame before the xcalc click shows
+    // the calculator where it is: its area is not the empty black root.
+    for node in trees.as_array().unwrap() {
+        assert!(node["screenshot_id"].is_u64(), "{node}");
+    }
+    let export = display.dir.path().join("e2e.reprise");
+    run_ok(
+        display
+            .reprise()
+            .args(["export", "e2e", "-o", export.to_str().unwrap()]),
+    );
+    let images = export_images(&export);
+    let shot = &shown["screenshots"][calc_click["screenshot_id"].as_u64().unwrap() as usize];
+    let frame = &images[shot["content_hash"].as_str().unwrap()];
+    let (cx, cy, cw, ch) = calc_rect;
+    let lit = (0..ch)
+        .step_by(4)
+        .flat_map(|dy| (0..cw).step_by(4).map(move |dx| (dx, dy)))
+        .filter(|&(dx, dy)| {
+            frame.get_pixel(cx as u32 + dx, cy as u32 + dy).0[..3]
+                .iter()
+                .any(|&c| c > 60)
+        })
+        .count();
+    let total = (ch as usize).div_ceil(4) * (cw as usize).div_ceil(4);
+    assert!(
+        lit * 2 > total,
+        "the calculator is visible in its frame ({lit} of {total} samples lit)"
+    );
+
+    // Export, import into another store, and show: the same recording.
+    let other_store = display.dir.path().join("other.sqlite");
+    run_ok(reprise_with_store(&other_store).args(["import", export.to_str().unwrap()]));
+    let reimported: Value = serde_json::from_str(&run_ok(
+        reprise_with_store(&other_store).args(["show", "e2e", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(reimported, shown);
+
+    // A truncated copy is refused, and the store is left exactly as it was.
+    let truncated = display.dir.path().join("truncated.reprise");
+    let bytes = std::fs::read(&export).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let fresh_store = display.dir.path().join("fresh.sqlite");
+    run_ok(reprise_with_store(&fresh_store).arg("list"));
+    let before = run_ok(reprise_with_store(&fresh_store).args(["list", "--json"]));
+    let out = reprise_with_store(&fresh_store)
+        .args(["import", truncated.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("truncated") && stderr.contains("the store was not changed"),
+        "{stderr}"
+    );
+    assert_eq!(
+        run_ok(reprise_with_store(&fresh_store).args(["list", "--json"])),
+        before
+    );
+
+    // A corrupted copy (one byte changed) is refused too.
+    let mut corrupted = bytes.clone();
+    let idx = corrupted.len() - 10;
+    corrupted[idx] ^= 0x20;
+    std::fs::write(&truncated, &corrupted).unwrap();
+    let out = reprise_with_store(&fresh_store)
+        .args(["import", truncated.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("corrupted or was modified"));
+    assert_eq!(
+        run_ok(reprise_with_store(&fresh_store).args(["list", "--json"])),
+        before
+    );
+}
+
+#[test]
+fn a_recorder_killed_with_sigkill_keeps_what_it_recorded() {
+    let mut display = Display::start(1024, 768);
+    display.spawn("xcalc", &["-geometry", "+50+50"]);
+    display.wait_for_window("XCalc");
+    let recorder = start_recorder(&display, "killed", &[]);
+    for x in [80, 120, 160] {
+        display.xdotool(&["mousemove", &x.to_string(), "250", "click", "1"]);
+    }
+    // The recorder promises to lose at most the last second.
+    display.xdotool(&["sleep", "1.5"]);
+    let pid = recorder.id().to_string();
+    run_ok(std::process::Command::new("kill").args(["-KILL", &pid]));
+    let out = wait_with_limit(recorder, Duration::from_secs(5));
+    assert!(!out.status.success());
+
+    let list: Value =
+        serde_json::from_str(&run_ok(display.reprise().args(["list", "--json"]))).unwrap();
+    assert_eq!(list[0]["complete"], false, "{list}");
+    let text = run_ok(display.reprise().args(["show", "killed"]));
+    assert!(text.contains("incomplete"), "{text}");
+    let shown = show_json(&display, "killed");
+    let clicks: Vec<&Value> = shown["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|node| node["name"] == "singleclick")
+        .collect();
+    assert_eq!(clicks.len(), 3, "{}", shown["events"]);
+    assert!(near(&clicks[2]["mouse_x"], 160));
+}
+
+#[test]
+fn record_stops_on_sigint_within_a_second_with_every_event_stored() {
+    let display = Display::start(800, 600);
+    let recorder = start_recorder(&display, "interrupted", &["--stop-sequence", "none"]);
+    display.xdotool(&["mousemove", "300", "300", "click", "3"]);
+    let started = std::time::Instant::now();
+    run_ok(std::process::Command::new("kill").args(["-INT", &recorder.id().to_string()]));
+    let out = wait_with_limit(recorder, Duration::from_secs(5));
+    let elapsed = started.elapsed();
+    let command = display.reprise();
+    assert_success(&out, &command);
+    assert!(elapsed < Duration::from_secs(2), "exit took {elapsed:?}");
+    let shown = show_json(&display, "interrupted");
+    assert_eq!(shown["recording"]["complete"], true);
+    let right_clicks = all_nodes(&shown["events"])
+        .into_iter()
+        .filter(|node| node["name"] == "click" && node["mouse_button_name"] == "right")
+        .count();
+    assert_eq!(
+        right_clicks, 2,
+        "the right press and release were both stored"
+    );
+}

@@ -1,0 +1,268 @@
+//! `reprise replay --strategy naive` on a real display, with the fixture
+//! application as the oracle of what was actually received.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::harness::{Display, fixture_log, run_ok, wait_for, wait_with_limit};
+use crate::record::start_recorder;
+
+/// The fixture's default window: the client area's origin is (201, 170) on
+/// openbox when asked for (200, 150) (1 px border, 20 px title bar)... so the
+/// test reads it rather than assume it.
+fn client_origin(display: &Display) -> (i32, i32) {
+    let window = display.wait_for_window("reprise-fixture");
+    let (x, y, _, _) = display.window_rect(window);
+    (x, y)
+}
+
+/// What the application received that matters: clicks, selections, checks,
+/// chords, and the text field's final value.
+fn received(log: &[Value]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut text = None;
+    for entry in log {
+        match entry["event"].as_str().unwrap_or("") {
+            "click" | "double_click" => out.push(format!(
+                "{} {} {}",
+                entry["event"].as_str().unwrap(),
+                entry["control"].as_str().unwrap_or("nothing"),
+                entry["button"].as_str().unwrap_or("")
+            )),
+            "select" => out.push(format!("select {}", entry["control"].as_str().unwrap())),
+            "check" => out.push(format!("check {}", entry["value"])),
+            "key" if entry["ctrl"] == true && entry["pressed"] == true => {
+                out.push(format!("ctrl+{}", entry["key"].as_str().unwrap()))
+            }
+            "text" => text = entry["value"].as_str().map(str::to_owned),
+            _ => {}
+        }
+    }
+    out.push(format!("text {:?}", text.unwrap_or_default()));
+    out
+}
+
+/// Records the task on the fixture: a click on Save, typing into the user
+/// name (with a chord and a non-ASCII character), the checkbox, a
+/// double-click on a list row. Returns the log of the recorded session.
+fn record_task(display: &mut Display) -> Vec<Value> {
+    run_ok(
+        display
+            .command("xmodmap")
+            .args(["-e", "keycode 94 = odiaeresis Odiaeresis"]),
+    );
+    let log = display.spawn_fixture("recorded.log", &["--x", "200", "--y", "150"]);
+    let (ox, oy) = client_origin(display);
+    let at = |dx: i32, dy: i32| [(ox + dx).to_string(), (oy + dy).to_string()];
+    let recorder = start_recorder(display, "task", &[]);
+    let [x, y] = at(29, 217);
+    display.xdotool(&["mousemove", &x, &y, "click", "1"]);
+    let [x, y] = at(199, 43);
+    display.xdotool(&["mousemove", &x, &y, "click", "1", "sleep", "0.2"]);
+    display.xdotool(&["type", "--delay", "40", "bob wörld"]);
+    display.xdotool(&["key", "ctrl+a"]);
+    let [x, y] = at(16, 66);
+    display.xdotool(&["mousemove", &x, &y, "click", "1", "sleep", "0.2"]);
+    let [x, y] = at(19, 162);
+    display.xdotool(&[
+        "mousemove",
+        &x,
+        &y,
+        "click",
+        "--repeat",
+        "2",
+        "--delay",
+        "80",
+        "1",
+        "sleep",
+        "0.3",
+    ]);
+    display.xdotool(&["key", "ctrl", "ctrl", "ctrl"]);
+    let out = wait_with_limit(recorder, Duration::from_secs(10));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let entries = fixture_log(&log);
+    display.stop_apps();
+    entries
+}
+
+#[test]
+fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
+    let mut display = Display::start(1280, 800);
+    let recorded = received(&record_task(&mut display));
+    assert!(
+        recorded.contains(&"click Save left".to_owned()),
+        "{recorded:?}"
+    );
+    assert!(recorded.contains(&"ctrl+A".to_owned()), "{recorded:?}");
+    assert!(
+        recorded.contains(&"double_click row:Gamma left".to_owned()),
+        "{recorded:?}"
+    );
+    assert_eq!(recorded.last().unwrap(), "text \"bob wörld\"");
+
+    // The unchanged screen: the same clicks on the same controls, the same text.
+    let log = display.spawn_fixture("same.log", &["--x", "200", "--y", "150"]);
+    let out = display
+        .reprise()
+        .args(["replay", "task", "--speed", "3"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(received(&fixture_log(&log)), recorded);
+    display.stop_apps();
+
+    // The window moved: naive replay clicks where the controls were.
+    let log = display.spawn_fixture("moved.log", &["--x", "420", "--y", "300"]);
+    let out = display
+        .reprise()
+        .args(["replay", "task", "--speed", "3"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "naive does not know it missed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let moved = received(&fixture_log(&log));
+    assert_ne!(moved, recorded);
+    assert!(!moved.contains(&"click Save left".to_owned()), "{moved:?}");
+    assert!(
+        !moved.contains(&"double_click row:Gamma left".to_owned()),
+        "{moved:?}"
+    );
+
+    // The report says which steps aimed at a window that had moved.
+    let report = display.dir.path().join("report.html");
+    run_ok(
+        display
+            .reprise()
+            .args(["report", "last", "-o", report.to_str().unwrap()]),
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("moved from 201,170 420x400 to 421,320 420x400"),
+        "the report names the move"
+    );
+    assert!(html.contains("id=\"outcome\">completed<"));
+    assert!(
+        html.matches("data:image/png;base64,").count() >= 5,
+        "each step shows its screenshot"
+    );
+}
+
+#[test]
+fn dry_run_injects_nothing() {
+    let mut display = Display::start(1280, 800);
+    record_task(&mut display);
+    let log = display.spawn_fixture("dry.log", &["--x", "200", "--y", "150"]);
+    let out = display
+        .reprise()
+        .args(["replay", "task", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let entries = fixture_log(&log);
+    assert_eq!(
+        entries.len(),
+        1,
+        "only the fixture's start is logged: {entries:?}"
+    );
+    let report = display.dir.path().join("dry.html");
+    run_ok(
+        display
+            .reprise()
+            .args(["report", "last", "-o", report.to_str().unwrap()]),
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("class=\"badge dry_run\""),
+        "every step is marked as a dry run"
+    );
+    assert!(
+        html.contains("class=\"target\">("),
+        "the report shows where each step would land"
+    );
+}
+
+#[test]
+fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
+    let mut display = Display::start(1024, 768);
+    display.spawn_fixture("abort.log", &["--x", "100", "--y", "100"]);
+    let (ox, oy) = client_origin(&display);
+    // A long recording: a press held for seconds (a slow drag) on the list.
+    let recorder = start_recorder(&display, "slow", &["--stop-sequence", "none"]);
+    let (x, y) = ((ox + 19).to_string(), (oy + 162).to_string());
+    display.xdotool(&[
+        "mousemove",
+        &x,
+        &y,
+        "mousedown",
+        "1",
+        "sleep",
+        "4",
+        "mouseup",
+        "1",
+        "sleep",
+        "0.5",
+    ]);
+    run_ok(std::process::Command::new("kill").args(["-INT", &recorder.id().to_string()]));
+    assert!(
+        wait_with_limit(recorder, Duration::from_secs(5))
+            .status
+            .success()
+    );
+
+    let replay = display
+        .reprise()
+        .args(["replay", "slow"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the replay holds the button, then the person takes over.
+    wait_for("the replay to press the button", || {
+        let out = display
+            .command("xinput")
+            .args(["query-state", "Virtual core XTEST pointer"])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout)
+            .contains("button[1]=down")
+            .then_some(())
+    });
+    let moved = Instant::now();
+    display.xdotool(&["mousemove", "0", "0"]);
+    let out = wait_with_limit(replay, Duration::from_secs(5));
+    let latency = moved.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(11),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("was aborted"));
+    assert!(
+        latency < Duration::from_secs(2),
+        "the abort took {latency:?}"
+    );
+    let state = run_ok(
+        display
+            .command("xinput")
+            .args(["query-state", "Virtual core XTEST pointer"]),
+    );
+    assert!(!state.contains("=down"), "nothing stays pressed:\n{state}");
+}
