@@ -153,10 +153,9 @@ fn a_failed_injection_is_retried_and_nothing_stays_held() {
     let (outcome, records) = run(&mut strategy, &mut desktop, &options, &|| false);
     assert_eq!(outcome, ReplayOutcome::StepLimit { steps: 1 });
     assert_eq!(records[0].attempts, 2);
-    assert_eq!(
-        desktop.release_all_calls, 1,
-        "the failed attempt released what it held"
-    );
+    // Once after the failed attempt, once when the replay ended.
+    assert_eq!(desktop.release_all_calls, 2);
+    assert!(desktop.held.is_empty(), "nothing stays held");
     assert_eq!(records[0].errors, ["inject input: display gone"]);
 }
 
