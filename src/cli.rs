@@ -43,6 +43,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Read a recording from an export file, checking all of it first.
     Import(ImportArgs),
+    /// Measure this machine (see BENCHMARKS.md).
+    #[command(subcommand)]
+    Bench(BenchCommand),
     /// Work on event lists directly.
     #[command(subcommand)]
     Events(EventsCommand),
@@ -151,6 +154,17 @@ pub struct ExportArgs {
 pub struct ImportArgs {
     /// An export file written by `reprise export`.
     pub file: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Time each part of taking a frame on the live display, against a raw
+    /// X11 GetImage in the same run.
+    Capture {
+        /// Frames to time for each part.
+        #[arg(long, default_value_t = 30)]
+        frames: usize,
+    },
 }
 
 #[derive(Debug, Subcommand)]

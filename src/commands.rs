@@ -20,6 +20,9 @@ pub fn run(cli: Cli) -> Result<()> {
     let open_store = || Store::open(&store_path).context("open the store");
     match cli.command {
         Command::Events(EventsCommand::Reduce(args)) => events_reduce(&args),
+        Command::Bench(crate::cli::BenchCommand::Capture { frames }) => {
+            print_text(&crate::bench::capture(frames)?)
+        }
         Command::Record(args) => record(&mut open_store()?, &args),
         Command::Replay(args) => replay(&mut open_store()?, &args),
         Command::Report(args) => {

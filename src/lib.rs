@@ -4,6 +4,7 @@
 //! line, the store, the export format and the presentation of recordings.
 
 pub mod archive;
+pub mod bench;
 pub mod cli;
 pub mod commands;
 pub mod exit;

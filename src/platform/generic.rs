@@ -53,3 +53,12 @@ impl WindowProbe {
         Ok(None)
     }
 }
+
+impl WindowProbe {
+    /// No raw reference capture here: xcap is the platform's own path.
+    pub fn capture_raw(&self) -> Result<image::RgbaImage, PlatformError> {
+        Err(PlatformError::Capture(
+            "a raw capture exists only on X11".into(),
+        ))
+    }
+}

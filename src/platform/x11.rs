@@ -165,3 +165,38 @@ impl WindowProbe {
         })
     }
 }
+
+/// A raw `GetImage` of the whole root window converted to RGBA: the
+/// reference that xcap's capture is measured against.
+pub fn capture_root_raw(
+    conn: &RustConnection,
+    root: Window,
+) -> Result<image::RgbaImage, PlatformError> {
+    use x11rb::protocol::xproto::ImageFormat;
+    let geometry = conn
+        .get_geometry(root)
+        .map_err(query_err)?
+        .reply()
+        .map_err(query_err)?;
+    let (width, height) = (geometry.width, geometry.height);
+    let reply = conn
+        .get_image(ImageFormat::Z_PIXMAP, root, 0, 0, width, height, !0)
+        .map_err(|err| PlatformError::Capture(err.to_string()))?
+        .reply()
+        .map_err(|err| PlatformError::Capture(err.to_string()))?;
+    // A 24-bit TrueColor screen comes as BGRX, four bytes a pixel.
+    let mut rgba = reply.data;
+    for pixel in rgba.chunks_exact_mut(4) {
+        pixel.swap(0, 2);
+        pixel[3] = 255;
+    }
+    image::RgbaImage::from_raw(u32::from(width), u32::from(height), rgba)
+        .ok_or_else(|| PlatformError::Capture("GetImage returned an unexpected size".into()))
+}
+
+impl WindowProbe {
+    /// The reference capture through this probe's connection.
+    pub fn capture_raw(&self) -> Result<image::RgbaImage, PlatformError> {
+        capture_root_raw(&self.conn, self.root)
+    }
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The recorder's benchmark (figures go to BENCHMARKS.md): a scripted 60-second
+# session on xcalc and xterm on a private Xvfb, as measured for OpenAdapt's
+# recorder (736 moves, 60 clicks, 200 typed characters, 20 scroll ticks), then
+# an input burst. Reports CPU, memory over time, stored bytes, lost events and
+# the time from Ctrl-C to exit. Usage: scripts/bench-record.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+unset WAYLAND_DISPLAY XDG_SESSION_TYPE
+cargo build --release --locked --bin reprise
+reprise=$PWD/target/release/reprise
+work=$(mktemp -d)
+export REPRISE_STORE=$work/store.sqlite
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+Xvfb -displayfd 3 -screen 0 1920x1080x24 -nolisten tcp 3>"$work/display" 2>/dev/null &
+pids+=($!)
+for _ in $(seq 100); do [[ -s $work/display ]] && break; sleep 0.1; done
+export DISPLAY=:$(cat "$work/display")
+openbox >/dev/null 2>&1 & pids+=($!)
+sleep 0.5
+xcalc -geometry +100+100 >/dev/null 2>&1 & pids+=($!)
+xterm -geometry 80x24+600+100 >/dev/null 2>&1 & pids+=($!)
+sleep 1
+
+"$reprise" bench capture --frames 30
+
+run_recorder() { # name; starts the recorder under /usr/bin/time
+  /usr/bin/time -f "%U %S %M" -o "$work/$1.time" "$reprise" record --name "$1" --stop-sequence none \
+    >"$work/$1.out" 2>"$work/$1.err" &
+  recorder=$!
+  for _ in $(seq 100); do
+    xdotool mousemove 1000 900 sleep 0.05 mousemove 1001 900
+    "$reprise" list --json | grep -q '"n_events": [1-9]' && break
+  done
+  base_events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
+}
+stop_recorder() { # prints seconds from SIGINT to exit
+  local started
+  started=$(date +%s.%N)
+  kill -INT "$recorder"
+  wait "$recorder" || true
+  echo "$(date +%s.%N) - $started" | bc
+}
+rss_of() { awk '/VmRSS/ {print $2}' "/proc/$(pgrep -n -f "reprise record --name $1")/status" 2>/dev/null || echo 0; }
+
+echo "== scripted session: $seconds s =="
+run_recorder session
+rss_samples=()
+per_tick=$((seconds / 20))
+for tick in $(seq 20); do
+  # Each tick: ~37 moves, 3 clicks, 10 characters, 1 scroll tick.
+  for i in $(seq 37); do xdotool mousemove $((300 + (tick * 13 + i * 7) % 900)) $((300 + (i * 11) % 500)); done
+  xdotool mousemove 140 260 click 1 mousemove 180 260 click 1 mousemove 700 300 click 1
+  xdotool type --delay 20 "abcdefghij"
+  xdotool click 5
+  rss_samples+=("$(rss_of session)")
+  sleep "$per_tick"
+done
+exit_seconds=$(stop_recorder)
+read -r user sys max_kb <"$work/session.time"
+events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
+shots=$("$reprise" list --json | grep -o '"n_screenshots": [0-9]*' | tail -1 | grep -o '[0-9]*$')
+store_bytes=$(du -cb "$work"/store.sqlite* | tail -1 | cut -f1)
+expected=$((20 * (37 + 3 * 2 + 10 * 2 + 1)))
+echo "events stored after the readiness wiggle: $((events - base_events)) (injected: $expected, moves to an unchanged position send none)"
+echo "screenshots stored: $shots"
+echo "CPU: user $user s + system $sys s over $seconds s = $(echo "($user + $sys) * 60 / $seconds" | bc -l | cut -c1-5) CPU-s per minute"
+echo "peak RSS: $((max_kb / 1024)) MiB; RSS samples (KiB): ${rss_samples[*]}"
+echo "store: $store_bytes bytes = $(echo "$store_bytes * 60 / $seconds / 1048576" | bc -l | cut -c1-5) MiB per minute"
+echo "Ctrl-C to exit: $exit_seconds s"
+grep -h "note:" "$work/session.err" || true
+
+echo "== input burst: 3000 pointer moves as fast as XTEST takes them =="
+run_recorder burst
+args=()
+for i in $(seq 3000); do args+=(mousemove $((100 + i % 1500)) $((200 + (i / 1500) * 10))); done
+burst_started=$(date +%s.%N)
+xdotool "${args[@]}"
+burst_seconds=$(echo "$(date +%s.%N) - $burst_started" | bc)
+sleep 1
+stop_recorder >/dev/null
+events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
+echo "moves stored: $((events - base_events)) of 3000 injected in $burst_seconds s ($(echo "3000 / $burst_seconds" | bc) events/s)"

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The main job: on a private virtual display, record a task on the fixture
+# application, perturb the screen (move its window), replay the recording, and
+# write the replay reports. Installs what it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup-debian.sh
+unset WAYLAND_DISPLAY XDG_SESSION_TYPE
+
+cargo build --workspace --locked
+reprise=$PWD/target/debug/reprise
+fixture=$PWD/target/debug/reprise-fixture
+out=$PWD/demo-output
+rm -rf "$out" && mkdir -p "$out"
+export REPRISE_STORE=$out/store.sqlite
+
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$out/display" 2>/dev/null &
+pids+=($!)
+for _ in $(seq 100); do [[ -s $out/display ]] && break; sleep 0.1; done
+export DISPLAY=:$(cat "$out/display")
+openbox >/dev/null 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break; sleep 0.1; done
+echo "virtual display $DISPLAY is up"
+
+start_fixture() { # log-name x y
+  "$fixture" --log "$out/$1" --x "$2" --y "$3" >/dev/null 2>&1 &
+  fixture_pid=$!
+  pids+=("$fixture_pid")
+  for _ in $(seq 100); do xdotool search --onlyvisible --class reprise-fixture >/dev/null 2>&1 && break; sleep 0.1; done
+  read -r origin_x origin_y < <(xwininfo -id "$(xdotool search --onlyvisible --class reprise-fixture | head -1)" |
+    awk '/Absolute upper-left X/ {x=$NF} /Absolute upper-left Y/ {y=$NF} END {print x, y}')
+}
+click() { xdotool mousemove $((origin_x + $1)) $((origin_y + $2)) click "${3:-1}"; sleep 0.3; }
+
+echo "recording a task on the fixture application"
+start_fixture recorded.log 200 150
+"$reprise" record --name demo --task "sign in as alice, remember me, open Gamma, save" >"$out/record.txt" 2>&1 &
+recorder=$!
+for _ in $(seq 100); do
+  xdotool mousemove 40 40 sleep 0.05 mousemove 41 40
+  "$reprise" list --json | grep -q '"n_events": [1-9]' && break
+done
+click 199 43
+xdotool type --delay 60 "alice"
+click 16 66
+xdotool mousemove $((origin_x + 19)) $((origin_y + 162)) click --repeat 2 --delay 80 1
+sleep 0.3
+click 29 217
+xdotool key ctrl ctrl ctrl
+wait "$recorder"
+cat "$out/record.txt"
+"$reprise" show demo >"$out/recording.txt"
+"$reprise" visualize demo -o "$out/recording.html"
+kill "$fixture_pid"
+
+echo "replaying on the unchanged screen"
+start_fixture unchanged.log 200 150
+"$reprise" replay demo --speed 2 || true
+"$reprise" report last -o "$out/report-unchanged.html"
+kill "$fixture_pid"
+
+echo "perturbing the screen (the window moves by +220,+150) and replaying"
+start_fixture moved.log 420 300
+"$reprise" replay demo --speed 2 || true
+"$reprise" report last -o "$out/report-moved.html"
+kill "$fixture_pid"
+
+summary() { # the controls clicked, and the text field's final value
+  local clicks text
+  clicks=$(grep -o '"control":\("[^"]*"\|null\),"event":"\(click\|double_click\)"' "$out/$1" |
+    sed 's/"control":\(.*\),"event":"\(.*\)"/\2 \1/' | tr '\n' ',' | sed 's/,$//')
+  text=$(grep '"event":"text"' "$out/$1" | tail -1 | grep -o '"value":"[^"]*"' | cut -d: -f2-)
+  echo "${clicks:-no clicks}; text ${text:-none}"
+}
+{
+  echo "What the application received:"
+  echo "  recorded:  $(summary recorded.log)"
+  echo "  unchanged: $(summary unchanged.log)"
+  echo "  moved:     $(summary moved.log)"
+} | tee "$out/summary.txt"
+echo
+echo "demo output in $out:"
+echo "  recording.html       the recording over its screenshots"
+echo "  report-unchanged.html  the replay on the unchanged screen"
+echo "  report-moved.html    the replay after the window moved (naive replay misses)"
