@@ -45,7 +45,7 @@ pub fn capture(n_frames: usize) -> Result<String> {
         );
         Ok(())
     })?;
-    let hash_ms = median_ms(n, || Ok(drop(content_hash(width, height, frame.as_raw()))))?;
+    let hash_ms = median_ms(n, || Ok(content_hash(width, height, frame.as_raw())))?;
     let mut png_bytes = 0;
     let png_ms = median_ms(n, || {
         png_bytes = encode_png(&frame).len();
