@@ -13,6 +13,8 @@ packages=(
   libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libclang-dev
   # The fixture application's software OpenGL and fonts.
   libgl1-mesa-dri libegl1 libgles2 fonts-dejavu-core
+  # Headless Chromium checks the HTML reports as a person would see them.
+  chromium
 )
 
 missing=()

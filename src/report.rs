@@ -256,6 +256,20 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
             ),
         ),
         ("complete", recording.complete.to_string()),
+        (
+            "windows",
+            bundle
+                .window_states
+                .iter()
+                .map(|state| {
+                    format!(
+                        "{:.2} s: {} ({})",
+                        state.timestamp, state.title, state.app_class
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
     ] {
         let _ = writeln!(body, "<tr><td>{key}</td><td>{}</td></tr>", escape(&value));
     }

@@ -258,3 +258,55 @@ pub fn wait_with_limit(mut child: Child, limit: Duration) -> Output {
     }
     child.wait_with_output().expect("collect output")
 }
+
+/// Opens a page in headless Chromium (Debian's `chromium`); returns the DOM
+/// after it loaded and a screenshot of it.
+pub fn chromium_render(page: &Path, width: u32, height: u32) -> (String, image::RgbaImage) {
+    let profile = tempfile::tempdir().expect("a Chromium profile folder");
+    let common = |command: &mut Command| {
+        command
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+            ])
+            .args([
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .env_remove("DISPLAY")
+            .stderr(Stdio::null());
+    };
+    let url = format!("file://{}", page.display());
+    let mut dump = Command::new("chromium");
+    common(&mut dump);
+    let dom = run_ok(dump.arg("--dump-dom").arg(&url));
+    let shot = profile.path().join("shot.png");
+    let mut screenshot = Command::new("chromium");
+    common(&mut screenshot);
+    run_ok(
+        screenshot
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(format!("--window-size={width},{height}"))
+            .arg(&url),
+    );
+    let image = image::open(&shot)
+        .expect("Chromium wrote a screenshot")
+        .into_rgba8();
+    (dom, image)
+}
+
+/// How many pixels of an image are the report's marker red (#e53935).
+pub fn marker_pixels(image: &image::RgbaImage) -> usize {
+    image
+        .pixels()
+        .filter(|pixel| {
+            let [r, g, b, _] = pixel.0;
+            r > 200 && (40..=90).contains(&g) && (30..=80).contains(&b)
+        })
+        .count()
+}

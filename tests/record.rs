@@ -8,7 +8,8 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use crate::harness::{
-    Display, assert_success, reprise_with_store, run_ok, wait_for, wait_with_limit,
+    Display, assert_success, chromium_render, marker_pixels, reprise_with_store, run_ok, wait_for,
+    wait_with_limit,
 };
 
 /// Starts the recorder and waits until it is receiving input: the scripted
@@ -258,6 +259,33 @@ fn record_captures_a_scripted_session_on_xcalc_and_xterm() {
         lit * 2 > total,
         "the calculator is visible in its frame ({lit} of {total} samples lit)"
     );
+
+    // The recording as a page: the events over their screenshots, rendered
+    // by a real browser with the pointer positions marked.
+    let page = display.dir.path().join("recording.html");
+    run_ok(
+        display
+            .reprise()
+            .args(["visualize", "e2e", "-o", page.to_str().unwrap()]),
+    );
+    let (dom, rendered) = chromium_render(&page, 1300, 3000);
+    assert!(
+        dom.contains("Recording e2e") && dom.contains("doubleclick left at"),
+        "the event tree is on the page"
+    );
+    assert!(
+        dom.contains("reprise-xterm (XTerm)") && dom.contains("Calculator (XCalc)"),
+        "window titles are shown"
+    );
+    assert!(
+        marker_pixels(&rendered) > 50,
+        "pointer positions are marked on the screenshots"
+    );
+    if let Ok(dir) = std::env::var("REPRISE_DOCS_SHOTS") {
+        rendered
+            .save(std::path::Path::new(&dir).join("recording.png"))
+            .unwrap();
+    }
 
     // Export, import into another store, and show: the same recording.
     let other_store = display.dir.path().join("other.sqlite");

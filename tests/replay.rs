@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::harness::{Display, fixture_log, run_ok, wait_for, wait_with_limit};
+use crate::harness::{
+    Display, chromium_render, fixture_log, marker_pixels, run_ok, wait_for, wait_with_limit,
+};
 use crate::record::start_recorder;
 
 /// The fixture's default window: the client area's origin is (201, 170) on
@@ -158,6 +160,26 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
         html.matches("data:image/png;base64,").count() >= 5,
         "each step shows its screenshot"
     );
+
+    // What a person sees: the page renders with each step, and the targets
+    // are marked on the screenshots.
+    let (dom, shot) = chromium_render(&report, 1200, 2400);
+    assert!(
+        dom.contains("Step 0:") && dom.contains("Step 4:"),
+        "the steps are on the page"
+    );
+    assert!(
+        dom.contains("moved from 201,170"),
+        "the reason is on the page"
+    );
+    assert!(
+        marker_pixels(&shot) > 50,
+        "the target markers are drawn on the screenshots"
+    );
+    if let Ok(dir) = std::env::var("REPRISE_DOCS_SHOTS") {
+        shot.save(std::path::Path::new(&dir).join("report.png"))
+            .unwrap();
+    }
 }
 
 #[test]
