@@ -160,3 +160,54 @@ fn every_command_has_help() {
         );
     }
 }
+
+#[test]
+fn the_committed_sample_recording_imports_and_shows_its_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite");
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/recordings/fixture-demo.reprise"
+    );
+    let out = reprise_with_store(&store)
+        .args(["import", sample])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = reprise_with_store(&store)
+        .args(["show", "demo", "--json"])
+        .output()
+        .unwrap();
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = shown["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "move",
+            "singleclick",
+            "type",
+            "singleclick",
+            "doubleclick",
+            "singleclick"
+        ]
+    );
+    assert_eq!(shown["events"][2]["text"], "a-l-i-c-e");
+    assert_eq!(shown["screenshots"].as_array().unwrap().len(), 10);
+    assert_eq!(shown["window_states"][0]["title"], "Reprise Fixture");
+    // A second import of the same recording is refused, and changes nothing.
+    let out = reprise_with_store(&store)
+        .args(["import", sample])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already in the store"));
+}
