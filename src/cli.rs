@@ -19,6 +19,9 @@ pub struct GlobalArgs {
     /// The store (an SQLite file); default: reprise/store.sqlite in the per-user data directory.
     #[arg(long, global = true, env = "REPRISE_STORE", value_name = "PATH")]
     pub store: Option<PathBuf>,
+    /// The config file; default: reprise/config.toml in the per-user config directory, if present.
+    #[arg(long, global = true, env = "REPRISE_CONFIG", value_name = "PATH")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -43,6 +46,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Read a recording from an export file, checking all of it first.
     Import(ImportArgs),
+    /// Check and account the model providers.
+    #[command(subcommand)]
+    Llm(LlmCommand),
     /// Measure this machine (see BENCHMARKS.md).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -154,6 +160,33 @@ pub struct ExportArgs {
 pub struct ImportArgs {
     /// An export file written by `reprise export`.
     pub file: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LlmCommand {
+    /// Send a tiny request to the configured providers and show the answer,
+    /// its latency, tokens and cost.
+    Ping {
+        /// Only this provider: openai, anthropic or gemini.
+        #[arg(long)]
+        provider: Option<String>,
+        /// Do not answer from the response cache (nor store the answer).
+        #[arg(long)]
+        no_cache: bool,
+    },
+    /// Calls, cache hits, tokens and estimated cost per provider and model.
+    Usage {
+        /// Only the calls of this replay run.
+        #[arg(long)]
+        run: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete cached answers older than this many days.
+    Prune {
+        #[arg(long, value_name = "DAYS")]
+        older_than_days: f64,
+    },
 }
 
 #[derive(Debug, Subcommand)]

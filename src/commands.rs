@@ -20,6 +20,7 @@ pub fn run(cli: Cli) -> Result<()> {
     let open_store = || Store::open(&store_path).context("open the store");
     match cli.command {
         Command::Events(EventsCommand::Reduce(args)) => events_reduce(&args),
+        Command::Llm(command) => llm(&store_path, cli.global.config.as_deref(), command),
         Command::Bench(crate::cli::BenchCommand::Capture { frames }) => {
             print_text(&crate::bench::capture(frames)?)
         }
@@ -272,6 +273,113 @@ fn replay(store: &mut Store, args: &ReplayArgs) -> Result<()> {
         aborted,
     }
     .into())
+}
+
+/// The `[llm]` settings from the config file (the given one, or the default
+/// one if it exists).
+pub fn config_file(explicit: Option<&std::path::Path>) -> Result<crate::llm::settings::FileConfig> {
+    let default = dirs::config_dir().map(|dir| dir.join("reprise").join("config.toml"));
+    let path = match (explicit, default) {
+        (Some(path), _) => path.to_owned(),
+        (None, Some(path)) if path.exists() => path,
+        _ => return Ok(Default::default()),
+    };
+    let config = crate::llm::settings::read_config_file(&path)
+        .with_context(|| format!("read the config file {}", path.display()))?;
+    Ok(config.llm)
+}
+
+fn llm(
+    store_path: &std::path::Path,
+    config: Option<&std::path::Path>,
+    command: crate::cli::LlmCommand,
+) -> Result<()> {
+    use crate::cli::LlmCommand;
+    use reprise_strategies::llm::{Llm as _, LlmRequest, Message};
+    let file = config_file(config)?;
+    match command {
+        LlmCommand::Ping { provider, no_cache } => {
+            let flags = crate::llm::LlmFlags { provider, no_cache };
+            let settings =
+                crate::llm::settings::resolve(&flags, &|var| std::env::var(var).ok(), &file)?;
+            let store = Store::open(store_path).context("open the store")?;
+            let mut chain = crate::llm::ChainLlm::new(settings, store)?;
+            let prompt = crate::llm::prompt::render("ping", &Default::default())?;
+            let request = LlmRequest {
+                purpose: "ping".into(),
+                system: "You are a health check.".into(),
+                messages: vec![Message::user_text(prompt)],
+                max_output_tokens: 20,
+            };
+            let reply = chain.complete(&request)?;
+            let answer = reprise_strategies::llm::extract_json(&reply.text);
+            println!(
+                "{} {}: answered in {} ms{} ({} tokens in, {} out): {}",
+                reply.provider,
+                reply.model,
+                reply.latency_ms,
+                if reply.cached { " from the cache" } else { "" },
+                reply.usage.input_tokens,
+                reply.usage.output_tokens,
+                reply.text.trim()
+            );
+            match answer {
+                Ok(value) if value["ok"] == true => Ok(()),
+                _ => bail!(crate::exit::LlmFailure(
+                    "the provider answered, but not with the JSON it was asked for".into()
+                )),
+            }
+        }
+        LlmCommand::Usage { run, json } => {
+            let store = Store::open(store_path).context("open the store")?;
+            let run_id = run.map(|run| store.resolve_run(&run)).transpose()?;
+            let totals = store.llm_usage(run_id.as_deref())?;
+            if json {
+                return print_json(&totals);
+            }
+            if totals.is_empty() {
+                return print_text("no model calls yet\n");
+            }
+            let mut text = format!(
+                "{:<10} {:<28} {:>6} {:>6} {:>8} {:>10} {:>10} {:>10}\n",
+                "PROVIDER",
+                "MODEL",
+                "CALLS",
+                "CACHED",
+                "FAILED",
+                "TOKENS IN",
+                "TOKENS OUT",
+                "COST USD"
+            );
+            for total in &totals {
+                text.push_str(&format!(
+                    "{:<10} {:<28} {:>6} {:>6} {:>8} {:>10} {:>10} {:>10.4}\n",
+                    total.provider,
+                    total.model,
+                    total.calls,
+                    total.cache_hits,
+                    total.failures,
+                    total.input_tokens,
+                    total.output_tokens,
+                    total.cost_usd
+                ));
+            }
+            print_text(&text)
+        }
+        LlmCommand::Prune { older_than_days } => {
+            if !(older_than_days.is_finite() && older_than_days >= 0.0) {
+                bail!(UsageError(
+                    "--older-than-days must be a number of days, 0 or more".into()
+                ));
+            }
+            let mut store = Store::open(store_path).context("open the store")?;
+            let n = store.prune_llm_cache(std::time::Duration::from_secs_f64(
+                older_than_days * 86_400.0,
+            ))?;
+            println!("deleted {n} cached answers");
+            Ok(())
+        }
+    }
 }
 
 fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {

@@ -7,6 +7,7 @@
 //! | 2 | the command line is wrong (clap's usage errors) |
 //! | 3 | the recording or run named does not exist |
 //! | 4 | the input was refused: malformed JSON, a bad export, a damaged or newer store |
+//! | 5 | no model provider is configured, or the providers failed |
 //! | 10 | a replay stopped at a step that failed (or reached its step limit) |
 //! | 11 | a replay was aborted by the person |
 
@@ -21,6 +22,7 @@ pub enum Code {
     Usage = 2,
     NotFound = 3,
     Refused = 4,
+    Llm = 5,
     ReplayFailed = 10,
     ReplayAborted = 11,
 }
@@ -53,6 +55,13 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 Code::ReplayFailed
             };
         }
+        if cause
+            .downcast_ref::<reprise_strategies::llm::LlmError>()
+            .is_some()
+            || cause.downcast_ref::<LlmFailure>().is_some()
+        {
+            return Code::Llm;
+        }
         if cause.downcast_ref::<UsageError>().is_some() {
             return Code::Usage;
         }
@@ -64,6 +73,11 @@ pub fn code_for(err: &anyhow::Error) -> Code {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
+
+/// A model provider answered unusably.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LlmFailure(pub String);
 
 /// Logs go to stderr, filtered by `REPRISE_LOG` (for example `info` or
 /// `reprise=debug`); warnings only by default.

@@ -8,9 +8,12 @@ pub mod bench;
 pub mod cli;
 pub mod commands;
 pub mod exit;
+pub mod llm;
 pub mod platform;
 pub mod present;
 pub mod record;
 pub mod replay;
 pub mod report;
 pub mod store;
+#[doc(hidden)]
+pub mod testing;

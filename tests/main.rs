@@ -3,5 +3,6 @@
 
 mod cli;
 mod harness;
+mod llm;
 mod record;
 mod replay;

@@ -69,6 +69,34 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX replay_steps_hash ON replay_steps(screenshot_hash);
     ",
+    // 2: model calls: the response cache and the accounting of every call.
+    "
+    CREATE TABLE llm_cache (
+        key TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        text TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        created REAL NOT NULL
+    );
+    CREATE TABLE llm_calls (
+        id INTEGER PRIMARY KEY,
+        created REAL NOT NULL,
+        run_id TEXT,
+        purpose TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        latency_ms INTEGER NOT NULL,
+        attempts INTEGER NOT NULL,
+        cached INTEGER NOT NULL,
+        cost_usd REAL,
+        error TEXT
+    );
+    CREATE INDEX llm_calls_run ON llm_calls(run_id);
+    ",
 ];
 
 /// The schema version this build writes.

@@ -8,6 +8,7 @@
 
 pub mod action;
 pub mod desktop;
+pub mod llm;
 pub mod naive;
 pub mod replay;
 pub mod scripted;

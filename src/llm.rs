@@ -1,0 +1,15 @@
+//! The model providers behind the strategies' `Llm` port: three wire formats
+//! over HTTP, retries with backoff, a fallback chain, a response cache and the
+//! accounting of every call in the store, and the prompt templates.
+
+pub mod chain;
+pub mod http;
+pub mod prompt;
+pub mod provider;
+pub mod settings;
+
+pub use chain::ChainLlm;
+pub use settings::{LlmFlags, LlmSettings};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,242 @@
+//! One provider over HTTP: timeouts on connect and on the whole request,
+//! retries on 429, 5xx, resets and timeouts with exponential backoff and
+//! jitter (honouring `Retry-After`), at most `max_attempts` attempts; other
+//! 4xx answers fail at once with the provider's message.
+
+use std::time::{Duration, Instant};
+
+use reprise_strategies::llm::{LlmError, LlmRequest, Usage};
+
+use super::provider::Provider;
+
+/// Waits between attempts; tests record the waits instead of sleeping.
+pub trait Sleeper {
+    fn sleep(&mut self, duration: Duration);
+}
+
+/// The real clock.
+#[derive(Debug, Default)]
+pub struct RealSleeper;
+
+impl Sleeper for RealSleeper {
+    fn sleep(&mut self, duration: Duration) {
+        std::thread::sleep(duration);
+    }
+}
+
+/// How calls are retried.
+#[derive(Debug, Clone)]
+pub struct RetryPolicy {
+    pub max_attempts: u32,
+    /// The first backoff; it doubles with every attempt.
+    pub base_delay: Duration,
+    /// No single wait is longer than this, `Retry-After` included.
+    pub max_delay: Duration,
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    /// Seeds the jitter, so a test can predict it.
+    pub jitter_seed: u64,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 3,
+            base_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(60),
+            jitter_seed: 0x5eed,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait after failed attempt `attempt` (1-based): the base doubled
+    /// for each earlier attempt, plus up to a quarter of it as jitter.
+    pub fn backoff(&self, attempt: u32, jitter_state: &mut u64) -> Duration {
+        let exponential = self.base_delay.saturating_mul(1 << (attempt - 1).min(16));
+        // xorshift64: enough randomness to spread retries, no extra crate.
+        *jitter_state ^= *jitter_state << 13;
+        *jitter_state ^= *jitter_state >> 7;
+        *jitter_state ^= *jitter_state << 17;
+        let fraction = (*jitter_state % 1000) as f64 / 1000.0 * 0.25;
+        exponential.mul_f64(1.0 + fraction).min(self.max_delay)
+    }
+}
+
+/// A successful call.
+#[derive(Debug)]
+pub struct CallResult {
+    pub text: String,
+    pub usage: Usage,
+    pub attempts: u32,
+    pub latency: Duration,
+}
+
+/// Calls providers over HTTP from synchronous code, on a runtime of its own.
+#[derive(Debug)]
+pub struct HttpCaller {
+    runtime: tokio::runtime::Runtime,
+    client: reqwest::Client,
+    pub policy: RetryPolicy,
+}
+
+enum Failure {
+    Retry {
+        reason: String,
+        retry_after: Option<Duration>,
+    },
+    Final(LlmError),
+}
+
+impl HttpCaller {
+    pub fn new(policy: RetryPolicy) -> anyhow::Result<HttpCaller> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let client = reqwest::Client::builder()
+            .connect_timeout(policy.connect_timeout)
+            .timeout(policy.request_timeout)
+            .build()?;
+        Ok(HttpCaller {
+            runtime,
+            client,
+            policy,
+        })
+    }
+
+    /// Calls `provider`, retrying within the policy's bound.
+    pub fn call(
+        &self,
+        provider: &Provider,
+        request: &LlmRequest,
+        sleeper: &mut dyn Sleeper,
+    ) -> Result<CallResult, LlmError> {
+        let body = provider.body(request);
+        let mut jitter_state = self.policy.jitter_seed | 1;
+        let started = Instant::now();
+        let max_attempts = self.policy.max_attempts.max(1);
+        let mut last = String::new();
+        for attempt in 1..=max_attempts {
+            match self.attempt(provider, &body) {
+                Ok((text, usage)) => {
+                    return Ok(CallResult {
+                        text,
+                        usage,
+                        attempts: attempt,
+                        latency: started.elapsed(),
+                    });
+                }
+                Err(Failure::Final(error)) => return Err(error),
+                Err(Failure::Retry {
+                    reason,
+                    retry_after,
+                }) => {
+                    tracing::warn!(
+                        provider = provider.name(),
+                        attempt,
+                        "model call failed, will retry: {reason}"
+                    );
+                    last = reason;
+                    if attempt < max_attempts {
+                        let wait = match retry_after {
+                            Some(wait) => wait.min(self.policy.max_delay),
+                            None => self.policy.backoff(attempt, &mut jitter_state),
+                        };
+                        sleeper.sleep(wait);
+                    }
+                }
+            }
+        }
+        Err(LlmError::GaveUp {
+            provider: provider.name().into(),
+            attempts: max_attempts,
+            last,
+        })
+    }
+
+    fn attempt(
+        &self,
+        provider: &Provider,
+        body: &serde_json::Value,
+    ) -> Result<(String, Usage), Failure> {
+        let mut builder = self.client.post(provider.url()).json(body);
+        for (name, value) in provider.headers() {
+            builder = builder.header(name, value);
+        }
+        let name = provider.name();
+        self.runtime.block_on(async {
+            let response = builder.send().await.map_err(|err| Failure::Retry {
+                reason: describe(&err),
+                retry_after: None,
+            })?;
+            let status = response.status();
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| value.trim().parse::<f64>().ok())
+                .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+                .map(Duration::from_secs_f64);
+            let text = response.text().await.map_err(|err| Failure::Retry {
+                reason: describe(&err),
+                retry_after: None,
+            })?;
+            if status.as_u16() == 429 || status.is_server_error() {
+                let reason = format!(
+                    "HTTP {}: {}",
+                    status.as_u16(),
+                    Provider::error_message(&text)
+                );
+                return Err(Failure::Retry {
+                    reason,
+                    retry_after,
+                });
+            }
+            if !status.is_success() {
+                return Err(Failure::Final(LlmError::Refused {
+                    provider: name.into(),
+                    status: status.as_u16(),
+                    message: Provider::error_message(&text),
+                }));
+            }
+            let value: serde_json::Value = serde_json::from_str(&text).map_err(|err| {
+                Failure::Final(LlmError::Malformed {
+                    provider: name.into(),
+                    reason: format!("the body is not JSON: {err}"),
+                })
+            })?;
+            provider.parse(&value).map_err(|reason| {
+                Failure::Final(LlmError::Malformed {
+                    provider: name.into(),
+                    reason,
+                })
+            })
+        })
+    }
+}
+
+/// A transport error in words, without the URL's query or any header.
+fn describe(err: &reqwest::Error) -> String {
+    let kind = if err.is_timeout() {
+        "timed out"
+    } else if err.is_connect() {
+        "could not connect"
+    } else if err.is_body() || err.is_decode() {
+        "the answer was cut off"
+    } else {
+        "the connection failed"
+    };
+    let mut source = std::error::Error::source(err);
+    let mut detail = String::new();
+    while let Some(cause) = source {
+        detail = cause.to_string();
+        source = cause.source();
+    }
+    if detail.is_empty() {
+        kind.to_owned()
+    } else {
+        format!("{kind} ({detail})")
+    }
+}

@@ -1,0 +1,227 @@
+//! Where the providers come from: flags over environment over the config
+//! file, merged once into validated settings. API keys come only from the
+//! environment, so they are never written into a file Reprise reads or a
+//! store it writes.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+
+use super::http::RetryPolicy;
+use super::provider::{Kind, Provider};
+
+/// The `[llm]` table of the config file.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub providers: Option<Vec<String>>,
+    pub max_attempts: Option<u32>,
+    pub timeout_seconds: Option<f64>,
+    pub connect_timeout_seconds: Option<f64>,
+    pub cache: Option<bool>,
+    pub openai: Option<ProviderFile>,
+    pub anthropic: Option<ProviderFile>,
+    pub gemini: Option<ProviderFile>,
+    /// `"provider/model" = { input_per_million = …, output_per_million = … }` in US dollars.
+    #[serde(default)]
+    pub prices: HashMap<String, Price>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderFile {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub max_images: Option<usize>,
+}
+
+/// US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input_per_million: f64,
+    pub output_per_million: f64,
+}
+
+/// Flags that override the rest.
+#[derive(Debug, Default, Clone)]
+pub struct LlmFlags {
+    /// Only this provider (by name).
+    pub provider: Option<String>,
+    pub no_cache: bool,
+}
+
+/// The merged, validated settings.
+#[derive(Debug, Clone)]
+pub struct LlmSettings {
+    /// In the order they are tried.
+    pub providers: Vec<Provider>,
+    pub policy: RetryPolicy,
+    pub use_cache: bool,
+    pub prices: HashMap<String, Price>,
+}
+
+impl LlmSettings {
+    /// The estimated cost of a call, when the price table knows the model.
+    pub fn cost(
+        &self,
+        provider: &str,
+        model: &str,
+        input_tokens: u64,
+        output_tokens: u64,
+    ) -> Option<f64> {
+        let price = self.prices.get(&format!("{provider}/{model}"))?;
+        Some(
+            input_tokens as f64 * price.input_per_million / 1e6
+                + output_tokens as f64 * price.output_per_million / 1e6,
+        )
+    }
+}
+
+/// The whole config file; only `[llm]` is read here.
+#[derive(Debug, Default, Deserialize)]
+pub struct ConfigFile {
+    #[serde(default)]
+    pub llm: FileConfig,
+}
+
+/// Reads a config file; a missing default file is an empty config.
+pub fn read_config_file(path: &std::path::Path) -> Result<ConfigFile> {
+    let text = std::fs::read_to_string(path)?;
+    if text
+        .lines()
+        .any(|line| line.trim_start().starts_with("api_key"))
+    {
+        bail!(
+            "{} holds an API key: keys are read only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)",
+            path.display()
+        );
+    }
+    Ok(toml::from_str(&text)?)
+}
+
+/// Merges flags, the environment (read through `env`) and the file.
+pub fn resolve(
+    flags: &LlmFlags,
+    env: &dyn Fn(&str) -> Option<String>,
+    file: &FileConfig,
+) -> Result<LlmSettings> {
+    let order: Vec<String> = match (env("REPRISE_LLM_PROVIDERS"), &file.providers) {
+        (Some(list), _) => list
+            .split(',')
+            .map(|name| name.trim().to_owned())
+            .filter(|name| !name.is_empty())
+            .collect(),
+        (None, Some(list)) => list.clone(),
+        // OpenAdapt's default order.
+        (None, None) => vec!["openai".into(), "gemini".into(), "anthropic".into()],
+    };
+    let mut providers = Vec::new();
+    for name in &order {
+        let Some(kind) = Kind::from_name(name) else {
+            bail!("unknown model provider {name:?}: use openai, anthropic or gemini");
+        };
+        let (prefix, key_vars, default_url, default_model, from_file) = match kind {
+            Kind::OpenAi => (
+                "OPENAI",
+                &["OPENAI_API_KEY"][..],
+                "https://api.openai.com/v1",
+                "gpt-4o",
+                &file.openai,
+            ),
+            Kind::Anthropic => (
+                "ANTHROPIC",
+                &["ANTHROPIC_API_KEY"][..],
+                "https://api.anthropic.com",
+                "claude-sonnet-4-5",
+                &file.anthropic,
+            ),
+            Kind::Gemini => (
+                "GEMINI",
+                &["GEMINI_API_KEY", "GOOGLE_API_KEY"][..],
+                "https://generativelanguage.googleapis.com",
+                "gemini-2.5-flash",
+                &file.gemini,
+            ),
+        };
+        let from_file = from_file.clone().unwrap_or_default();
+        let api_key = key_vars
+            .iter()
+            .find_map(|var| env(var))
+            .filter(|key| !key.trim().is_empty());
+        let base_url = env(&format!("REPRISE_{prefix}_BASE_URL")).or(from_file.base_url);
+        // A provider is configured by its key, or by a base URL of its own
+        // (a local server needs no key).
+        if api_key.is_none() && base_url.is_none() {
+            continue;
+        }
+        let base_url = base_url.unwrap_or_else(|| default_url.to_owned());
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            bail!(
+                "the {} base URL {base_url:?} must start with http:// or https://",
+                kind.name()
+            );
+        }
+        providers.push(Provider {
+            kind,
+            base_url,
+            model: env(&format!("REPRISE_{prefix}_MODEL"))
+                .or(from_file.model)
+                .unwrap_or_else(|| default_model.to_owned()),
+            api_key,
+            max_images: from_file
+                .max_images
+                .unwrap_or_else(|| kind.default_max_images())
+                .max(1),
+        });
+    }
+    if let Some(only) = &flags.provider {
+        let Some(kind) = Kind::from_name(only) else {
+            bail!("unknown model provider {only:?}: use openai, anthropic or gemini");
+        };
+        providers.retain(|provider| provider.kind == kind);
+        if providers.is_empty() {
+            bail!("the provider {only:?} is not configured (set its API key or base URL)");
+        }
+    }
+    let seconds = |var: &str, from_file: Option<f64>, default: f64| -> Result<Duration> {
+        let value = match env(var) {
+            Some(text) => text
+                .parse::<f64>()
+                .map_err(|_| anyhow::anyhow!("{var} must be a number of seconds"))?,
+            None => from_file.unwrap_or(default),
+        };
+        if !(value.is_finite() && value > 0.0) {
+            bail!("{var} must be a positive number of seconds");
+        }
+        Ok(Duration::from_secs_f64(value))
+    };
+    let max_attempts = match env("REPRISE_LLM_MAX_ATTEMPTS") {
+        Some(text) => text
+            .parse::<u32>()
+            .map_err(|_| anyhow::anyhow!("REPRISE_LLM_MAX_ATTEMPTS must be a whole number"))?,
+        None => file.max_attempts.unwrap_or(3),
+    };
+    if !(1..=10).contains(&max_attempts) {
+        bail!("the number of attempts must be between 1 and 10");
+    }
+    let policy = RetryPolicy {
+        max_attempts,
+        request_timeout: seconds("REPRISE_LLM_TIMEOUT", file.timeout_seconds, 60.0)?,
+        connect_timeout: seconds(
+            "REPRISE_LLM_CONNECT_TIMEOUT",
+            file.connect_timeout_seconds,
+            10.0,
+        )?,
+        ..RetryPolicy::default()
+    };
+    let use_cache = !flags.no_cache && file.cache.unwrap_or(true);
+    Ok(LlmSettings {
+        providers,
+        policy,
+        use_cache,
+        prices: file.prices.clone(),
+    })
+}

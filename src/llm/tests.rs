@@ -1,0 +1,383 @@
+//! The providers over real HTTP against a scripted server on the loopback
+//! interface: wire formats, retries and their spacing (on a recorded clock),
+//! fallback, the cache and the accounting.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reprise_strategies::llm::{Llm, LlmError, LlmRequest, Message, Part, Role};
+use serde_json::json;
+
+use super::http::Sleeper;
+use super::settings::{FileConfig, LlmFlags, Price, resolve};
+use super::*;
+use crate::store::Store;
+use crate::testing::{Reply, ScriptedServer};
+
+/// Records the waits instead of sleeping.
+#[derive(Clone, Default)]
+struct RecordedClock(Arc<Mutex<Vec<Duration>>>);
+
+impl Sleeper for RecordedClock {
+    fn sleep(&mut self, duration: Duration) {
+        self.0.lock().unwrap().push(duration);
+    }
+}
+
+impl RecordedClock {
+    fn waits(&self) -> Vec<Duration> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+fn openai_answer(text: &str) -> Reply {
+    Reply::json(
+        200,
+        json!({"choices": [{"message": {"role": "assistant", "content": text}}], "usage": {"prompt_tokens": 120, "completion_tokens": 7}}),
+    )
+}
+
+fn request() -> LlmRequest {
+    LlmRequest {
+        purpose: "test".into(),
+        system: "You describe screens.".into(),
+        messages: vec![Message {
+            role: Role::User,
+            parts: vec![
+                Part::Text("What is this?".into()),
+                Part::Png(vec![0x89, b'P', b'N', b'G']),
+            ],
+        }],
+        max_output_tokens: 50,
+    }
+}
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    store_path: std::path::PathBuf,
+    chain: ChainLlm,
+    clock: RecordedClock,
+}
+
+/// A chain over the given `(provider, server url)` pairs with keys `key-<provider>`.
+fn chain_for(providers: &[(&str, &str)], no_cache: bool, prices: HashMap<String, Price>) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let store_path = dir.path().join("store.sqlite");
+    let mut env: HashMap<String, String> = HashMap::new();
+    let names: Vec<&str> = providers.iter().map(|(name, _)| *name).collect();
+    env.insert("REPRISE_LLM_PROVIDERS".into(), names.join(","));
+    env.insert("REPRISE_LLM_TIMEOUT".into(), "0.5".into());
+    for (name, url) in providers {
+        let prefix = name.to_uppercase();
+        env.insert(format!("REPRISE_{prefix}_BASE_URL"), (*url).to_owned());
+        env.insert(format!("REPRISE_{prefix}_MODEL"), format!("{name}-model"));
+        env.insert(format!("{prefix}_API_KEY"), format!("key-{name}"));
+    }
+    let file = FileConfig {
+        prices,
+        ..FileConfig::default()
+    };
+    let settings = resolve(
+        &LlmFlags {
+            provider: None,
+            no_cache,
+        },
+        &|var| env.get(var).cloned(),
+        &file,
+    )
+    .unwrap();
+    let clock = RecordedClock::default();
+    let chain = ChainLlm::new(settings, Store::open(&store_path).unwrap())
+        .unwrap()
+        .with_sleeper(Box::new(clock.clone()));
+    Setup {
+        _dir: dir,
+        store_path,
+        chain,
+        clock,
+    }
+}
+
+#[test]
+fn openai_wire_format_with_an_image_and_usage() {
+    let server = ScriptedServer::start(vec![openai_answer("a login form")]);
+    let mut setup = chain_for(&[("openai", &server.url)], false, HashMap::new());
+    let reply = setup.chain.complete(&request()).unwrap();
+    assert_eq!(
+        (
+            reply.text.as_str(),
+            reply.usage.input_tokens,
+            reply.usage.output_tokens
+        ),
+        ("a login form", 120, 7)
+    );
+    let received = &server.received()[0];
+    assert_eq!(received.path, "/chat/completions");
+    assert_eq!(received.header("authorization"), Some("Bearer key-openai"));
+    let body: serde_json::Value = serde_json::from_str(&received.body).unwrap();
+    assert_eq!(body["model"], "openai-model");
+    assert_eq!(body["messages"][0]["role"], "system");
+    assert_eq!(
+        body["messages"][1]["content"][1]["image_url"]["url"],
+        "data:image/png;base64,iVBORw=="
+    );
+}
+
+#[test]
+fn anthropic_wire_format() {
+    let server = ScriptedServer::start(vec![Reply::json(
+        200,
+        json!({"content": [{"type": "text", "text": "a button"}], "usage": {"input_tokens": 30, "output_tokens": 3}}),
+    )]);
+    let mut setup = chain_for(&[("anthropic", &server.url)], false, HashMap::new());
+    let reply = setup.chain.complete(&request()).unwrap();
+    assert_eq!(
+        (reply.text.as_str(), reply.usage.input_tokens),
+        ("a button", 30)
+    );
+    let received = &server.received()[0];
+    assert_eq!(received.path, "/v1/messages");
+    assert_eq!(received.header("x-api-key"), Some("key-anthropic"));
+    assert_eq!(received.header("anthropic-version"), Some("2023-06-01"));
+    let body: serde_json::Value = serde_json::from_str(&received.body).unwrap();
+    assert_eq!(body["system"], "You describe screens.");
+    assert_eq!(
+        body["messages"][0]["content"][1]["source"]["media_type"],
+        "image/png"
+    );
+}
+
+#[test]
+fn gemini_wire_format() {
+    let server = ScriptedServer::start(vec![Reply::json(
+        200,
+        json!({"candidates": [{"content": {"parts": [{"text": "a list"}]}}], "usageMetadata": {"promptTokenCount": 40, "candidatesTokenCount": 2}}),
+    )]);
+    let mut setup = chain_for(&[("gemini", &server.url)], false, HashMap::new());
+    let reply = setup.chain.complete(&request()).unwrap();
+    assert_eq!(
+        (reply.text.as_str(), reply.usage.output_tokens),
+        ("a list", 2)
+    );
+    let received = &server.received()[0];
+    assert_eq!(received.path, "/v1beta/models/gemini-model:generateContent");
+    assert_eq!(received.header("x-goog-api-key"), Some("key-gemini"));
+    let body: serde_json::Value = serde_json::from_str(&received.body).unwrap();
+    assert_eq!(
+        body["contents"][0]["parts"][1]["inline_data"]["mime_type"],
+        "image/png"
+    );
+}
+
+#[test]
+fn a_429_is_retried_after_the_time_it_names() {
+    let server = ScriptedServer::start(vec![
+        Reply::Http(
+            429,
+            vec![("Retry-After".into(), "7".into())],
+            json!({"error": {"message": "slow down"}}).to_string(),
+        ),
+        openai_answer("ok"),
+    ]);
+    let mut setup = chain_for(&[("openai", &server.url)], false, HashMap::new());
+    assert_eq!(setup.chain.complete(&request()).unwrap().text, "ok");
+    assert_eq!(setup.clock.waits(), [Duration::from_secs(7)]);
+    assert_eq!(server.received().len(), 2);
+}
+
+#[test]
+fn server_errors_back_off_exponentially_with_jitter_and_a_bound() {
+    let server = ScriptedServer::start(vec![
+        Reply::json(500, json!({"error": {"message": "boom"}})),
+        Reply::json(503, json!({"error": {"message": "busy"}})),
+        openai_answer("ok"),
+    ]);
+    let mut setup = chain_for(&[("openai", &server.url)], false, HashMap::new());
+    assert_eq!(setup.chain.complete(&request()).unwrap().text, "ok");
+    let waits = setup.clock.waits();
+    assert_eq!(waits.len(), 2);
+    assert!(
+        waits[0] >= Duration::from_secs(1) && waits[0] <= Duration::from_millis(1250),
+        "{waits:?}"
+    );
+    assert!(
+        waits[1] >= Duration::from_secs(2) && waits[1] <= Duration::from_millis(2500),
+        "{waits:?}"
+    );
+
+    // Always failing: three attempts, two waits, then a clear error.
+    let server = ScriptedServer::start(vec![Reply::json(
+        500,
+        json!({"error": {"message": "down"}}),
+    )]);
+    let mut setup = chain_for(&[("openai", &server.url)], false, HashMap::new());
+    let err = setup.chain.complete(&request()).unwrap_err();
+    assert!(
+        matches!(&err, LlmError::GaveUp { attempts: 3, last, .. } if last.contains("HTTP 500: down")),
+        "{err}"
+    );
+    assert_eq!(server.received().len(), 3);
+    assert_eq!(setup.clock.waits().len(), 2);
+}
+
+#[test]
+fn a_stall_past_the_timeout_is_retried_then_given_up() {
+    let server = ScriptedServer::start(vec![Reply::Stall(
+        Duration::from_secs(3),
+        Box::new(openai_answer("late")),
+    )]);
+    let mut setup = chain_for(&[("openai", &server.url)], false, HashMap::new());
+    let started = std::time::Instant::now();
+    let err = setup.chain.complete(&request()).unwrap_err();
+    assert!(err.to_string().contains("timed out"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "the timeout cut each attempt short"
+    );
+    assert_eq!(setup.clock.waits().len(), 2);
+}
+
+#[test]
+fn a_hangup_then_success_is_retried() {
+    let server = ScriptedServer::start(vec![Reply::Hangup, openai_answer("ok")]);
+    let mut setup = chain_for(&[("openai", &server.url)], false, HashMap::new());
+    assert_eq!(setup.chain.complete(&request()).unwrap().text, "ok");
+    assert_eq!(setup.clock.waits().len(), 1);
+}
+
+#[test]
+fn malformed_and_empty_answers_and_auth_errors_fail_at_once() {
+    for (reply, expected) in [
+        (
+            Reply::Http(200, vec![], "{not json".into()),
+            "the body is not JSON",
+        ),
+        (openai_answer("   "), "the answer is empty"),
+        (
+            Reply::json(200, json!({"choices": []})),
+            "no choices[0].message.content",
+        ),
+        (
+            Reply::json(
+                401,
+                json!({"error": {"message": "Incorrect API key provided"}}),
+            ),
+            "Incorrect API key provided",
+        ),
+    ] {
+        let server = ScriptedServer::start(vec![reply]);
+        let mut setup = chain_for(&[("openai", &server.url)], false, HashMap::new());
+        let err = setup.chain.complete(&request()).unwrap_err();
+        assert!(err.to_string().contains(expected), "{err}");
+        assert_eq!(server.received().len(), 1, "not retried: {expected}");
+        assert!(setup.clock.waits().is_empty());
+    }
+}
+
+#[test]
+fn a_failing_provider_hands_over_to_the_next_and_the_failure_is_recorded() {
+    let failing = ScriptedServer::start(vec![Reply::json(
+        401,
+        json!({"error": {"message": "bad key"}}),
+    )]);
+    let working = ScriptedServer::start(vec![Reply::json(
+        200,
+        json!({"content": [{"type": "text", "text": "from anthropic"}], "usage": {"input_tokens": 10, "output_tokens": 2}}),
+    )]);
+    let mut setup = chain_for(
+        &[("openai", &failing.url), ("anthropic", &working.url)],
+        false,
+        HashMap::new(),
+    );
+    let reply = setup.chain.complete(&request()).unwrap();
+    assert_eq!(
+        (reply.text.as_str(), reply.provider.as_str()),
+        ("from anthropic", "anthropic")
+    );
+    let calls = setup.chain.store().llm_calls().unwrap();
+    assert_eq!(calls.len(), 2);
+    assert!(calls[0].error.as_deref().unwrap().contains("bad key"));
+    assert_eq!(
+        (calls[1].provider.as_str(), calls[1].error.as_deref()),
+        ("anthropic", None)
+    );
+}
+
+#[test]
+fn a_repeated_request_is_answered_from_the_cache_and_accounted() {
+    let server = ScriptedServer::start(vec![openai_answer("cached answer")]);
+    let prices = HashMap::from([(
+        "openai/openai-model".to_owned(),
+        Price {
+            input_per_million: 2.5,
+            output_per_million: 10.0,
+        },
+    )]);
+    let mut setup = chain_for(&[("openai", &server.url)], false, prices.clone());
+    let first = setup.chain.complete(&request()).unwrap();
+    let second = setup.chain.complete(&request()).unwrap();
+    assert_eq!(first.text, second.text);
+    assert!(!first.cached && second.cached);
+    assert_eq!(
+        server.received().len(),
+        1,
+        "the second answer came from the cache"
+    );
+    let calls = setup.chain.store().llm_calls().unwrap();
+    assert_eq!(calls.len(), 2);
+    let expected_cost = 120.0 * 2.5 / 1e6 + 7.0 * 10.0 / 1e6;
+    assert!((calls[0].cost_usd.unwrap() - expected_cost).abs() < 1e-12);
+    assert_eq!((calls[1].cached, calls[1].cost_usd), (true, Some(0.0)));
+    let usage = setup.chain.store().llm_usage(None).unwrap();
+    assert_eq!(
+        (usage[0].calls, usage[0].cache_hits, usage[0].input_tokens),
+        (2, 1, 240)
+    );
+
+    // The cache survives the process: a new chain on the same store.
+    drop(setup.chain);
+    let store = Store::open(&setup.store_path).unwrap();
+    assert_eq!(store.llm_calls().unwrap().len(), 2);
+
+    // --no-cache: every request goes out.
+    let server = ScriptedServer::start(vec![openai_answer("fresh")]);
+    let mut setup = chain_for(&[("openai", &server.url)], true, prices);
+    setup.chain.complete(&request()).unwrap();
+    setup.chain.complete(&request()).unwrap();
+    assert_eq!(server.received().len(), 2);
+}
+
+#[test]
+fn nothing_configured_says_so() {
+    let settings = resolve(&LlmFlags::default(), &|_| None, &FileConfig::default()).unwrap();
+    assert!(settings.providers.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    let mut chain =
+        ChainLlm::new(settings, Store::open(&dir.path().join("s.sqlite")).unwrap()).unwrap();
+    let err = chain.complete(&request()).unwrap_err();
+    assert_eq!(err, LlmError::NotConfigured);
+    assert!(err.to_string().contains("OPENAI_API_KEY"));
+}
+
+#[test]
+fn a_local_server_needs_two_settings_and_no_key() {
+    let env = HashMap::from([
+        ("REPRISE_OPENAI_BASE_URL", "http://127.0.0.1:11434/v1"),
+        ("REPRISE_OPENAI_MODEL", "llava"),
+    ]);
+    let settings = resolve(
+        &LlmFlags::default(),
+        &|var| env.get(var).map(|value| (*value).to_owned()),
+        &FileConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(settings.providers.len(), 1);
+    let provider = &settings.providers[0];
+    assert_eq!(
+        (provider.url().as_str(), provider.model.as_str()),
+        ("http://127.0.0.1:11434/v1/chat/completions", "llava")
+    );
+    assert!(provider.api_key.is_none() && provider.headers().is_empty());
+    assert!(!format!("{provider:?}").contains("key-"));
+}
