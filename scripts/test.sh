@@ -5,4 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
 unset WAYLAND_DISPLAY XDG_SESSION_TYPE
+# The display tests drive the fixture application: build it first (cargo
+# test does not build another package's binary for the root's tests).
+cargo build --locked -p reprise-fixture
 cargo test --workspace --locked

@@ -46,6 +46,10 @@ pub enum Command {
     Export(ExportArgs),
     /// Read a recording from an export file, checking all of it first.
     Import(ImportArgs),
+    /// Segment a window image into elements: print them, and draw them.
+    Segment(SegmentArgs),
+    /// Take a screenshot of the screen or of the active window.
+    Screenshot(ScreenshotArgs),
     /// Check and account the model providers.
     #[command(subcommand)]
     Llm(LlmCommand),
@@ -160,6 +164,28 @@ pub struct ExportArgs {
 pub struct ImportArgs {
     /// An export file written by `reprise export`.
     pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SegmentArgs {
+    /// A PNG image of a window (or a screen).
+    pub image: PathBuf,
+    /// Print the segments as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Draw the segments (outlines, ids, click points) into this PNG.
+    #[arg(long, value_name = "OUT.png")]
+    pub overlay: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ScreenshotArgs {
+    /// The PNG file to write.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Only the active window's client area.
+    #[arg(long)]
+    pub active_window: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -20,6 +20,8 @@ pub fn run(cli: Cli) -> Result<()> {
     let open_store = || Store::open(&store_path).context("open the store");
     match cli.command {
         Command::Events(EventsCommand::Reduce(args)) => events_reduce(&args),
+        Command::Segment(args) => segment(&args),
+        Command::Screenshot(args) => screenshot(&args),
         Command::Llm(command) => llm(&store_path, cli.global.config.as_deref(), command),
         Command::Bench(crate::cli::BenchCommand::Capture { frames }) => {
             print_text(&crate::bench::capture(frames)?)
@@ -273,6 +275,91 @@ fn replay(store: &mut Store, args: &ReplayArgs) -> Result<()> {
         aborted,
     }
     .into())
+}
+
+fn segment(args: &crate::cli::SegmentArgs) -> Result<()> {
+    use reprise_strategies::vision::Segmenter as _;
+    let image = image::open(&args.image)
+        .with_context(|| format!("read the image {}", args.image.display()))
+        .map_err(|err| err.context(UsageError("the image must be a readable PNG".into())))?
+        .into_rgba8();
+    let started = std::time::Instant::now();
+    let segments =
+        reprise_strategies::vision::classical::ClassicalSegmenter::default().segment(&image)?;
+    let elapsed = started.elapsed();
+    if let Some(path) = &args.overlay {
+        crate::overlay::draw(&image, &segments)
+            .save_with_format(path, image::ImageFormat::Png)
+            .with_context(|| format!("write {}", path.display()))?;
+    }
+    if args.json {
+        let listed: Vec<serde_json::Value> = segments
+            .iter()
+            .map(|segment| {
+                serde_json::json!({
+                    "id": segment.id,
+                    "kind": segment.kind,
+                    "rect": segment.rect,
+                    "centroid": segment.centroid,
+                    "click_point": segment.click_point,
+                    "parent": segment.parent,
+                    "pixels": segment.mask.count(),
+                })
+            })
+            .collect();
+        return print_json(&listed);
+    }
+    let mut text = format!(
+        "{} segments in {:.1} ms\n",
+        segments.len(),
+        elapsed.as_secs_f64() * 1000.0
+    );
+    for segment in &segments {
+        let rect = segment.rect;
+        text.push_str(&format!(
+            "{:>4}  {:<17} {:>5},{:<5} {:>4}x{:<4} click {},{}{}\n",
+            segment.id,
+            format!("{:?}", segment.kind),
+            rect.x,
+            rect.y,
+            rect.width,
+            rect.height,
+            segment.click_point.0,
+            segment.click_point.1,
+            segment
+                .parent
+                .map_or(String::new(), |parent| format!("  in {parent}"))
+        ));
+    }
+    print_text(&text)
+}
+
+fn screenshot(args: &crate::cli::ScreenshotArgs) -> Result<()> {
+    let capture = crate::platform::capture::ScreenCapture::primary()
+        .context("find the screen (is DISPLAY set?)")?;
+    let mut image = capture.capture()?;
+    if args.active_window {
+        let mut probe = crate::platform::WindowProbe::connect()?;
+        let window = probe.active_window()?.context("no window is active")?;
+        let (crop, _) = reprise_strategies::vision::scale::window_crop(
+            &capture.geometry(),
+            image.dimensions(),
+            &window.rect,
+        )
+        .context("the active window is off the screen")?;
+        image =
+            image::imageops::crop_imm(&image, crop.x, crop.y, crop.width, crop.height).to_image();
+    }
+    image
+        .save_with_format(&args.output, image::ImageFormat::Png)
+        .with_context(|| format!("write {}", args.output.display()))?;
+    println!(
+        "wrote {}x{} pixels to {}",
+        image.width(),
+        image.height(),
+        args.output.display()
+    );
+    Ok(())
 }
 
 /// The `[llm]` settings from the config file (the given one, or the default

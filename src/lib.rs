@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod exit;
 pub mod llm;
+pub mod overlay;
 pub mod platform;
 pub mod present;
 pub mod record;

@@ -6,3 +6,4 @@ mod harness;
 mod llm;
 mod record;
 mod replay;
+mod segment;

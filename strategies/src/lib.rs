@@ -14,6 +14,7 @@ pub mod replay;
 pub mod scripted;
 pub mod settle;
 pub mod strategy;
+pub mod vision;
 
 pub use action::{Action, Button, KeySpec, Step};
 pub use desktop::{Desktop, DesktopError, Frame};

@@ -1,0 +1,327 @@
+//! The vision engine: pure image code, testable without a display.
+//!
+//! - [`classical`]: segmentation of a window image into element masks with
+//!   classical computer vision built for user interfaces (flat-colour regions,
+//!   text lines from glyph blobs, labelled small controls), no model weights;
+//! - [`refine`]: OpenAdapt's mask refinement, with its mistakes fixed;
+//! - [`scale`]: screen ↔ image coordinates through HiDPI scale ratios;
+//! - [`ssim`]: structural similarity (Wang et al.), for the segmentation cache.
+
+pub mod classical;
+pub mod refine;
+pub mod scale;
+pub mod ssim;
+
+use serde::{Deserialize, Serialize};
+
+/// A rectangle in image pixels. Width and height count pixels (inclusive of
+/// both edges, so a one-pixel mask has width 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PixelRect {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl PixelRect {
+    pub fn area(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+
+    pub fn right(&self) -> u32 {
+        self.x + self.width
+    }
+
+    pub fn bottom(&self) -> u32 {
+        self.y + self.height
+    }
+
+    pub fn intersection(&self, other: &PixelRect) -> Option<PixelRect> {
+        let x = self.x.max(other.x);
+        let y = self.y.max(other.y);
+        let right = self.right().min(other.right());
+        let bottom = self.bottom().min(other.bottom());
+        (right > x && bottom > y).then(|| PixelRect {
+            x,
+            y,
+            width: right - x,
+            height: bottom - y,
+        })
+    }
+
+    pub fn union(&self, other: &PixelRect) -> PixelRect {
+        let x = self.x.min(other.x);
+        let y = self.y.min(other.y);
+        PixelRect {
+            x,
+            y,
+            width: self.right().max(other.right()) - x,
+            height: self.bottom().max(other.bottom()) - y,
+        }
+    }
+
+    /// Intersection over union.
+    pub fn iou(&self, other: &PixelRect) -> f64 {
+        let Some(overlap) = self.intersection(other) else {
+            return 0.0;
+        };
+        let overlap = overlap.area() as f64;
+        overlap / (self.area() as f64 + other.area() as f64 - overlap)
+    }
+
+    pub fn contains(&self, other: &PixelRect) -> bool {
+        other.x >= self.x
+            && other.y >= self.y
+            && other.right() <= self.right()
+            && other.bottom() <= self.bottom()
+    }
+
+    pub fn contains_point(&self, x: u32, y: u32) -> bool {
+        x >= self.x && y >= self.y && x < self.right() && y < self.bottom()
+    }
+
+    /// Grown by `dx`, `dy` on each side, kept inside `width` x `height`.
+    pub fn padded(&self, dx: u32, dy: u32, width: u32, height: u32) -> PixelRect {
+        let x = self.x.saturating_sub(dx);
+        let y = self.y.saturating_sub(dy);
+        PixelRect {
+            x,
+            y,
+            width: (self.right() + dx).min(width) - x,
+            height: (self.bottom() + dy).min(height) - y,
+        }
+    }
+}
+
+/// Which pixels of its rectangle a segment covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mask {
+    pub rect: PixelRect,
+    /// Row-major, `rect.width * rect.height` entries.
+    pub bits: Vec<bool>,
+}
+
+impl Mask {
+    /// A mask covering its whole rectangle.
+    pub fn full(rect: PixelRect) -> Mask {
+        Mask {
+            rect,
+            bits: vec![true; rect.area() as usize],
+        }
+    }
+
+    pub fn get(&self, x: u32, y: u32) -> bool {
+        self.rect.contains_point(x, y)
+            && self.bits[((y - self.rect.y) * self.rect.width + (x - self.rect.x)) as usize]
+    }
+
+    pub fn count(&self) -> u64 {
+        self.bits.iter().filter(|bit| **bit).count() as u64
+    }
+
+    /// The mean position of the covered pixels (pixel centres).
+    pub fn centroid(&self) -> Option<(f64, f64)> {
+        let (mut sum_x, mut sum_y, mut n) = (0.0, 0.0, 0u64);
+        for (idx, bit) in self.bits.iter().enumerate() {
+            if *bit {
+                let idx = idx as u32;
+                sum_x += f64::from(self.rect.x + idx % self.rect.width) + 0.5;
+                sum_y += f64::from(self.rect.y + idx / self.rect.width) + 0.5;
+                n += 1;
+            }
+        }
+        (n > 0).then(|| (sum_x / n as f64, sum_y / n as f64))
+    }
+
+    /// A point guaranteed inside the mask: the centroid when it is inside (a
+    /// non-convex mask's centroid may not be), else the covered pixel nearest
+    /// to it.
+    pub fn click_point(&self) -> Option<(u32, u32)> {
+        let (cx, cy) = self.centroid()?;
+        let (px, py) = (cx.floor() as u32, cy.floor() as u32);
+        if self.get(px, py) {
+            return Some((px, py));
+        }
+        let mut best: Option<((u32, u32), f64)> = None;
+        for (idx, bit) in self.bits.iter().enumerate() {
+            if *bit {
+                let idx = idx as u32;
+                let (x, y) = (
+                    self.rect.x + idx % self.rect.width,
+                    self.rect.y + idx / self.rect.width,
+                );
+                let distance =
+                    (f64::from(x) + 0.5 - cx).powi(2) + (f64::from(y) + 0.5 - cy).powi(2);
+                if best.is_none_or(|(_, best_distance)| distance < best_distance) {
+                    best = Some(((x, y), distance));
+                }
+            }
+        }
+        best.map(|(point, _)| point)
+    }
+}
+
+/// What a segment looks like it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SegmentKind {
+    /// A flat-coloured box: a button, a text field, a panel.
+    Region,
+    /// A line of text (a label, a list row, a menu item).
+    Text,
+    /// A small box with the text beside it: a checkbox or radio button.
+    LabelledControl,
+    /// Something drawn with edges and no flat fill: an icon, an outline.
+    Outline,
+}
+
+/// One element of a window image.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Segment {
+    /// Its index in the segmentation; 0 is a segment like any other.
+    pub id: usize,
+    pub kind: SegmentKind,
+    pub rect: PixelRect,
+    pub mask: Mask,
+    pub centroid: (f64, f64),
+    /// Where to click: always inside the mask.
+    pub click_point: (u32, u32),
+    /// The smallest other segment that contains this one.
+    pub parent: Option<usize>,
+}
+
+impl Segment {
+    /// A segment from a mask, with its centroid and click point.
+    pub fn from_mask(kind: SegmentKind, mask: Mask) -> Option<Segment> {
+        let centroid = mask.centroid()?;
+        let click_point = mask.click_point()?;
+        Some(Segment {
+            id: 0,
+            kind,
+            rect: mask.rect,
+            mask,
+            centroid,
+            click_point,
+            parent: None,
+        })
+    }
+
+    /// The segment's pixels cut out of `image`: outside the mask transparent.
+    pub fn masked_crop(&self, image: &image::RgbaImage) -> image::RgbaImage {
+        let rect = self.rect;
+        image::RgbaImage::from_fn(rect.width, rect.height, |dx, dy| {
+            let (x, y) = (rect.x + dx, rect.y + dy);
+            if self.mask.get(x, y) && x < image.width() && y < image.height() {
+                *image.get_pixel(x, y)
+            } else {
+                image::Rgba([0, 0, 0, 0])
+            }
+        })
+    }
+}
+
+/// Why a segmentation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum VisionError {
+    #[error("the image is empty")]
+    EmptyImage,
+    #[error("the segmentation server failed: {0}")]
+    Server(String),
+    #[error("the segmentation server's mask image is unusable: {0}")]
+    BadMasks(String),
+}
+
+/// Turns a window image into element masks.
+pub trait Segmenter {
+    fn segment(&self, image: &image::RgbaImage) -> Result<Vec<Segment>, VisionError>;
+}
+
+/// Numbers the segments in order and links each to the smallest other
+/// segment that contains it.
+pub fn finish(mut segments: Vec<Segment>) -> Vec<Segment> {
+    segments.sort_by_key(|segment| {
+        (
+            segment.rect.y,
+            segment.rect.x,
+            std::cmp::Reverse(segment.rect.area()),
+        )
+    });
+    for (id, segment) in segments.iter_mut().enumerate() {
+        segment.id = id;
+    }
+    let parents: Vec<Option<usize>> = segments
+        .iter()
+        .map(|segment| {
+            segments
+                .iter()
+                .filter(|other| {
+                    other.id != segment.id
+                        && other.rect.contains(&segment.rect)
+                        && other.rect != segment.rect
+                })
+                .min_by_key(|other| other.rect.area())
+                .map(|other| other.id)
+        })
+        .collect();
+    for (segment, parent) in segments.iter_mut().zip(parents) {
+        segment.parent = parent;
+    }
+    segments
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_non_convex_mask_clicks_inside_itself() {
+        // An L shape whose centroid falls in the empty corner.
+        let rect = PixelRect {
+            x: 10,
+            y: 10,
+            width: 10,
+            height: 10,
+        };
+        let mut mask = Mask {
+            rect,
+            bits: vec![false; 100],
+        };
+        for i in 0..10 {
+            mask.bits[i] = true; // top row
+            mask.bits[i * 10] = true; // left column
+        }
+        let (cx, cy) = mask.centroid().unwrap();
+        assert!(!mask.get(cx as u32, cy as u32), "the centroid is outside");
+        let (px, py) = mask.click_point().unwrap();
+        assert!(mask.get(px, py));
+    }
+
+    #[test]
+    fn rect_geometry() {
+        let a = PixelRect {
+            x: 0,
+            y: 0,
+            width: 10,
+            height: 10,
+        };
+        let b = PixelRect {
+            x: 5,
+            y: 5,
+            width: 10,
+            height: 10,
+        };
+        assert!((a.iou(&b) - 25.0 / 175.0).abs() < 1e-12);
+        assert_eq!(a.iou(&a), 1.0);
+        assert!(a.union(&b).contains(&b));
+        assert_eq!(
+            a.padded(2, 2, 11, 11),
+            PixelRect {
+                x: 0,
+                y: 0,
+                width: 11,
+                height: 11
+            }
+        );
+    }
+}

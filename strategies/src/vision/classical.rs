@@ -1,0 +1,362 @@
+//! Classical segmentation for user interfaces, with no model weights.
+//!
+//! 1. Quantize the colours and label connected areas of one colour: large,
+//!    compact ones are *regions* (buttons, text fields, panels, boxes).
+//! 2. Pixels in small areas are *ink* (glyphs and their anti-aliasing); ink
+//!    dilated across letter gaps joins into words, and words on one line with
+//!    word-sized gaps join into *text lines* (labels, list rows, menu items,
+//!    which often have no border or fill at all).
+//! 3. A small square region with a text line right beside it is a *labelled
+//!    control* (a checkbox or radio button with its label).
+//! 4. [`super::refine`] removes the background, noise and duplicates.
+
+use image::{Rgb, RgbImage, RgbaImage};
+use imageproc::region_labelling::{Connectivity, connected_components};
+
+use super::refine::{RefineOptions, refine};
+use super::{Mask, PixelRect, Segment, SegmentKind, Segmenter, VisionError, finish};
+
+/// The segmenter's thresholds, in image pixels.
+#[derive(Debug, Clone)]
+pub struct ClassicalSegmenter {
+    /// A flat area at least this large (pixels) is a region candidate.
+    pub min_region_pixels: u32,
+    /// Areas smaller than this, with no side longer than `max_glyph_side`, are ink.
+    pub max_glyph_pixels: u32,
+    pub max_glyph_side: u32,
+    /// Ink is joined across gaps up to this wide (letters into words).
+    pub letter_gap: u32,
+    /// Words on one line join when the gap is below this share of the line height.
+    pub word_gap_ratio: f64,
+    /// Text lines taller than this are not text.
+    pub max_line_height: u32,
+    pub refine: RefineOptions,
+}
+
+impl Default for ClassicalSegmenter {
+    fn default() -> Self {
+        ClassicalSegmenter {
+            min_region_pixels: 60,
+            max_glyph_pixels: 160,
+            max_glyph_side: 40,
+            letter_gap: 3,
+            word_gap_ratio: 0.9,
+            max_line_height: 48,
+            refine: RefineOptions::default(),
+        }
+    }
+}
+
+/// Per-label statistics of connected areas.
+#[derive(Debug, Clone, Copy)]
+struct AreaStats {
+    min_x: u32,
+    min_y: u32,
+    max_x: u32,
+    max_y: u32,
+    count: u32,
+}
+
+impl AreaStats {
+    fn rect(&self) -> PixelRect {
+        PixelRect {
+            x: self.min_x,
+            y: self.min_y,
+            width: self.max_x - self.min_x + 1,
+            height: self.max_y - self.min_y + 1,
+        }
+    }
+}
+
+fn area_stats(labels: &image::ImageBuffer<image::Luma<u32>, Vec<u32>>) -> Vec<Option<AreaStats>> {
+    let n_labels = labels.pixels().map(|pixel| pixel.0[0]).max().unwrap_or(0) as usize + 1;
+    let mut stats: Vec<Option<AreaStats>> = vec![None; n_labels];
+    for (x, y, pixel) in labels.enumerate_pixels() {
+        let label = pixel.0[0] as usize;
+        if label == 0 {
+            continue;
+        }
+        let entry = stats[label].get_or_insert(AreaStats {
+            min_x: x,
+            min_y: y,
+            max_x: x,
+            max_y: y,
+            count: 0,
+        });
+        entry.min_x = entry.min_x.min(x);
+        entry.min_y = entry.min_y.min(y);
+        entry.max_x = entry.max_x.max(x);
+        entry.max_y = entry.max_y.max(y);
+        entry.count += 1;
+    }
+    stats
+}
+
+/// The most common colour on the image's border: the window's background.
+fn border_colour(image: &RgbImage) -> Rgb<u8> {
+    let (width, height) = image.dimensions();
+    let mut counts: std::collections::HashMap<[u8; 3], u32> = std::collections::HashMap::new();
+    let mut count = |x: u32, y: u32| *counts.entry(image.get_pixel(x, y).0).or_default() += 1;
+    for x in 0..width {
+        count(x, 0);
+        count(x, height - 1);
+    }
+    for y in 0..height {
+        count(0, y);
+        count(width - 1, y);
+    }
+    Rgb(counts
+        .into_iter()
+        .max_by_key(|(colour, n)| (*n, *colour))
+        .map(|(colour, _)| colour)
+        .unwrap_or([0, 0, 0]))
+}
+
+/// The component's pixels in its rectangle, with enclosed holes filled (text
+/// inside a button leaves holes in the button's fill).
+fn filled_mask(
+    labels: &image::ImageBuffer<image::Luma<u32>, Vec<u32>>,
+    label: u32,
+    rect: PixelRect,
+) -> Mask {
+    let (w, h) = (rect.width as usize, rect.height as usize);
+    let member: Vec<bool> = (0..w * h)
+        .map(|idx| {
+            labels
+                .get_pixel(rect.x + (idx % w) as u32, rect.y + (idx / w) as u32)
+                .0[0]
+                == label
+        })
+        .collect();
+    // Non-member pixels reachable from the rectangle's edge are outside.
+    let mut outside = vec![false; w * h];
+    let mut stack: Vec<usize> = Vec::new();
+    for idx in 0..w * h {
+        let (x, y) = (idx % w, idx / w);
+        if (x == 0 || y == 0 || x == w - 1 || y == h - 1) && !member[idx] {
+            outside[idx] = true;
+            stack.push(idx);
+        }
+    }
+    while let Some(idx) = stack.pop() {
+        let (x, y) = (idx % w, idx / w);
+        let neighbours = [
+            (x > 0).then(|| idx - 1),
+            (x + 1 < w).then(|| idx + 1),
+            (y > 0).then(|| idx - w),
+            (y + 1 < h).then(|| idx + w),
+        ];
+        for next in neighbours.into_iter().flatten() {
+            if !member[next] && !outside[next] {
+                outside[next] = true;
+                stack.push(next);
+            }
+        }
+    }
+    Mask {
+        rect,
+        bits: outside.into_iter().map(|is_outside| !is_outside).collect(),
+    }
+}
+
+/// A binary mask grown by `rx` horizontally and `ry` vertically.
+fn dilate(bits: &[bool], width: usize, height: usize, rx: usize, ry: usize) -> Vec<bool> {
+    let mut horizontal = vec![false; bits.len()];
+    for y in 0..height {
+        let row = &bits[y * width..(y + 1) * width];
+        let mut last_set: Option<usize> = None;
+        let mut next_set = vec![usize::MAX; width];
+        let mut upcoming = usize::MAX;
+        for x in (0..width).rev() {
+            if row[x] {
+                upcoming = x;
+            }
+            next_set[x] = upcoming;
+        }
+        for x in 0..width {
+            if row[x] {
+                last_set = Some(x);
+            }
+            let near_before = last_set.is_some_and(|set| x - set <= rx);
+            let near_after = next_set[x] != usize::MAX && next_set[x] - x <= rx;
+            horizontal[y * width + x] = near_before || near_after;
+        }
+    }
+    let mut out = vec![false; bits.len()];
+    for x in 0..width {
+        for y in 0..height {
+            let from = y.saturating_sub(ry);
+            let to = (y + ry).min(height - 1);
+            out[y * width + x] = (from..=to).any(|yy| horizontal[yy * width + x]);
+        }
+    }
+    out
+}
+
+impl ClassicalSegmenter {
+    fn text_lines(
+        &self,
+        ink: &[bool],
+        width: u32,
+        height: u32,
+        regions: &[PixelRect],
+    ) -> Vec<PixelRect> {
+        let dilated = dilate(
+            ink,
+            width as usize,
+            height as usize,
+            self.letter_gap as usize,
+            1,
+        );
+        let blob_image = image::GrayImage::from_fn(width, height, |x, y| {
+            image::Luma([u8::from(dilated[(y * width + x) as usize]) * 255])
+        });
+        let labels = connected_components(&blob_image, Connectivity::Eight, image::Luma([0u8]));
+        let mut words: Vec<PixelRect> = area_stats(&labels)
+            .into_iter()
+            .flatten()
+            .map(|stats| stats.rect())
+            .filter(|rect| {
+                rect.height >= 5 && rect.height <= self.max_line_height && rect.width >= 4
+            })
+            .collect();
+        words.sort_by_key(|rect| (rect.y, rect.x));
+        // Join words into lines: overlapping vertically, separated by a gap
+        // smaller than a share of the line's height, and inside the same
+        // region (the labels of two adjacent buttons stay apart).
+        let container = |rect: &PixelRect| {
+            regions
+                .iter()
+                .filter(|region| region.contains(rect))
+                .min_by_key(|region| region.area())
+                .copied()
+        };
+        let mut lines: Vec<PixelRect> = Vec::new();
+        words.sort_by_key(|rect| (rect.x, rect.y));
+        for word in words {
+            let joined = lines.iter_mut().find(|line| {
+                let overlap = line.y.max(word.y) < line.bottom().min(word.bottom());
+                let overlap_height = line
+                    .bottom()
+                    .min(word.bottom())
+                    .saturating_sub(line.y.max(word.y));
+                let gap = word.x.saturating_sub(line.right());
+                overlap
+                    && f64::from(overlap_height) >= 0.6 * f64::from(line.height.min(word.height))
+                    && f64::from(gap)
+                        <= self.word_gap_ratio * f64::from(line.height.max(word.height))
+                    && word.x >= line.x
+                    && container(line) == container(&word)
+                    && container(&line.union(&word)) == container(&word)
+            });
+            match joined {
+                Some(line) => *line = line.union(&word),
+                None => lines.push(word),
+            }
+        }
+        lines
+    }
+}
+
+impl Segmenter for ClassicalSegmenter {
+    fn segment(&self, image: &RgbaImage) -> Result<Vec<Segment>, VisionError> {
+        let (width, height) = image.dimensions();
+        if width == 0 || height == 0 {
+            return Err(VisionError::EmptyImage);
+        }
+        // Quantize to 6 bits a channel: anti-aliasing noise merges, flat
+        // fills stay one colour.
+        let quantized = RgbImage::from_fn(width, height, |x, y| {
+            let [r, g, b, _] = image.get_pixel(x, y).0;
+            Rgb([r & 0xfc, g & 0xfc, b & 0xfc])
+        });
+        let background = border_colour(&quantized);
+        let labels = connected_components(&quantized, Connectivity::Four, background);
+        let stats = area_stats(&labels);
+
+        let mut segments: Vec<Segment> = Vec::new();
+        let mut ink = vec![false; (width * height) as usize];
+        let mut small_boxes: Vec<PixelRect> = Vec::new();
+        for (label, stats) in stats.iter().enumerate() {
+            let Some(stats) = stats else { continue };
+            let rect = stats.rect();
+            let fill = f64::from(stats.count) / rect.area() as f64;
+            let glyph_sized = stats.count <= self.max_glyph_pixels
+                && rect.width.max(rect.height) <= self.max_glyph_side;
+            if stats.count >= self.min_region_pixels
+                && rect.width >= 6
+                && rect.height >= 6
+                && fill >= 0.4
+            {
+                let mask = filled_mask(&labels, label as u32, rect);
+                if let Some(segment) = Segment::from_mask(SegmentKind::Region, mask) {
+                    if (8..=28).contains(&rect.width) && (8..=28).contains(&rect.height) {
+                        small_boxes.push(rect);
+                    }
+                    segments.push(segment);
+                }
+            } else if glyph_sized {
+                for y in rect.y..rect.bottom() {
+                    for x in rect.x..rect.right() {
+                        if labels.get_pixel(x, y).0[0] == label as u32 {
+                            ink[(y * width + x) as usize] = true;
+                        }
+                    }
+                }
+            } else if fill < 0.4 && rect.width >= 8 && rect.height >= 8 && stats.count >= 16 {
+                // A thin frame with no fill of its own: an outlined box.
+                segments.push(
+                    Segment::from_mask(SegmentKind::Outline, Mask::full(rect))
+                        .expect("a full mask"),
+                );
+            }
+        }
+
+        // Ink inside a region's box but outside its mask is the anti-aliasing
+        // of its rounded corners, not text.
+        for segment in segments
+            .iter()
+            .filter(|segment| segment.kind == SegmentKind::Region)
+        {
+            let rect = segment.rect;
+            for y in rect.y..rect.bottom() {
+                for x in rect.x..rect.right() {
+                    if !segment.mask.get(x, y) {
+                        ink[(y * width + x) as usize] = false;
+                    }
+                }
+            }
+        }
+        let regions: Vec<PixelRect> = segments
+            .iter()
+            .filter(|segment| segment.kind == SegmentKind::Region)
+            .map(|segment| segment.rect)
+            .collect();
+        let lines = self.text_lines(&ink, width, height, &regions);
+        for line in &lines {
+            let padded = line.padded(3, 2, width, height);
+            segments.push(
+                Segment::from_mask(SegmentKind::Text, Mask::full(padded)).expect("a full mask"),
+            );
+        }
+        // A small square box with a text line just right of it, centred on the
+        // same row: a checkbox or radio button and its label.
+        for small in &small_boxes {
+            let centre = f64::from(small.y) + f64::from(small.height) / 2.0;
+            let label = lines.iter().find(|line| {
+                let line_centre = f64::from(line.y) + f64::from(line.height) / 2.0;
+                line.x >= small.right()
+                    && line.x - small.right() <= 12
+                    && (line_centre - centre).abs() <= f64::from(small.height) / 2.0
+            });
+            if let Some(label) = label {
+                let rect = small.union(&label.padded(3, 2, width, height));
+                segments.push(
+                    Segment::from_mask(SegmentKind::LabelledControl, Mask::full(rect))
+                        .expect("a full mask"),
+                );
+            }
+        }
+        Ok(finish(refine(segments, width, height, &self.refine)))
+    }
+}

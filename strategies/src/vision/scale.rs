@@ -1,0 +1,171 @@
+//! Screen ↔ image coordinates. Screenshots are in pixels; the desktop is in
+//! logical coordinates; a HiDPI screen has more pixels than points (2x gives
+//! 2880-pixel images of a 1440-point monitor). A window image is cropped from
+//! a screen image at the window's origin.
+
+use reprise_models::{Rect, ScreenGeometry};
+use serde::{Deserialize, Serialize};
+
+/// Pixels per logical unit, per axis; never zero.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ScaleRatio {
+    x: f64,
+    y: f64,
+}
+
+impl ScaleRatio {
+    /// `None` for a ratio that is not finite and positive.
+    pub fn new(x: f64, y: f64) -> Option<ScaleRatio> {
+        (x.is_finite() && y.is_finite() && x > 0.0 && y > 0.0).then_some(ScaleRatio { x, y })
+    }
+
+    /// The ratio of an image of `image_size` pixels showing `screen`.
+    pub fn of(screen: &ScreenGeometry, image_size: (u32, u32)) -> Option<ScaleRatio> {
+        ScaleRatio::new(
+            f64::from(image_size.0) / f64::from(screen.rect.width),
+            f64::from(image_size.1) / f64::from(screen.rect.height),
+        )
+    }
+
+    pub fn x(&self) -> f64 {
+        self.x
+    }
+
+    pub fn y(&self) -> f64 {
+        self.y
+    }
+}
+
+/// Where a window's image sits: its logical origin and the scale ratio.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WindowMapping {
+    /// The window's top-left corner in logical screen coordinates.
+    pub origin: (f64, f64),
+    pub ratio: ScaleRatio,
+}
+
+impl WindowMapping {
+    /// The mapping of a window on a screen whose image has `ratio`.
+    pub fn new(window: &Rect, ratio: ScaleRatio) -> Self {
+        WindowMapping {
+            origin: (f64::from(window.left), f64::from(window.top)),
+            ratio,
+        }
+    }
+
+    /// A point in the window image to screen coordinates: `point / ratio + origin`.
+    pub fn to_screen(&self, point: (f64, f64)) -> (f64, f64) {
+        (
+            point.0 / self.ratio.x + self.origin.0,
+            point.1 / self.ratio.y + self.origin.1,
+        )
+    }
+
+    /// A screen point to window-image coordinates: the exact inverse.
+    pub fn to_image(&self, point: (f64, f64)) -> (f64, f64) {
+        (
+            (point.0 - self.origin.0) * self.ratio.x,
+            (point.1 - self.origin.1) * self.ratio.y,
+        )
+    }
+}
+
+/// The pixel rectangle of `window` within a screen image (clipped to the
+/// image: a window partly off screen has a smaller crop), and the logical
+/// origin of that crop.
+pub fn window_crop(
+    screen: &ScreenGeometry,
+    image_size: (u32, u32),
+    window: &Rect,
+) -> Option<(super::PixelRect, WindowMapping)> {
+    let ratio = ScaleRatio::of(screen, image_size)?;
+    let left = (f64::from(window.left - screen.rect.left) * ratio.x)
+        .round()
+        .max(0.0);
+    let top = (f64::from(window.top - screen.rect.top) * ratio.y)
+        .round()
+        .max(0.0);
+    let right = ((f64::from(window.left - screen.rect.left) + f64::from(window.width)) * ratio.x)
+        .round()
+        .min(f64::from(image_size.0));
+    let bottom = ((f64::from(window.top - screen.rect.top) + f64::from(window.height)) * ratio.y)
+        .round()
+        .min(f64::from(image_size.1));
+    if right <= left || bottom <= top {
+        return None;
+    }
+    let crop = super::PixelRect {
+        x: left as u32,
+        y: top as u32,
+        width: (right - left) as u32,
+        height: (bottom - top) as u32,
+    };
+    // The crop's top-left pixel, back in logical screen coordinates.
+    let origin = (
+        left / ratio.x + f64::from(screen.rect.left),
+        top / ratio.y + f64::from(screen.rect.top),
+    );
+    Some((crop, WindowMapping { origin, ratio }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn screen(width: u32, height: u32) -> ScreenGeometry {
+        ScreenGeometry {
+            rect: Rect::new(0, 0, width, height),
+            scale_factor: 1.0,
+        }
+    }
+
+    #[test]
+    fn to_screen_and_to_image_are_inverse_for_common_ratios() {
+        for ratio in [1.0, 1.25, 1.5, 2.0] {
+            let monitor = screen(1440, 900);
+            let image_size = ((1440.0 * ratio) as u32, (900.0 * ratio) as u32);
+            let window = Rect::new(-100, 50, 800, 600);
+            let (crop, mapping) = window_crop(&monitor, image_size, &window).unwrap();
+            assert_eq!(
+                crop.x, 0,
+                "a window partly off screen is clipped at the edge"
+            );
+            // A point inside the visible crop, in crop coordinates, maps to the
+            // screen and back exactly (within float rounding).
+            for point in [
+                (0.0, 0.0),
+                (17.5, 3.25),
+                (f64::from(crop.width) - 1.0, f64::from(crop.height) - 1.0),
+            ] {
+                let on_screen = mapping.to_screen(point);
+                let back = mapping.to_image(on_screen);
+                assert!(
+                    (back.0 - point.0).abs() < 1e-9 && (back.1 - point.1).abs() < 1e-9,
+                    "ratio {ratio}: {point:?} -> {back:?}"
+                );
+            }
+            // The crop's origin is the screen's left edge (the window starts off screen).
+            assert_eq!(mapping.to_screen((0.0, 0.0)).0, 0.0);
+            // The crop starts on a whole pixel: within one pixel of the window's top.
+            let (_, y) = mapping.to_screen((0.0, 0.0));
+            assert!((y - 50.0).abs() <= 1.0 / ratio, "ratio {ratio}: {y}");
+        }
+    }
+
+    #[test]
+    fn a_2x_screen_maps_pixels_to_half_the_points() {
+        let monitor = screen(1440, 900);
+        let (crop, mapping) =
+            window_crop(&monitor, (2880, 1800), &Rect::new(100, 100, 200, 100)).unwrap();
+        assert_eq!(
+            (crop.x, crop.y, crop.width, crop.height),
+            (200, 200, 400, 200)
+        );
+        assert_eq!(mapping.to_screen((40.0, 20.0)), (120.0, 110.0));
+        assert!(ScaleRatio::new(0.0, 1.0).is_none());
+        assert!(
+            window_crop(&monitor, (1440, 900), &Rect::new(2000, 0, 100, 100)).is_none(),
+            "entirely off screen"
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! Segmentation quality on a real application: the fixture knows its own
+//! layout and logs every interactive widget's box, the ground truth. Recall is
+//! the share of widgets that some segment matches with IoU >= 0.5; the floor
+//! pinned here keeps quality from silently regressing.
+
+use serde_json::Value;
+
+use crate::harness::{Display, fixture_log, run_ok, wait_for};
+
+fn iou(a: [f64; 4], b: [f64; 4]) -> f64 {
+    let (x0, y0) = (a[0].max(b[0]), a[1].max(b[1]));
+    let (x1, y1) = (
+        (a[0] + a[2]).min(b[0] + b[2]),
+        (a[1] + a[3]).min(b[1] + b[3]),
+    );
+    let overlap = (x1 - x0).max(0.0) * (y1 - y0).max(0.0);
+    overlap / (a[2] * a[3] + b[2] * b[3] - overlap)
+}
+
+fn rect_of(value: &Value) -> [f64; 4] {
+    match value {
+        Value::Array(items) => [0, 1, 2, 3].map(|idx| items[idx].as_f64().unwrap()),
+        object => ["x", "y", "width", "height"].map(|key| object[key].as_f64().unwrap()),
+    }
+}
+
+/// Recall and precision of the segmentation of the fixture started with `args`.
+fn measure(args: &[&str]) -> (f64, f64, usize) {
+    let mut display = Display::start(1280, 800);
+    let log = display.spawn_fixture("layout.log", args);
+    let widgets: Vec<[f64; 4]> = wait_for("the fixture's layout", || {
+        let layout = fixture_log(&log)
+            .into_iter()
+            .rev()
+            .find(|entry| entry["event"] == "layout")?;
+        Some(
+            layout["widgets"]
+                .as_array()?
+                .iter()
+                .map(|widget| rect_of(&widget["rect"]))
+                .collect(),
+        )
+    });
+    // The fixture is the active window; wait until it has drawn itself.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let shot = display.dir.path().join("window.png");
+    run_ok(display.reprise().args([
+        "screenshot",
+        "--active-window",
+        "-o",
+        shot.to_str().unwrap(),
+    ]));
+    let segments: Value = serde_json::from_str(&run_ok(display.reprise().args([
+        "segment",
+        shot.to_str().unwrap(),
+        "--json",
+    ])))
+    .unwrap();
+    let boxes: Vec<[f64; 4]> = segments
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|segment| rect_of(&segment["rect"]))
+        .collect();
+    let found = widgets
+        .iter()
+        .filter(|widget| boxes.iter().any(|b| iou(**widget, *b) >= 0.5))
+        .count();
+    let matching = boxes
+        .iter()
+        .filter(|b| widgets.iter().any(|widget| iou(*widget, **b) >= 0.5))
+        .count();
+    (
+        found as f64 / widgets.len() as f64,
+        matching as f64 / boxes.len() as f64,
+        widgets.len(),
+    )
+}
+
+#[test]
+fn segmentation_recall_on_the_fixture_and_its_perturbations() {
+    let variants: [&[&str]; 5] = [
+        &[],
+        &["--theme", "dark"],
+        &["--scale", "1.5", "--width", "640", "--height", "600"],
+        &["--extra-row", "--swap-buttons"],
+        &["--width", "600", "--height", "450"],
+    ];
+    let mut report = Vec::new();
+    for args in variants {
+        let (recall, precision, n_widgets) = measure(args);
+        report.push(format!(
+            "{args:?}: recall {recall:.2} precision {precision:.2} of {n_widgets} widgets"
+        ));
+        assert!(recall >= 0.9, "recall fell below the floor: {report:?}");
+    }
+    eprintln!("{}", report.join("\n"));
+}
