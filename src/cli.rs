@@ -176,6 +176,14 @@ pub struct SegmentArgs {
     /// Draw the segments (outlines, ids, click points) into this PNG.
     #[arg(long, value_name = "OUT.png")]
     pub overlay: Option<PathBuf>,
+    /// Reuse a cached segmentation of a similar image from the store, or
+    /// cache this one.
+    #[arg(long)]
+    pub cache: bool,
+    /// With --cache: the region (x,y,width,height in image pixels) that must
+    /// not have changed for a cached segmentation to be reused.
+    #[arg(long, value_name = "X,Y,W,H", requires = "cache")]
+    pub target: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -20,7 +20,7 @@ pub fn run(cli: Cli) -> Result<()> {
     let open_store = || Store::open(&store_path).context("open the store");
     match cli.command {
         Command::Events(EventsCommand::Reduce(args)) => events_reduce(&args),
-        Command::Segment(args) => segment(&args),
+        Command::Segment(args) => segment(&store_path, &args),
         Command::Screenshot(args) => screenshot(&args),
         Command::Llm(command) => llm(&store_path, cli.global.config.as_deref(), command),
         Command::Bench(crate::cli::BenchCommand::Capture { frames }) => {
@@ -212,6 +212,10 @@ fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
     Ok(())
 }
 
+/// The classical segmenter's name and version in the segmentation cache; a
+/// change to its output must change this, so stale segmentations are not reused.
+pub const CLASSICAL_SEGMENTER: &str = "classical-1";
+
 /// Writes to a temporary file beside the target and renames it, so a failed
 /// write never leaves a half-written file under the requested name.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
@@ -277,15 +281,69 @@ fn replay(store: &mut Store, args: &ReplayArgs) -> Result<()> {
     .into())
 }
 
-fn segment(args: &crate::cli::SegmentArgs) -> Result<()> {
+fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Result<()> {
     use reprise_strategies::vision::Segmenter as _;
+    use reprise_strategies::vision::cache::SegmentationCache as _;
     let image = image::open(&args.image)
         .with_context(|| format!("read the image {}", args.image.display()))
         .map_err(|err| err.context(UsageError("the image must be a readable PNG".into())))?
         .into_rgba8();
+    let target = match &args.target {
+        None => None,
+        Some(text) => {
+            let numbers: Vec<u32> = text
+                .split(',')
+                .map(|part| part.trim().parse())
+                .collect::<Result<_, _>>()
+                .map_err(|_| {
+                    UsageError(format!(
+                        "--target takes x,y,width,height in whole pixels, not {text:?}"
+                    ))
+                })?;
+            let [x, y, width, height] = numbers[..] else {
+                bail!(UsageError(format!(
+                    "--target takes four numbers, not {text:?}"
+                )));
+            };
+            Some(reprise_strategies::vision::PixelRect {
+                x,
+                y,
+                width,
+                height,
+            })
+        }
+    };
     let started = std::time::Instant::now();
-    let segments =
-        reprise_strategies::vision::classical::ClassicalSegmenter::default().segment(&image)?;
+    let mut cache = if args.cache {
+        let store = Store::open(store_path).context("open the store")?;
+        Some(crate::vision_cache::StoreSegmentationCache::new(
+            store,
+            CLASSICAL_SEGMENTER,
+        ))
+    } else {
+        None
+    };
+    let cached = cache
+        .as_mut()
+        .and_then(|cache| cache.lookup(&image, target));
+    let segments = match &cached {
+        Some(cached) => {
+            eprintln!("cache hit: reusing segmentation {}", cached.id);
+            cached.segments.clone()
+        }
+        None => {
+            let segments = reprise_strategies::vision::classical::ClassicalSegmenter::default()
+                .segment(&image)?;
+            if let Some(cache) = cache.as_mut() {
+                let id = cache.insert(&image, &segments);
+                eprintln!(
+                    "cache miss: segmented and stored as segmentation {}",
+                    id.map_or("(not stored)".into(), |id| id.to_string())
+                );
+            }
+            segments
+        }
+    };
     let elapsed = started.elapsed();
     if let Some(path) = &args.overlay {
         crate::overlay::draw(&image, &segments)

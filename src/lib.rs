@@ -18,3 +18,4 @@ pub mod report;
 pub mod store;
 #[doc(hidden)]
 pub mod testing;
+pub mod vision_cache;

@@ -5,6 +5,7 @@ mod llm;
 mod recordings;
 mod runs;
 mod schema;
+mod segmentations;
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use rusqlite::Connection;
 pub use llm::{CachedReply, CallRow, UsageTotal};
 pub use recordings::{RecordingSummary, ScreenshotBlob};
 pub use runs::{RunRecord, RunStep};
+pub use segmentations::{NewSegmentation, SegmentationRow};
 
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]

@@ -96,3 +96,64 @@ fn segmentation_recall_on_the_fixture_and_its_perturbations() {
     }
     eprintln!("{}", report.join("\n"));
 }
+
+#[test]
+fn the_segmentation_cache_is_reused_across_processes_only_while_the_target_is_unchanged() {
+    let mut display = Display::start(1280, 800);
+    display.spawn_fixture("cache.log", &[]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let original = display.dir.path().join("original.png");
+    run_ok(display.reprise().args([
+        "screenshot",
+        "--active-window",
+        "-o",
+        original.to_str().unwrap(),
+    ]));
+    // The same window with something typed into the text field at 81,33 280x20.
+    let mut typed = image::open(&original).unwrap().into_rgba8();
+    for y in 38..48 {
+        for x in 86..130 {
+            typed.put_pixel(x, y, image::Rgba([20, 20, 20, 255]));
+        }
+    }
+    let changed = display.dir.path().join("typed.png");
+    typed.save(&changed).unwrap();
+
+    let segment = |image: &std::path::Path, target: &str| {
+        let out = display
+            .reprise()
+            .args([
+                "segment",
+                image.to_str().unwrap(),
+                "--cache",
+                "--target",
+                target,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let text_field = "81,33,280,20";
+    let save_button = "8,207,43,20";
+    assert!(segment(&original, text_field).contains("cache miss"));
+    assert!(
+        segment(&original, text_field).contains("cache hit"),
+        "a second process reuses the first one's segmentation"
+    );
+    assert!(
+        segment(&changed, text_field).contains("cache miss"),
+        "the target's region changed: not reused"
+    );
+    // Elsewhere on the similar screen the cached segmentation (the original's,
+    // the first stored) is still good.
+    let reused = segment(&changed, save_button);
+    assert!(
+        reused.contains("cache hit: reusing segmentation"),
+        "{reused}"
+    );
+}

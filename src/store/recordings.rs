@@ -295,7 +295,8 @@ impl Store {
         }
         tx.execute(
             "DELETE FROM images WHERE hash NOT IN (SELECT hash FROM screenshots)
-               AND hash NOT IN (SELECT screenshot_hash FROM replay_steps WHERE screenshot_hash IS NOT NULL)",
+               AND hash NOT IN (SELECT screenshot_hash FROM replay_steps WHERE screenshot_hash IS NOT NULL)
+               AND hash NOT IN (SELECT image_hash FROM segmentations)",
             [],
         )?;
         tx.commit()?;

@@ -97,6 +97,23 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX llm_calls_run ON llm_calls(run_id);
     ",
+    // 3: the segmentation cache, reused across processes.
+    "
+    CREATE TABLE segmentations (
+        id INTEGER PRIMARY KEY,
+        segmenter TEXT NOT NULL,
+        width INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        phash INTEGER NOT NULL,
+        thumbnail BLOB NOT NULL,
+        thumbnail_width INTEGER NOT NULL,
+        image_hash TEXT NOT NULL REFERENCES images(hash),
+        segments TEXT NOT NULL,
+        descriptions TEXT,
+        created REAL NOT NULL
+    );
+    CREATE INDEX segmentations_size ON segmentations(segmenter, width, height);
+    ",
 ];
 
 /// The schema version this build writes.

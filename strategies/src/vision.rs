@@ -7,6 +7,7 @@
 //! - [`scale`]: screen ↔ image coordinates through HiDPI scale ratios;
 //! - [`ssim`]: structural similarity (Wang et al.), for the segmentation cache.
 
+pub mod cache;
 pub mod classical;
 pub mod refine;
 pub mod scale;
@@ -98,8 +99,49 @@ impl PixelRect {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mask {
     pub rect: PixelRect,
-    /// Row-major, `rect.width * rect.height` entries.
+    /// Row-major, `rect.width * rect.height` entries; stored packed, eight
+    /// to a byte, in base64.
+    #[serde(with = "packed_bits")]
     pub bits: Vec<bool>,
+}
+
+mod packed_bits {
+    //! A mask's bits as base64 of the bits packed eight to a byte, preceded
+    //! by their count, so that a stored segmentation stays small.
+    use base64::Engine as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bits: &[bool], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut bytes = (bits.len() as u32).to_le_bytes().to_vec();
+        for chunk in bits.chunks(8) {
+            bytes.push(
+                chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0u8, |byte, (idx, bit)| byte | (u8::from(*bit) << idx)),
+            );
+        }
+        serializer.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<bool>, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map_err(serde::de::Error::custom)?;
+        let (count, packed) = bytes
+            .split_at_checked(4)
+            .ok_or_else(|| serde::de::Error::custom("mask bits too short"))?;
+        let count = u32::from_le_bytes(count.try_into().expect("four bytes")) as usize;
+        if packed.len() != count.div_ceil(8) {
+            return Err(serde::de::Error::custom(
+                "mask bits do not match their count",
+            ));
+        }
+        Ok((0..count)
+            .map(|idx| packed[idx / 8] & (1 << (idx % 8)) != 0)
+            .collect())
+    }
 }
 
 impl Mask {
