@@ -11,6 +11,8 @@ packages=(
   # needs libclang); rdev probes xi and xtst.
   pkg-config libx11-dev libxcb1-dev libxtst-dev libxi-dev
   libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libclang-dev
+  # The offline describer reads text with Tesseract (leptess links it).
+  tesseract-ocr tesseract-ocr-eng libtesseract-dev libleptonica-dev
   # The fixture application's software OpenGL and fonts.
   libgl1-mesa-dri libegl1 libgles2 fonts-dejavu-core
   # Headless Chromium checks the HTML reports as a person would see them.

@@ -176,6 +176,9 @@ pub struct SegmentArgs {
     /// Draw the segments (outlines, ids, click points) into this PNG.
     #[arg(long, value_name = "OUT.png")]
     pub overlay: Option<PathBuf>,
+    /// Describe each segment offline (Tesseract OCR, kind, nearest label).
+    #[arg(long)]
+    pub describe: bool,
     /// Reuse a cached segmentation of a similar image from the store, or
     /// cache this one.
     #[arg(long)]

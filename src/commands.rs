@@ -345,6 +345,14 @@ fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Resu
         }
     };
     let elapsed = started.elapsed();
+    let descriptions = if args.describe {
+        use reprise_strategies::describe::Describer as _;
+        let reader = crate::describe::TesseractReader::new()?;
+        let mut describer = reprise_strategies::describe::OfflineDescriber::new(reader);
+        Some(describer.describe(&image, &segments)?)
+    } else {
+        None
+    };
     if let Some(path) = &args.overlay {
         crate::overlay::draw(&image, &segments)
             .save_with_format(path, image::ImageFormat::Png)
@@ -362,6 +370,7 @@ fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Resu
                     "click_point": segment.click_point,
                     "parent": segment.parent,
                     "pixels": segment.mask.count(),
+                    "description": descriptions.as_ref().map(|all| all[segment.id].text.clone()),
                 })
             })
             .collect();
@@ -388,6 +397,9 @@ fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Resu
                 .parent
                 .map_or(String::new(), |parent| format!("  in {parent}"))
         ));
+        if let Some(all) = &descriptions {
+            text.push_str(&format!("      {}\n", all[segment.id].text));
+        }
     }
     print_text(&text)
 }

@@ -1,0 +1,211 @@
+//! Describers name each segment of a window so that a recorded target can be
+//! found again by its description.
+//!
+//! The offline describer needs no model: the text inside the segment (read by
+//! a [`TextReader`], Tesseract in the application), the segment's kind and
+//! shape, and the text of its nearest label, giving stable descriptions such
+//! as `button "Save"` or `text field labelled "User name"`.
+
+use image::RgbaImage;
+
+use crate::vision::{Segment, SegmentKind};
+
+/// Reads the text in an image of one segment.
+pub trait TextReader {
+    fn read(&mut self, crop: &RgbaImage) -> String;
+}
+
+/// Why descriptions could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum DescribeError {
+    #[error("the model could not describe the segments: {0}")]
+    Model(String),
+}
+
+/// Names every segment of a window image, in the segments' order.
+pub trait Describer {
+    fn name(&self) -> &'static str;
+    fn describe(
+        &mut self,
+        window: &RgbaImage,
+        segments: &[Segment],
+    ) -> Result<Vec<Description>, DescribeError>;
+}
+
+/// A segment's description and the parts it is made of.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Description {
+    /// The whole description, e.g. `button "Save"`.
+    pub text: String,
+    /// What kind of element it looks like (`button`, `text field`, …).
+    pub role: String,
+    /// The text read inside it, normalised (may be empty).
+    pub label: String,
+}
+
+/// Letters and digits, lower-cased, single spaces: what text comparison uses.
+pub fn normalise(text: &str) -> String {
+    let cleaned: String = text
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() {
+                c.to_lowercase().next().unwrap_or(c)
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The offline describer: OCR per segment plus shape and neighbourhood.
+pub struct OfflineDescriber<R: TextReader> {
+    reader: R,
+}
+
+impl<R: TextReader> std::fmt::Debug for OfflineDescriber<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OfflineDescriber").finish_non_exhaustive()
+    }
+}
+
+impl<R: TextReader> OfflineDescriber<R> {
+    pub fn new(reader: R) -> Self {
+        OfflineDescriber { reader }
+    }
+}
+
+fn role_of(segment: &Segment, label: &str) -> &'static str {
+    let rect = segment.rect;
+    match segment.kind {
+        SegmentKind::LabelledControl => "checkbox",
+        SegmentKind::Text => "text",
+        SegmentKind::Outline => "box",
+        SegmentKind::Region if rect.width <= 28 && rect.height <= 28 && label.is_empty() => {
+            "small box"
+        }
+        SegmentKind::Region if label.is_empty() && rect.width >= 3 * rect.height => "text field",
+        SegmentKind::Region if rect.height <= 48 => "button",
+        SegmentKind::Region => "panel",
+    }
+}
+
+impl<R: TextReader> Describer for OfflineDescriber<R> {
+    fn name(&self) -> &'static str {
+        "offline"
+    }
+
+    fn describe(
+        &mut self,
+        window: &RgbaImage,
+        segments: &[Segment],
+    ) -> Result<Vec<Description>, DescribeError> {
+        let labels: Vec<String> = segments
+            .iter()
+            .map(|segment| {
+                let rect = segment.rect;
+                if rect.right() > window.width()
+                    || rect.bottom() > window.height()
+                    || rect.height > 64
+                {
+                    return String::new();
+                }
+                let crop =
+                    image::imageops::crop_imm(window, rect.x, rect.y, rect.width, rect.height)
+                        .to_image();
+                normalise(&self.reader.read(&crop))
+            })
+            .collect();
+        let descriptions = segments
+            .iter()
+            .zip(&labels)
+            .map(|(segment, label)| {
+                let role = role_of(segment, label);
+                let text = if role == "text field" {
+                    // An empty field is known by the label before it on its row.
+                    let rect = segment.rect;
+                    let centre = rect.y + rect.height / 2;
+                    let nearest = segments
+                        .iter()
+                        .zip(&labels)
+                        .filter(|(other, other_label)| {
+                            !other_label.is_empty()
+                                && other.rect.right() <= rect.x + 2
+                                && other.rect.y <= centre
+                                && other.rect.bottom() >= centre
+                        })
+                        .max_by_key(|(other, _)| other.rect.right());
+                    match nearest {
+                        Some((_, name)) => format!("text field labelled \"{name}\""),
+                        None => "text field".to_owned(),
+                    }
+                } else if label.is_empty() {
+                    role.to_owned()
+                } else {
+                    format!("{role} \"{label}\"")
+                };
+                Description {
+                    text,
+                    role: role.to_owned(),
+                    label: label.clone(),
+                }
+            })
+            .collect();
+        Ok(descriptions)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::{Mask, PixelRect};
+
+    struct Fixed(Vec<&'static str>);
+
+    impl TextReader for Fixed {
+        fn read(&mut self, _: &RgbaImage) -> String {
+            self.0.remove(0).to_owned()
+        }
+    }
+
+    fn segment(kind: SegmentKind, x: u32, y: u32, width: u32, height: u32) -> Segment {
+        Segment::from_mask(
+            kind,
+            Mask::full(PixelRect {
+                x,
+                y,
+                width,
+                height,
+            }),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn buttons_fields_and_checkboxes_get_stable_descriptions() {
+        let window = RgbaImage::new(300, 100);
+        let segments = vec![
+            segment(SegmentKind::Text, 2, 10, 70, 16),
+            segment(SegmentKind::Region, 80, 8, 200, 20),
+            segment(SegmentKind::Region, 8, 50, 43, 20),
+            segment(SegmentKind::LabelledControl, 8, 75, 100, 20),
+        ];
+        let mut describer =
+            OfflineDescriber::new(Fixed(vec!["User name:", "", " Save\n", "Remember me"]));
+        let texts: Vec<String> = describer
+            .describe(&window, &segments)
+            .unwrap()
+            .into_iter()
+            .map(|d| d.text)
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "text \"user name\"",
+                "text field labelled \"user name\"",
+                "button \"save\"",
+                "checkbox \"remember me\""
+            ]
+        );
+    }
+}
