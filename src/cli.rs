@@ -87,9 +87,16 @@ pub struct RecordArgs {
 pub struct ReplayArgs {
     /// A recording's id, a unique prefix of it, or its name.
     pub recording: String,
-    /// How to find each action's target: `naive` (the recorded coordinates).
+    /// How to find each action's target: `naive` (the recorded coordinates)
+    /// or `visual` (the recorded element, found again on the screen; offline).
     #[arg(long, default_value = "naive")]
     pub strategy: String,
+    /// Replace typed text: `--replace alice=bob` (repeatable; no model needed).
+    #[arg(long, value_name = "OLD=NEW")]
+    pub replace: Vec<String>,
+    /// Change the replay in plain language (needs a model provider).
+    #[arg(long, value_name = "TEXT")]
+    pub instructions: Option<String>,
     /// Scale the recorded pauses: 2 replays twice as fast.
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
     pub speed: f64,

@@ -237,10 +237,20 @@ fn replay(store: &mut Store, args: &ReplayArgs) -> Result<()> {
         timeout: std::time::Duration::from_secs_f64(args.settle_timeout),
         ..Default::default()
     };
+    let replacements = args
+        .replace
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((old, new)) if !old.is_empty() => Ok((old.to_owned(), new.to_owned())),
+            _ => Err(UsageError(format!("--replace takes OLD=NEW, not {pair:?}"))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let request = crate::replay::ReplayRequest {
         recording: args.recording.clone(),
         strategy: args.strategy.clone(),
         speed: args.speed,
+        replacements,
+        instructions: args.instructions.clone(),
         options: reprise_strategies::ReplayOptions {
             max_steps: args.max_steps,
             max_retries: args.max_retries,

@@ -24,6 +24,10 @@ pub struct ReplayRequest {
     pub strategy: String,
     pub speed: f64,
     pub options: ReplayOptions,
+    /// `--replace OLD=NEW` substitutions of typed text.
+    pub replacements: Vec<(String, String)>,
+    /// `--instructions`: a change in plain language (needs a model).
+    pub instructions: Option<String>,
 }
 
 /// How a replay went, for the command's output and exit code.
@@ -56,14 +60,25 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             double_click: bundle.recording.double_click,
         },
     );
+    if request.instructions.is_some() {
+        anyhow::bail!(reprise_strategies::llm::LlmError::NotConfigured);
+    }
+    let (trees, n_replaced) =
+        reprise_strategies::edit::replace_typed_text(trees, &request.replacements);
+    if !request.replacements.is_empty() && n_replaced == 0 {
+        anyhow::bail!(crate::exit::UsageError(
+            "--replace found none of its text in what the recording types".into()
+        ));
+    }
     let mut strategy: Box<dyn ReplayStrategy> = match request.strategy.as_str() {
         "naive" => Box::new(NaiveStrategy::new(
             trees,
             bundle.window_states.clone(),
             request.speed,
         )),
+        "visual" => Box::new(visual_strategy(store, &bundle, trees, request.speed)?),
         other => anyhow::bail!(crate::exit::UsageError(format!(
-            "unknown strategy {other:?}: this build replays with `naive`"
+            "unknown strategy {other:?}: use naive or visual"
         ))),
     };
     let mut desktop = LiveDesktop::connect(request.options.dry_run)
@@ -81,6 +96,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             "max_retries": request.options.max_retries,
             "skip_failures": request.options.skip_failures,
             "max_steps": request.options.max_steps,
+            "replacements": request.replacements,
         }),
         started: now(),
         ended: None,
@@ -134,6 +150,53 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         n_steps,
         seconds,
     })
+}
+
+/// The offline describer's version in the segmentation cache: descriptions
+/// cached by an older describer are not reused.
+const OFFLINE_DESCRIBER: &str = "offline-2";
+
+/// The visual strategy, offline: the classical segmenter, the Tesseract
+/// describer, and the segmentation cache in the store.
+fn visual_strategy(
+    store: &Store,
+    bundle: &reprise_models::RecordingBundle,
+    trees: Vec<reprise_models::ActionEvent>,
+    speed: f64,
+) -> Result<reprise_strategies::visual::VisualStrategy> {
+    use reprise_strategies::visual::{Vision, prepare};
+    let cache_store =
+        Store::open(store.path()).context("open the store for the segmentation cache")?;
+    let reader = crate::describe::TesseractReader::new()?;
+    let mut vision = Vision {
+        segmenter: Box::new(reprise_strategies::vision::classical::ClassicalSegmenter::default()),
+        describer: Box::new(reprise_strategies::describe::OfflineDescriber::new(reader)),
+        cache: Some(Box::new(crate::vision_cache::StoreSegmentationCache::new(
+            cache_store,
+            &format!(
+                "{}+{}",
+                crate::commands::CLASSICAL_SEGMENTER,
+                OFFLINE_DESCRIBER
+            ),
+        ))),
+        stats: Default::default(),
+    };
+    let mut frame_of = |id: u32| -> Option<reprise_strategies::Frame> {
+        let shot = bundle.screenshots.get(id as usize)?;
+        let png = store.image_png(&shot.content_hash).ok()?;
+        let image = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+            .ok()?
+            .into_rgba8();
+        Some(reprise_strategies::Frame {
+            image,
+            screen: shot.screen,
+        })
+    };
+    let steps = prepare(trees, &bundle.window_states, &mut frame_of, &mut vision)
+        .map_err(|err| anyhow::anyhow!("prepare the recording for visual replay: {err}"))?;
+    Ok(reprise_strategies::visual::VisualStrategy::new(
+        steps, vision, speed,
+    ))
 }
 
 fn now() -> String {

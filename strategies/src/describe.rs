@@ -58,6 +58,29 @@ pub fn normalise(text: &str) -> String {
     cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether an image holds anything but its background: at least a few
+/// pixels far from its median luminance.
+pub fn has_ink(image: &RgbaImage) -> bool {
+    let luminance: Vec<u8> = image
+        .pixels()
+        .map(|pixel| {
+            let [r, g, b, _] = pixel.0;
+            ((u32::from(r) * 299 + u32::from(g) * 587 + u32::from(b) * 114) / 1000) as u8
+        })
+        .collect();
+    if luminance.is_empty() {
+        return false;
+    }
+    let mut sorted = luminance.clone();
+    sorted.sort_unstable();
+    let median = i32::from(sorted[sorted.len() / 2]);
+    let inked = luminance
+        .iter()
+        .filter(|value| (i32::from(**value) - median).abs() > 60)
+        .count();
+    inked >= 6 && inked * 200 >= luminance.len()
+}
+
 /// The offline describer: OCR per segment plus shape and neighbourhood.
 pub struct OfflineDescriber<R: TextReader> {
     reader: R,
@@ -110,9 +133,24 @@ impl<R: TextReader> Describer for OfflineDescriber<R> {
                 {
                     return String::new();
                 }
-                let crop =
-                    image::imageops::crop_imm(window, rect.x, rect.y, rect.width, rect.height)
-                        .to_image();
+                // Inset past borders and rounded corners, and read only what
+                // has ink: an empty field's edges read as stray letters.
+                let inset = if rect.width > 12 && rect.height > 12 {
+                    3
+                } else {
+                    0
+                };
+                let crop = image::imageops::crop_imm(
+                    window,
+                    rect.x + inset,
+                    rect.y + inset,
+                    rect.width - 2 * inset,
+                    rect.height - 2 * inset,
+                )
+                .to_image();
+                if !has_ink(&crop) {
+                    return String::new();
+                }
                 normalise(&self.reader.read(&crop))
             })
             .collect();
@@ -183,7 +221,11 @@ mod tests {
 
     #[test]
     fn buttons_fields_and_checkboxes_get_stable_descriptions() {
-        let window = RgbaImage::new(300, 100);
+        // Every segment has some ink, so each is read.
+        let window = RgbaImage::from_fn(300, 100, |x, y| {
+            let v = if (x + y) % 9 == 0 { 0 } else { 230 };
+            image::Rgba([v, v, v, 255])
+        });
         let segments = vec![
             segment(SegmentKind::Text, 2, 10, 70, 16),
             segment(SegmentKind::Region, 80, 8, 200, 20),
@@ -207,5 +249,16 @@ mod tests {
                 "checkbox \"remember me\""
             ]
         );
+    }
+
+    #[test]
+    fn a_flat_crop_has_no_ink() {
+        let flat = RgbaImage::from_pixel(40, 20, image::Rgba([30, 30, 30, 255]));
+        assert!(!has_ink(&flat));
+        let mut text = flat.clone();
+        for x in 5..20 {
+            text.put_pixel(x, 10, image::Rgba([220, 220, 220, 255]));
+        }
+        assert!(has_ink(&text));
     }
 }

@@ -9,6 +9,7 @@
 pub mod action;
 pub mod describe;
 pub mod desktop;
+pub mod edit;
 pub mod llm;
 pub mod naive;
 pub mod replay;
@@ -16,6 +17,7 @@ pub mod scripted;
 pub mod settle;
 pub mod strategy;
 pub mod vision;
+pub mod visual;
 
 pub use action::{Action, Button, KeySpec, Step};
 pub use desktop::{Desktop, DesktopError, Frame};

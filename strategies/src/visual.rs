@@ -1,0 +1,402 @@
+//! The visual strategy (OpenAdapt's `VisualReplayStrategy`, made robust): the
+//! target of every recorded mouse action is fingerprinted in its own
+//! screenshot (its segment's description, crop and place among look-alikes);
+//! at replay the live window is segmented (through the cache), described, and
+//! the target found again and clicked inside its mask. Offline by default:
+//! zero model calls.
+
+pub mod matching;
+
+use image::RgbaImage;
+use reprise_models::{ActionEvent, EventName, WindowState};
+
+use crate::describe::{Describer, Description};
+use crate::naive::{actions_for, describe as describe_tree};
+use crate::vision::cache::SegmentationCache;
+use crate::vision::scale::{WindowMapping, window_crop};
+use crate::vision::{PixelRect, Segment, SegmentKind, Segmenter};
+use crate::{Action, Decision, Frame, Observation, ReplayStrategy, Step, StrategyError};
+use matching::{MatchOptions, find_target};
+
+/// What identifies a recorded target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fingerprint {
+    pub description: Description,
+    /// The target's pixels in the recorded window.
+    pub crop: RgbaImage,
+    /// Its place among the segments with the same description, in reading order.
+    pub nth: usize,
+    pub n_same: usize,
+}
+
+/// Where a recorded pointer action aims.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// An element, found again by its fingerprint.
+    Element {
+        fingerprint: Fingerprint,
+        window_rect: PixelRect,
+    },
+    /// A point relative to the window's origin (moves, scrolls over nothing).
+    WindowRelative { dx: f64, dy: f64 },
+    /// Not a pointer action, or no window was known: replayed as recorded.
+    AsRecorded,
+}
+
+/// One recorded tree with its target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedStep {
+    pub tree: ActionEvent,
+    pub target: Target,
+}
+
+/// Counters for the report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct VisualStats {
+    pub segmentations: u64,
+    pub cache_hits: u64,
+    pub describe_calls: u64,
+}
+
+/// The segmenter, describer and cache that both preparation and replay use.
+pub struct Vision {
+    pub segmenter: Box<dyn Segmenter>,
+    pub describer: Box<dyn Describer>,
+    pub cache: Option<Box<dyn SegmentationCache>>,
+    pub stats: VisualStats,
+}
+
+impl std::fmt::Debug for Vision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vision")
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Vision {
+    /// Segments and describes a window image, reusing a cached segmentation
+    /// (and its descriptions) when the cache allows.
+    pub fn analyse(
+        &mut self,
+        window: &RgbaImage,
+        target_hint: Option<PixelRect>,
+    ) -> Result<(Vec<Segment>, Vec<Description>), String> {
+        let cached = self
+            .cache
+            .as_mut()
+            .and_then(|cache| cache.lookup(window, target_hint));
+        let (segments, cached_id, cached_descriptions) = match cached {
+            Some(cached) => {
+                self.stats.cache_hits += 1;
+                (cached.segments, Some(cached.id), cached.descriptions)
+            }
+            None => {
+                self.stats.segmentations += 1;
+                let segments = self
+                    .segmenter
+                    .segment(window)
+                    .map_err(|err| err.to_string())?;
+                let id = self
+                    .cache
+                    .as_mut()
+                    .and_then(|cache| cache.insert(window, &segments));
+                (segments, id, None)
+            }
+        };
+        let descriptions: Vec<Description> = match cached_descriptions {
+            Some(texts) if texts.len() == segments.len() => texts
+                .into_iter()
+                .map(|text| {
+                    serde_json::from_str(&text).unwrap_or(Description {
+                        text,
+                        role: String::new(),
+                        label: String::new(),
+                    })
+                })
+                .collect(),
+            _ => {
+                self.stats.describe_calls += 1;
+                let descriptions = self
+                    .describer
+                    .describe(window, &segments)
+                    .map_err(|err| err.to_string())?;
+                if let (Some(cache), Some(id)) = (self.cache.as_mut(), cached_id) {
+                    let stored: Vec<String> = descriptions
+                        .iter()
+                        .map(|description| serde_json::to_string(description).expect("serializes"))
+                        .collect();
+                    cache.set_descriptions(id, &stored);
+                }
+                descriptions
+            }
+        };
+        Ok((segments, descriptions))
+    }
+}
+
+/// The window's pixels in a frame, with the mapping back to the screen.
+fn window_image(frame: &Frame, window: &WindowState) -> Option<(RgbaImage, WindowMapping)> {
+    let (crop, mapping) = window_crop(&frame.screen, frame.image.dimensions(), &window.rect)?;
+    let image =
+        image::imageops::crop_imm(&frame.image, crop.x, crop.y, crop.width, crop.height).to_image();
+    Some((image, mapping))
+}
+
+/// The segment a click at `point` (window-image pixels) hit: the smallest
+/// control containing it (a button over its label, a checkbox over its box),
+/// else the smallest text, ignoring panels.
+fn hit_segment(
+    segments: &[Segment],
+    descriptions: &[Description],
+    point: (u32, u32),
+) -> Option<usize> {
+    let containing: Vec<usize> = (0..segments.len())
+        .filter(|&idx| {
+            segments[idx].rect.contains_point(point.0, point.1) && descriptions[idx].role != "panel"
+        })
+        .collect();
+    let smallest = |kinds: &[SegmentKind]| {
+        containing
+            .iter()
+            .copied()
+            .filter(|&idx| kinds.contains(&segments[idx].kind))
+            .min_by_key(|&idx| segments[idx].rect.area())
+    };
+    smallest(&[SegmentKind::LabelledControl])
+        .or_else(|| smallest(&[SegmentKind::Region, SegmentKind::Outline]))
+        .or_else(|| smallest(&[SegmentKind::Text]))
+}
+
+fn is_pointer_target(tree: &ActionEvent) -> bool {
+    matches!(
+        tree.name,
+        EventName::Singleclick | EventName::Doubleclick | EventName::Click
+    ) && tree.position().is_some()
+}
+
+/// Fingerprints the target of every pointer action in its recorded frame.
+/// `frame_of` gives a recorded screenshot by id.
+pub fn prepare(
+    trees: Vec<ActionEvent>,
+    windows: &[WindowState],
+    frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
+    vision: &mut Vision,
+) -> Result<Vec<PlannedStep>, String> {
+    let mut planned = Vec::with_capacity(trees.len());
+    for tree in trees {
+        let window = tree.window_state_id.and_then(|id| windows.get(id as usize));
+        let (Some(window), Some((x, y))) = (window, tree.position()) else {
+            planned.push(PlannedStep {
+                tree,
+                target: Target::AsRecorded,
+            });
+            continue;
+        };
+        let relative = Target::WindowRelative {
+            dx: x - f64::from(window.rect.left),
+            dy: y - f64::from(window.rect.top),
+        };
+        let frame = tree.screenshot_id.and_then(&mut *frame_of);
+        let inside = window.rect.contains(x, y);
+        let (Some(frame), true, true) = (frame, inside, is_pointer_target(&tree)) else {
+            planned.push(PlannedStep {
+                tree,
+                target: if inside { relative } else { Target::AsRecorded },
+            });
+            continue;
+        };
+        let Some((image, mapping)) = window_image(&frame, window) else {
+            planned.push(PlannedStep {
+                tree,
+                target: relative,
+            });
+            continue;
+        };
+        let (segments, descriptions) = vision.analyse(&image, None)?;
+        let (px, py) = mapping.to_image((x, y));
+        let Some(hit) = hit_segment(
+            &segments,
+            &descriptions,
+            (px.max(0.0) as u32, py.max(0.0) as u32),
+        ) else {
+            planned.push(PlannedStep {
+                tree,
+                target: relative,
+            });
+            continue;
+        };
+        let description = descriptions[hit].clone();
+        let mut same: Vec<usize> = (0..segments.len())
+            .filter(|&idx| descriptions[idx].text == description.text)
+            .collect();
+        same.sort_by_key(|&idx| (segments[idx].rect.y / 4, segments[idx].rect.x));
+        let rect = segments[hit].rect;
+        let fingerprint = Fingerprint {
+            crop: image::imageops::crop_imm(&image, rect.x, rect.y, rect.width, rect.height)
+                .to_image(),
+            nth: same.iter().position(|&idx| idx == hit).unwrap_or(0),
+            n_same: same.len(),
+            description,
+        };
+        planned.push(PlannedStep {
+            tree,
+            target: Target::Element {
+                fingerprint,
+                window_rect: rect,
+            },
+        });
+    }
+    Ok(planned)
+}
+
+/// The visual strategy.
+pub struct VisualStrategy {
+    steps: Vec<PlannedStep>,
+    vision: Vision,
+    speed: f64,
+    options: MatchOptions,
+}
+
+impl std::fmt::Debug for VisualStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VisualStrategy")
+            .field("steps", &self.steps.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn end_time(event: &ActionEvent) -> f64 {
+    event
+        .children
+        .iter()
+        .map(end_time)
+        .fold(event.timestamp, f64::max)
+}
+
+impl VisualStrategy {
+    pub fn new(steps: Vec<PlannedStep>, vision: Vision, speed: f64) -> Self {
+        VisualStrategy {
+            steps,
+            vision,
+            speed: if speed > 0.0 { speed } else { 1.0 },
+            options: MatchOptions::default(),
+        }
+    }
+
+    pub fn stats(&self) -> VisualStats {
+        self.vision.stats
+    }
+
+    /// The tree's actions with every pointer position moved to `point`.
+    fn actions_at(&self, tree: &ActionEvent, point: Option<(f64, f64)>) -> Vec<Action> {
+        let speed = self.speed;
+        let mut actions = actions_for(tree, |seconds| {
+            Action::pause(std::time::Duration::from_secs_f64(
+                (seconds / speed).max(0.0),
+            ))
+        });
+        if let Some((x, y)) = point {
+            for action in &mut actions {
+                if let Action::MoveTo { x: ax, y: ay } = action {
+                    (*ax, *ay) = (x, y);
+                }
+            }
+        }
+        actions
+    }
+}
+
+impl ReplayStrategy for VisualStrategy {
+    fn name(&self) -> &'static str {
+        "visual"
+    }
+
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+        let idx = observation.step_idx;
+        let Some(planned) = self.steps.get(idx).cloned() else {
+            return Ok(Decision::Done);
+        };
+        let tree = &planned.tree;
+        let delay = match idx.checked_sub(1).and_then(|prev| self.steps.get(prev)) {
+            Some(previous) => ((tree.timestamp - end_time(&previous.tree)) / self.speed).max(0.0),
+            None => 0.0,
+        };
+        let step = |target: Option<(f64, f64)>, reason: String, actions: Vec<Action>| {
+            Decision::Step(Step {
+                source_event: Some(idx),
+                label: describe_tree(tree),
+                target,
+                reason,
+                actions,
+                delay_before_seconds: delay,
+            })
+        };
+        match &planned.target {
+            Target::AsRecorded => {
+                let actions = self.actions_at(tree, None);
+                Ok(step(
+                    tree.position(),
+                    "not aimed at an element: replayed as recorded".into(),
+                    actions,
+                ))
+            }
+            Target::WindowRelative { dx, dy } => {
+                let window = observation
+                    .window
+                    .ok_or_else(|| StrategyError::Retryable("no window is active".into()))?;
+                let point = (
+                    f64::from(window.rect.left) + dx,
+                    f64::from(window.rect.top) + dy,
+                );
+                let actions = self.actions_at(tree, Some(point));
+                Ok(step(
+                    Some(point),
+                    format!("the same place in {:?} as recorded", window.title),
+                    actions,
+                ))
+            }
+            Target::Element {
+                fingerprint,
+                window_rect,
+            } => {
+                let window = observation
+                    .window
+                    .ok_or_else(|| StrategyError::Retryable("no window is active".into()))?;
+                let (image, mapping) =
+                    window_image(observation.frame, window).ok_or_else(|| {
+                        StrategyError::Retryable(format!(
+                            "the window {:?} is off the screen",
+                            window.title
+                        ))
+                    })?;
+                let hint = (window_rect.right() <= image.width()
+                    && window_rect.bottom() <= image.height())
+                .then_some(*window_rect);
+                let (segments, descriptions) = self
+                    .vision
+                    .analyse(&image, hint)
+                    .map_err(StrategyError::Retryable)?;
+                let found =
+                    find_target(fingerprint, &segments, &descriptions, &image, &self.options)
+                        .map_err(|err| match err {
+                            matching::MatchError::NotFound(_) => {
+                                StrategyError::Retryable(err.to_string())
+                            }
+                            matching::MatchError::Ambiguous(_) => {
+                                StrategyError::Fatal(err.to_string())
+                            }
+                        })?;
+                let segment = &segments[found.segment_idx];
+                let (cx, cy) = segment.click_point;
+                let point = mapping.to_screen((f64::from(cx) + 0.5, f64::from(cy) + 0.5));
+                let reason = format!(
+                    "found {} by {} in {:?}",
+                    descriptions[found.segment_idx].text, found.how, window.title
+                );
+                let actions = self.actions_at(tree, Some(point));
+                Ok(step(Some(point), reason, actions))
+            }
+        }
+    }
+}

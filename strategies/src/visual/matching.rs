@@ -1,0 +1,301 @@
+//! Finding a recorded target again on a changed screen, in order: the exact
+//! description; then normalised text similarity; then visual similarity of
+//! the recorded crop; among look-alikes, the relative position. When the best
+//! two candidates are too close to tell apart, it refuses rather than guess.
+
+use image::RgbaImage;
+
+use super::Fingerprint;
+use crate::describe::Description;
+use crate::vision::Segment;
+use crate::vision::ssim::{Gray, ssim};
+
+/// How a target was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub segment_idx: usize,
+    pub how: String,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MatchError {
+    #[error("no element on the screen matches {0}")]
+    NotFound(String),
+    #[error("refusing to guess: {0}")]
+    Ambiguous(String),
+}
+
+/// Thresholds of the matching.
+#[derive(Debug, Clone, Copy)]
+pub struct MatchOptions {
+    pub min_text_similarity: f64,
+    pub min_visual_similarity: f64,
+    /// Two candidates scoring within this of each other cannot be told apart.
+    pub margin: f64,
+}
+
+impl Default for MatchOptions {
+    fn default() -> Self {
+        MatchOptions {
+            min_text_similarity: 0.75,
+            min_visual_similarity: 0.5,
+            margin: 0.08,
+        }
+    }
+}
+
+/// Levenshtein similarity of two strings: 1 for equal, 0 for nothing shared.
+pub fn text_similarity(a: &str, b: &str) -> f64 {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            current[j + 1] = (previous[j] + cost)
+                .min(previous[j + 1] + 1)
+                .min(current[j] + 1);
+        }
+        previous = current;
+    }
+    1.0 - previous[b.len()] as f64 / a.len().max(b.len()) as f64
+}
+
+/// The visual similarity of a recorded crop and a candidate's crop (scaled to
+/// the recorded size), on luminance.
+pub fn crop_similarity(recorded: &RgbaImage, candidate: &RgbaImage) -> f64 {
+    if recorded.width() < 11 || recorded.height() < 11 {
+        return 0.0;
+    }
+    let scaled = image::imageops::resize(
+        candidate,
+        recorded.width(),
+        recorded.height(),
+        image::imageops::FilterType::Triangle,
+    );
+    ssim(&Gray::luminance(recorded), &Gray::luminance(&scaled)).unwrap_or(0.0)
+}
+
+fn reading_order(segments: &[Segment], mut indexes: Vec<usize>) -> Vec<usize> {
+    indexes.sort_by_key(|&idx| (segments[idx].rect.y / 4, segments[idx].rect.x));
+    indexes
+}
+
+/// Whether one of the two segments lies inside the other: then they are one
+/// element (a button and its label) and not two look-alikes.
+fn nested(a: &Segment, b: &Segment) -> bool {
+    a.rect.contains(&b.rect) || b.rect.contains(&a.rect)
+}
+
+/// Finds the recorded target among the live segments.
+pub fn find_target(
+    fingerprint: &Fingerprint,
+    segments: &[Segment],
+    descriptions: &[Description],
+    window: &RgbaImage,
+    options: &MatchOptions,
+) -> Result<Found, MatchError> {
+    let wanted = &fingerprint.description;
+    // 1. The exact description.
+    let exact: Vec<usize> = (0..segments.len())
+        .filter(|&idx| descriptions[idx].text == wanted.text)
+        .collect();
+    match exact.len() {
+        1 => {
+            return Ok(Found {
+                segment_idx: exact[0],
+                how: "its exact description".into(),
+            });
+        }
+        0 => {}
+        n_same if n_same == fingerprint.n_same => {
+            let ordered = reading_order(segments, exact);
+            return Ok(Found {
+                segment_idx: ordered[fingerprint.nth],
+                how: format!(
+                    "its description and its place among {n_same} look-alikes (number {})",
+                    fingerprint.nth + 1
+                ),
+            });
+        }
+        n_same => {
+            return Err(MatchError::Ambiguous(format!(
+                "{n_same} elements look like {} and the recording had {}",
+                wanted.text, fingerprint.n_same
+            )));
+        }
+    }
+    // 2. Normalised text similarity, when the target has text.
+    if !wanted.label.is_empty() {
+        let mut scored: Vec<(usize, f64)> = (0..segments.len())
+            .filter(|&idx| !descriptions[idx].label.is_empty())
+            .map(|idx| {
+                let mut score = text_similarity(&descriptions[idx].label, &wanted.label);
+                if descriptions[idx].role == wanted.role {
+                    score += 0.05;
+                }
+                (idx, score)
+            })
+            .filter(|(_, score)| *score >= options.min_text_similarity)
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        if let Some(&(best, best_score)) = scored.first() {
+            let rival = scored.iter().skip(1).find(|(idx, score)| {
+                *score > best_score - options.margin && !nested(&segments[*idx], &segments[best])
+            });
+            if let Some((rival, _)) = rival {
+                return Err(MatchError::Ambiguous(format!(
+                    "{} and {} both read like {:?}",
+                    descriptions[best].text, descriptions[*rival].text, wanted.label
+                )));
+            }
+            return Ok(Found {
+                segment_idx: best,
+                how: format!("text similar to {:?} ({best_score:.2})", wanted.label),
+            });
+        }
+    }
+    // 3. Visual similarity of the recorded crop, among the same kind.
+    let mut scored: Vec<(usize, f64)> = (0..segments.len())
+        .filter(|&idx| descriptions[idx].role == wanted.role)
+        .map(|idx| {
+            let rect = segments[idx].rect;
+            let crop = image::imageops::crop_imm(window, rect.x, rect.y, rect.width, rect.height)
+                .to_image();
+            (idx, crop_similarity(&fingerprint.crop, &crop))
+        })
+        .filter(|(_, score)| *score >= options.min_visual_similarity)
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    match scored.as_slice() {
+        [] => Err(MatchError::NotFound(wanted.text.clone())),
+        [(best, score), rest @ ..] => {
+            if let Some((rival, _)) = rest.iter().find(|(idx, other)| {
+                *other > score - options.margin && !nested(&segments[*idx], &segments[*best])
+            }) {
+                return Err(MatchError::Ambiguous(format!(
+                    "elements {best} and {rival} look alike ({score:.2}) and the description {} does not tell them apart",
+                    wanted.text
+                )));
+            }
+            Ok(Found {
+                segment_idx: *best,
+                how: format!("its look ({score:.2})"),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::{Mask, PixelRect, SegmentKind};
+
+    fn segment(x: u32, y: u32) -> Segment {
+        Segment::from_mask(
+            SegmentKind::Region,
+            Mask::full(PixelRect {
+                x,
+                y,
+                width: 40,
+                height: 20,
+            }),
+        )
+        .unwrap()
+    }
+
+    fn description(text: &str, label: &str) -> Description {
+        Description {
+            text: text.into(),
+            role: "button".into(),
+            label: label.into(),
+        }
+    }
+
+    fn fingerprint(text: &str, label: &str, nth: usize, n_same: usize) -> Fingerprint {
+        Fingerprint {
+            description: description(text, label),
+            crop: RgbaImage::new(40, 20),
+            nth,
+            n_same,
+        }
+    }
+
+    #[test]
+    fn exact_then_similar_text_then_refusal() {
+        let segments = vec![segment(0, 0), segment(50, 0), segment(100, 0)];
+        let window = RgbaImage::new(200, 40);
+        let descriptions = vec![
+            description("button \"save\"", "save"),
+            description("button \"cancel\"", "cancel"),
+            description("button \"sav3\"", "sav3"),
+        ];
+        let options = MatchOptions::default();
+        let found = find_target(
+            &fingerprint("button \"cancel\"", "cancel", 0, 1),
+            &segments,
+            &descriptions,
+            &window,
+            &options,
+        )
+        .unwrap();
+        assert_eq!(found.segment_idx, 1);
+        // OCR read "cancel" as "cance1": similar text still finds it.
+        let found = find_target(
+            &fingerprint("button \"cance1\"", "cance1", 0, 1),
+            &segments,
+            &descriptions,
+            &window,
+            &options,
+        )
+        .unwrap();
+        assert_eq!(found.segment_idx, 1);
+        // "save" and "sav3" are equally close to "savs": refuse.
+        let err = find_target(
+            &fingerprint("button \"savs\"", "savs", 0, 1),
+            &segments,
+            &descriptions,
+            &window,
+            &options,
+        )
+        .unwrap_err();
+        assert!(matches!(err, MatchError::Ambiguous(_)), "{err}");
+    }
+
+    #[test]
+    fn look_alikes_are_told_apart_by_place_only_when_their_number_is_unchanged() {
+        let segments = vec![segment(0, 0), segment(50, 0)];
+        let window = RgbaImage::new(200, 40);
+        let descriptions = vec![
+            description("button \"ok\"", "ok"),
+            description("button \"ok\"", "ok"),
+        ];
+        let options = MatchOptions::default();
+        let found = find_target(
+            &fingerprint("button \"ok\"", "ok", 1, 2),
+            &segments,
+            &descriptions,
+            &window,
+            &options,
+        )
+        .unwrap();
+        assert_eq!(found.segment_idx, 1, "the second of two");
+        let err = find_target(
+            &fingerprint("button \"ok\"", "ok", 0, 1),
+            &segments,
+            &descriptions,
+            &window,
+            &options,
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("2 elements look like button \"ok\" and the recording had 1"),
+            "{err}"
+        );
+        assert!((text_similarity("kitten", "sitting") - (1.0 - 3.0 / 7.0)).abs() < 1e-12);
+    }
+}
