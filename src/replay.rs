@@ -171,14 +171,16 @@ fn visual_strategy(
     let mut vision = Vision {
         segmenter: Box::new(reprise_strategies::vision::classical::ClassicalSegmenter::default()),
         describer: Box::new(reprise_strategies::describe::OfflineDescriber::new(reader)),
-        cache: Some(Box::new(crate::vision_cache::StoreSegmentationCache::new(
-            cache_store,
-            &format!(
-                "{}+{}",
-                crate::commands::CLASSICAL_SEGMENTER,
-                OFFLINE_DESCRIBER
+        cache: Some(Box::new(
+            crate::vision_cache::StoreSegmentationCache::strict(
+                cache_store,
+                &format!(
+                    "{}+{}",
+                    crate::commands::CLASSICAL_SEGMENTER,
+                    OFFLINE_DESCRIBER
+                ),
             ),
-        ))),
+        )),
         stats: Default::default(),
     };
     let mut frame_of = |id: u32| -> Option<reprise_strategies::Frame> {

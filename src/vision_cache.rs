@@ -5,8 +5,8 @@
 use image::RgbaImage;
 use reprise_models::screenshot::content_hash;
 use reprise_strategies::vision::cache::{
-    CachedSegmentation, ReusePolicy, SegmentationCache, dhash, hamming, similar_enough,
-    target_matches, thumbnail,
+    CachedSegmentation, ReusePolicy, SegmentationCache, changed_outside, dhash, hamming,
+    similar_enough, target_matches, thumbnail,
 };
 use reprise_strategies::vision::ssim::Gray;
 use reprise_strategies::vision::{PixelRect, Segment};
@@ -41,6 +41,14 @@ impl StoreSegmentationCache {
         }
     }
 
+    /// The cache for replay decisions: a segmentation is reused only when
+    /// nothing changed outside the target either.
+    pub fn strict(store: Store, segmenter: &str) -> Self {
+        let mut cache = StoreSegmentationCache::new(store, segmenter);
+        cache.policy.max_changed_outside_target = Some(0);
+        cache
+    }
+
     fn try_lookup(
         &mut self,
         image: &RgbaImage,
@@ -65,6 +73,16 @@ impl StoreSegmentationCache {
                     .collect(),
             };
             if !similar_enough(&cached_thumbnail, &new_thumbnail, &self.policy) {
+                continue;
+            }
+            if let Some(max_changed) = self.policy.max_changed_outside_target
+                && changed_outside(&cached_thumbnail, &new_thumbnail, target, (width, height))
+                    > max_changed
+            {
+                tracing::debug!(
+                    id = row.id,
+                    "a similar cached segmentation, but something else changed"
+                );
                 continue;
             }
             if let Some(target) = target {

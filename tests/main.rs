@@ -7,3 +7,4 @@ mod llm;
 mod record;
 mod replay;
 mod segment;
+mod visual;

@@ -197,7 +197,11 @@ fn dry_run_injects_nothing() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let entries = fixture_log(&log);
+    let received: Vec<Value> = fixture_log(&log)
+        .into_iter()
+        .filter(|entry| !matches!(entry["event"].as_str(), Some("started" | "layout")))
+        .collect();
+    assert!(received.is_empty(), "the fixture received nothing: {received:?}");
     assert_eq!(
         entries.len(),
         1,

@@ -64,6 +64,10 @@ pub struct ReusePolicy {
     pub min_ssim: f64,
     /// In the target's region, the mean luminance difference must stay below this.
     pub max_target_difference: f64,
+    /// When set, at most this many thumbnail pixels outside the target may
+    /// have changed noticeably. Replay sets it to 0: a screen where anything
+    /// appeared (a second button like the target, say) is segmented afresh.
+    pub max_changed_outside_target: Option<usize>,
 }
 
 impl Default for ReusePolicy {
@@ -72,6 +76,7 @@ impl Default for ReusePolicy {
             max_hash_distance: 12,
             min_ssim: 0.9,
             max_target_difference: 2.0,
+            max_changed_outside_target: None,
         }
     }
 }
@@ -106,6 +111,41 @@ pub fn target_matches(
 /// Whether the whole images are similar enough, on their thumbnails.
 pub fn similar_enough(cached: &Gray, new: &Gray, policy: &ReusePolicy) -> bool {
     ssim(cached, new).is_some_and(|value| value >= policy.min_ssim) || (cached == new)
+}
+
+/// How many thumbnail pixels differ by more than a small tolerance outside
+/// `target` (given in full-image pixels of an image `full_size` large).
+pub fn changed_outside(
+    cached: &Gray,
+    new: &Gray,
+    target: Option<PixelRect>,
+    full_size: (u32, u32),
+) -> usize {
+    if cached.width != new.width || cached.height != new.height {
+        return usize::MAX;
+    }
+    let scale_x = f64::from(full_size.0) / cached.width.max(1) as f64;
+    let scale_y = f64::from(full_size.1) / cached.height.max(1) as f64;
+    let mut changed = 0;
+    for y in 0..new.height {
+        for x in 0..new.width {
+            let idx = y * new.width + x;
+            if (cached.values[idx] - new.values[idx]).abs() <= 24.0 {
+                continue;
+            }
+            let (fx, fy) = ((x as f64 * scale_x) as u32, (y as f64 * scale_y) as u32);
+            let in_target = target.is_some_and(|rect| {
+                fx + scale_x.ceil() as u32 >= rect.x
+                    && fy + scale_y.ceil() as u32 >= rect.y
+                    && fx <= rect.right()
+                    && fy <= rect.bottom()
+            });
+            if !in_target {
+                changed += 1;
+            }
+        }
+    }
+    changed
 }
 
 /// A segmentation found in the cache, with the descriptions computed for it.

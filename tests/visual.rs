@@ -1,0 +1,144 @@
+//! `reprise replay --strategy visual`, offline, on screens that drifted since
+//! the recording: the committed sample recording (made on a 1280x800 display
+//! with the fixture's window at 200,150) replayed on a fixture that moved,
+//! changed theme, scale, size and order; the fixture's log says what it got.
+
+use serde_json::Value;
+
+use crate::harness::{Display, fixture_log, run_ok};
+
+const SAMPLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/recordings/fixture-demo.reprise"
+);
+
+/// What the recorded task must make the fixture receive.
+const EXPECTED: [&str; 6] = [
+    "click User name",
+    "click Remember me",
+    "click row:Gamma",
+    "double_click row:Gamma",
+    "click Save",
+    "text alice",
+];
+
+/// The controls clicked and the text field's final value.
+fn received(log: &[Value]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut text = String::new();
+    for entry in log {
+        match entry["event"].as_str() {
+            Some(event @ ("click" | "double_click")) => {
+                let line = format!("{event} {}", entry["control"].as_str().unwrap_or("nothing"));
+                // egui reports the second click of a double-click as a click too.
+                if out.last() != Some(&line) || event == "double_click" {
+                    out.push(line);
+                }
+            }
+            Some("text") => text = entry["value"].as_str().unwrap_or("").to_owned(),
+            _ => {}
+        }
+    }
+    out.push(format!("text {text}"));
+    out
+}
+
+fn display_with_sample() -> Display {
+    let display = Display::start(1280, 800);
+    run_ok(display.reprise().args(["import", SAMPLE]));
+    display
+}
+
+/// Replays the sample on the fixture started with `args`; returns the exit
+/// code, stderr and what the fixture received.
+fn replay(
+    display: &mut Display,
+    fixture_args: &[&str],
+    replay_args: &[&str],
+) -> (Option<i32>, String, Vec<String>) {
+    let log = display.spawn_fixture("visual.log", fixture_args);
+    let out = display
+        .reprise()
+        .env("OMP_THREAD_LIMIT", "1")
+        .args(["replay", "demo", "--strategy", "visual", "--speed", "3"])
+        .args(replay_args)
+        .output()
+        .unwrap();
+    display.stop_apps();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        received(&fixture_log(&log)),
+    )
+}
+
+#[test]
+fn visual_offline_succeeds_where_the_screen_drifted() {
+    let mut display = display_with_sample();
+    for fixture_args in [
+        &["--x", "420", "--y", "300"][..],
+        &["--theme", "dark", "--x", "300", "--y", "200"],
+        &["--extra-row", "--swap-buttons", "--x", "150", "--y", "120"],
+        &[
+            "--scale", "1.25", "--width", "520", "--height", "500", "--x", "500", "--y", "100",
+        ],
+    ] {
+        let (code, stderr, got) = replay(&mut display, fixture_args, &[]);
+        assert_eq!(code, Some(0), "{fixture_args:?}: {stderr}");
+        let expected: Vec<String> = EXPECTED.iter().map(|line| (*line).to_owned()).collect();
+        assert_eq!(got, expected, "{fixture_args:?}");
+    }
+    // No model was called: the run's summary says so.
+    let usage = run_ok(display.reprise().args(["llm", "usage", "--json"]));
+    assert_eq!(usage.trim(), "[]");
+}
+
+#[test]
+fn visual_refuses_an_ambiguous_target_rather_than_click_the_wrong_one() {
+    let mut display = display_with_sample();
+    let (code, stderr, got) = replay(&mut display, &["--duplicate-save"], &[]);
+    assert_eq!(code, Some(10), "{stderr}");
+    assert!(
+        stderr.contains("refusing to guess") && stderr.contains("button \"save\""),
+        "{stderr}"
+    );
+    assert!(
+        !got.iter().any(|line| line.contains("Save")),
+        "no Save was clicked: {got:?}"
+    );
+    assert!(
+        got.contains(&"double_click row:Gamma".to_owned()),
+        "the steps before it ran: {got:?}"
+    );
+}
+
+#[test]
+fn replace_changes_the_typed_text_without_a_model() {
+    let mut display = display_with_sample();
+    let (code, stderr, got) = replay(
+        &mut display,
+        &["--x", "300", "--y", "250"],
+        &["--replace", "alice=bob"],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(got.last().unwrap(), "text bob");
+    // Instructions in plain language need a model: without one, a clear refusal.
+    let out = display
+        .reprise()
+        .args([
+            "replay",
+            "demo",
+            "--strategy",
+            "visual",
+            "--instructions",
+            "type bob as the user name",
+        ])
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("GEMINI_API_KEY")
+        .env_remove("REPRISE_OPENAI_BASE_URL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no model provider is configured"));
+}
