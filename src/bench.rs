@@ -61,3 +61,74 @@ pub fn capture(n_frames: usize) -> Result<String> {
         1000.0 / xcap_ms
     ))
 }
+
+/// Measures segmentation against a plain Canny on the same image, SSIM, and a
+/// cache lookup among 1,000 cached segmentations; returns a report.
+pub fn segment(image_path: &std::path::Path, window_path: &std::path::Path) -> Result<String> {
+    use reprise_strategies::vision::Segmenter as _;
+    use reprise_strategies::vision::cache::SegmentationCache as _;
+    let mut report = String::new();
+    let segmenter = reprise_strategies::vision::classical::ClassicalSegmenter::default();
+    for path in [image_path, window_path] {
+        let image = image::open(path).with_context(|| format!("read {}", path.display()))?.into_rgba8();
+        let gray = image::imageops::grayscale(&image);
+        let mut n_segments = 0;
+        let segment_ms = median_ms(7, || {
+            let segments = segmenter.segment(&image)?;
+            n_segments = segments.len();
+            Ok(segments)
+        })?;
+        let canny_ms = median_ms(7, || Ok(imageproc::edges::canny(&gray, 50.0, 100.0)))?;
+        report.push_str(&format!(
+            "{} ({}x{}): segmentation {segment_ms:.1} ms ({n_segments} segments); imageproc canny(50, 100) {canny_ms:.1} ms\n",
+            path.display(),
+            image.width(),
+            image.height()
+        ));
+    }
+    let window = image::open(window_path)?.into_rgba8();
+    let mut changed = window.clone();
+    for x in 10..60 {
+        changed.put_pixel(x, 10, image::Rgba([0, 0, 0, 255]));
+    }
+    let ssim_ms = median_ms(15, || Ok(reprise_strategies::vision::ssim::ssim_images(&window, &changed, 128)))?;
+    report.push_str(&format!("SSIM of two {}x{} window images (on 128-pixel thumbnails): {ssim_ms:.2} ms\n", window.width(), window.height()));
+
+    let dir = tempfile_dir()?;
+    let store_path = dir.join("bench-cache.sqlite");
+    let store = crate::store::Store::open(&store_path)?;
+    let mut cache = crate::vision_cache::StoreSegmentationCache::new(store, "bench");
+    let segments = segmenter.segment(&window)?;
+    let variant = |seed: u32| {
+        let mut image = window.clone();
+        // A different small mark in each: near-identical screens, as a cache
+        // fills up over many replays.
+        for dx in 0..8 {
+            let x = (seed * 7 + dx) % image.width();
+            let y = (seed * 13) % image.height();
+            image.put_pixel(x, y, image::Rgba([(seed % 255) as u8, 0, 0, 255]));
+        }
+        image
+    };
+    for seed in 0..1000 {
+        cache.insert(&variant(seed), &segments);
+    }
+    let bytes = std::fs::metadata(&store_path)?.len()
+        + std::fs::metadata(store_path.with_extension("sqlite-wal")).map_or(0, |meta| meta.len());
+    let probe = variant(5000);
+    let lookup_ms = median_ms(15, || Ok(cache.lookup(&probe, None)))?;
+    let hit = cache.lookup(&probe, None).is_some();
+    report.push_str(&format!(
+        "cache lookup among 1,000 cached segmentations: {lookup_ms:.2} ms ({}); store {:.1} KiB per cached segmentation (image, thumbnail, segments)\n",
+        if hit { "hit" } else { "miss" },
+        bytes as f64 / 1000.0 / 1024.0
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(report)
+}
+
+fn tempfile_dir() -> Result<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!("reprise-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}

@@ -235,6 +235,14 @@ pub enum LlmCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
+    /// Time segmentation against a plain Canny on the same images, SSIM,
+    /// and a cache lookup among 1,000 cached segmentations.
+    Segment {
+        /// A screenshot (e.g. 1920x1080).
+        screen: PathBuf,
+        /// A window image (e.g. 800x600).
+        window: PathBuf,
+    },
     /// Time each part of taking a frame on the live display, against a raw
     /// X11 GetImage in the same run.
     Capture {

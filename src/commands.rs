@@ -23,6 +23,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Segment(args) => segment(&store_path, &args),
         Command::Screenshot(args) => screenshot(&args),
         Command::Llm(command) => llm(&store_path, cli.global.config.as_deref(), command),
+        Command::Bench(crate::cli::BenchCommand::Segment { screen, window }) => {
+            print_text(&crate::bench::segment(&screen, &window)?)
+        }
         Command::Bench(crate::cli::BenchCommand::Capture { frames }) => {
             print_text(&crate::bench::capture(frames)?)
         }
