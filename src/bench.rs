@@ -70,7 +70,9 @@ pub fn segment(image_path: &std::path::Path, window_path: &std::path::Path) -> R
     let mut report = String::new();
     let segmenter = reprise_strategies::vision::classical::ClassicalSegmenter::default();
     for path in [image_path, window_path] {
-        let image = image::open(path).with_context(|| format!("read {}", path.display()))?.into_rgba8();
+        let image = image::open(path)
+            .with_context(|| format!("read {}", path.display()))?
+            .into_rgba8();
         let gray = image::imageops::grayscale(&image);
         let mut n_segments = 0;
         let segment_ms = median_ms(7, || {
@@ -91,8 +93,16 @@ pub fn segment(image_path: &std::path::Path, window_path: &std::path::Path) -> R
     for x in 10..60 {
         changed.put_pixel(x, 10, image::Rgba([0, 0, 0, 255]));
     }
-    let ssim_ms = median_ms(15, || Ok(reprise_strategies::vision::ssim::ssim_images(&window, &changed, 128)))?;
-    report.push_str(&format!("SSIM of two {}x{} window images (on 128-pixel thumbnails): {ssim_ms:.2} ms\n", window.width(), window.height()));
+    let ssim_ms = median_ms(15, || {
+        Ok(reprise_strategies::vision::ssim::ssim_images(
+            &window, &changed, 128,
+        ))
+    })?;
+    report.push_str(&format!(
+        "SSIM of two {}x{} window images (on 128-pixel thumbnails): {ssim_ms:.2} ms\n",
+        window.width(),
+        window.height()
+    ));
 
     let dir = tempfile_dir()?;
     let store_path = dir.join("bench-cache.sqlite");

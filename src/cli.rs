@@ -87,8 +87,9 @@ pub struct RecordArgs {
 pub struct ReplayArgs {
     /// A recording's id, a unique prefix of it, or its name.
     pub recording: String,
-    /// How to find each action's target: `naive` (the recorded coordinates)
-    /// or `visual` (the recorded element, found again on the screen; offline).
+    /// How to find each action's target: `naive` (the recorded coordinates),
+    /// `visual` (the recorded element, found again on the screen; offline), or
+    /// `vanilla` (a model decides each action; needs a provider).
     #[arg(long, default_value = "naive")]
     pub strategy: String,
     /// Replace typed text: `--replace alice=bob` (repeatable; no model needed).

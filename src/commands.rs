@@ -30,7 +30,7 @@ pub fn run(cli: Cli) -> Result<()> {
             print_text(&crate::bench::capture(frames)?)
         }
         Command::Record(args) => record(&mut open_store()?, &args),
-        Command::Replay(args) => replay(&mut open_store()?, &args),
+        Command::Replay(args) => replay(&mut open_store()?, cli.global.config.as_deref(), &args),
         Command::Report(args) => {
             let store = open_store()?;
             let run_id = store.resolve_run(&args.run)?;
@@ -229,7 +229,7 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-fn replay(store: &mut Store, args: &ReplayArgs) -> Result<()> {
+fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs) -> Result<()> {
     let positive = |value: f64| value.is_finite() && value > 0.0;
     if !positive(args.speed) || !positive(args.settle_timeout) {
         bail!(UsageError(
@@ -254,6 +254,7 @@ fn replay(store: &mut Store, args: &ReplayArgs) -> Result<()> {
         speed: args.speed,
         replacements,
         instructions: args.instructions.clone(),
+        config: config.map(std::path::Path::to_path_buf),
         options: reprise_strategies::ReplayOptions {
             max_steps: args.max_steps,
             max_retries: args.max_retries,

@@ -28,6 +28,8 @@ pub struct ReplayRequest {
     pub replacements: Vec<(String, String)>,
     /// `--instructions`: a change in plain language (needs a model).
     pub instructions: Option<String>,
+    /// The config file with the model settings.
+    pub config: Option<std::path::PathBuf>,
 }
 
 /// How a replay went, for the command's output and exit code.
@@ -54,15 +56,20 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let bundle = store
         .load(&recording_id)
         .with_context(|| format!("read recording {recording_id}"))?;
+    let run_id = uuid::Uuid::new_v4().to_string();
     let trees = reduce(
         bundle.events.clone(),
         &ReduceOptions {
             double_click: bundle.recording.double_click,
         },
     );
-    if request.instructions.is_some() {
-        anyhow::bail!(reprise_strategies::llm::LlmError::NotConfigured);
-    }
+    // Instructions need a model: with none configured, a clear refusal
+    // before anything is replayed.
+    let mut llm = if request.instructions.is_some() || request.strategy == "vanilla" {
+        Some(model_chain(store, request.config.as_deref(), &run_id)?)
+    } else {
+        None
+    };
     let (trees, n_replaced) =
         reprise_strategies::edit::replace_typed_text(trees, &request.replacements);
     if !request.replacements.is_empty() && n_replaced == 0 {
@@ -71,12 +78,47 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         ));
     }
     let mut strategy: Box<dyn ReplayStrategy> = match request.strategy.as_str() {
+        "naive" if request.instructions.is_some() => anyhow::bail!(crate::exit::UsageError(
+            "--instructions works with --strategy visual or vanilla".into()
+        )),
         "naive" => Box::new(NaiveStrategy::new(
             trees,
             bundle.window_states.clone(),
             request.speed,
         )),
-        "visual" => Box::new(visual_strategy(store, &bundle, trees, request.speed)?),
+        "visual" => {
+            let mut visual = visual_strategy(store, &bundle, trees, request.speed)?;
+            if let (Some(instructions), Some(llm)) = (&request.instructions, llm.as_mut()) {
+                let render: reprise_strategies::vanilla::RenderPrompt = Box::new(|name, values| {
+                    crate::llm::prompt::render(name, values).map_err(|err| err.to_string())
+                });
+                let (steps, calls) = reprise_strategies::visual::instructions::apply_instructions(
+                    llm,
+                    &render,
+                    visual.steps(),
+                    &bundle.recording.task_description,
+                    instructions,
+                    3,
+                )
+                .map_err(|err| {
+                    anyhow::anyhow!(crate::exit::LlmFailure(format!(
+                        "apply the instructions: {err}"
+                    )))
+                })?;
+                tracing::info!(calls, "instructions applied");
+                visual.set_steps(steps);
+            }
+            Box::new(visual)
+        }
+        "vanilla" => Box::new(reprise_strategies::vanilla::VanillaStrategy::new(
+            Box::new(llm.expect("vanilla always has a model")),
+            Box::new(|name, values| {
+                crate::llm::prompt::render(name, values).map_err(|err| err.to_string())
+            }),
+            &bundle.recording.task_description,
+            &trees,
+            request.instructions.as_deref(),
+        )),
         other => anyhow::bail!(crate::exit::UsageError(format!(
             "unknown strategy {other:?}: use naive or visual"
         ))),
@@ -87,7 +129,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         .context("start the abort watcher")?;
 
     let run = RunRecord {
-        id: uuid::Uuid::new_v4().to_string(),
+        id: run_id.clone(),
         recording_id: recording_id.clone(),
         strategy: strategy.name().to_owned(),
         arguments: json!({
@@ -136,7 +178,24 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     if let Some(err) = store_error {
         return Err(err.context("store a replay step"));
     }
-    let summary = json!({"steps": n_steps, "seconds": seconds, "model_calls": 0, "tokens": 0});
+    let usage = store.llm_usage(Some(&run.id))?;
+    let model_calls: u64 = usage
+        .iter()
+        .map(|total| total.calls - total.cache_hits)
+        .sum();
+    let tokens: u64 = usage
+        .iter()
+        .map(|total| total.input_tokens + total.output_tokens)
+        .sum();
+    let cost: f64 = usage.iter().map(|total| total.cost_usd).sum();
+    let summary = json!({
+        "steps": n_steps,
+        "seconds": seconds,
+        "model_calls": model_calls,
+        "model_cache_hits": usage.iter().map(|total| total.cache_hits).sum::<u64>(),
+        "tokens": tokens,
+        "cost_usd": cost,
+    });
     store.finish_run(
         &run.id,
         &now(),
@@ -150,6 +209,25 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         n_steps,
         seconds,
     })
+}
+
+/// The configured model providers, accounting into the store; refused
+/// clearly when none is configured.
+fn model_chain(
+    store: &Store,
+    config: Option<&std::path::Path>,
+    run_id: &str,
+) -> Result<crate::llm::ChainLlm> {
+    let file = crate::commands::config_file(config)?;
+    let settings =
+        crate::llm::settings::resolve(&Default::default(), &|var| std::env::var(var).ok(), &file)?;
+    if settings.providers.is_empty() {
+        anyhow::bail!(reprise_strategies::llm::LlmError::NotConfigured);
+    }
+    let accounting = Store::open(store.path()).context("open the store for model accounting")?;
+    let mut chain = crate::llm::ChainLlm::new(settings, accounting)?;
+    chain.run_id = Some(run_id.to_owned());
+    Ok(chain)
 }
 
 /// The offline describer's version in the segmentation cache: descriptions

@@ -4,6 +4,7 @@
 mod cli;
 mod harness;
 mod llm;
+mod models;
 mod record;
 mod replay;
 mod segment;

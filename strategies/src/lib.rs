@@ -16,6 +16,7 @@ pub mod replay;
 pub mod scripted;
 pub mod settle;
 pub mod strategy;
+pub mod vanilla;
 pub mod vision;
 pub mod visual;
 

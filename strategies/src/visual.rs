@@ -5,6 +5,7 @@
 //! the target found again and clicked inside its mask. Offline by default:
 //! zero model calls.
 
+pub mod instructions;
 pub mod matching;
 
 use image::RgbaImage;
@@ -282,6 +283,15 @@ impl VisualStrategy {
             speed: if speed > 0.0 { speed } else { 1.0 },
             options: MatchOptions::default(),
         }
+    }
+
+    pub fn steps(&self) -> &[PlannedStep] {
+        &self.steps
+    }
+
+    /// Replaces the plan (after instructions changed it).
+    pub fn set_steps(&mut self, steps: Vec<PlannedStep>) {
+        self.steps = steps;
     }
 
     pub fn stats(&self) -> VisualStats {
