@@ -193,7 +193,7 @@ impl ReplayStrategy for VanillaStrategy {
             self.llm.as_mut(),
             &request,
             self.max_feedback_attempts,
-            |value| parse_action(value),
+            parse_action,
         );
         let (parsed, replies) = match result {
             Ok(done) => done,
