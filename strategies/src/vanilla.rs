@@ -59,10 +59,12 @@ impl VanillaStrategy {
     }
 }
 
-/// The actions for a model's answer, or why it is not a valid action.
-pub fn parse_action(
-    value: &Value,
-) -> Result<Option<(String, Option<(f64, f64)>, Vec<Action>)>, String> {
+/// A model's action: its name, where it aims, and its input actions.
+pub type ModelAction = (String, Option<(f64, f64)>, Vec<Action>);
+
+/// The actions for a model's answer (`None` for done), or why it is not a
+/// valid action.
+pub fn parse_action(value: &Value) -> Result<Option<ModelAction>, String> {
     let object = value
         .as_object()
         .ok_or("the answer must be one JSON object")?;
