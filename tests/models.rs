@@ -80,7 +80,7 @@ fn instructions_change_a_visual_replay_after_feedback_on_a_bad_answer() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = log.iter().filter(|e| e["event"] == "text").last().unwrap()["value"].clone();
+    let text = log.iter().rfind(|e| e["event"] == "text").unwrap()["value"].clone();
     assert_eq!(text, "bob");
     assert!(
         log.iter()
