@@ -142,3 +142,21 @@ fn replace_changes_the_typed_text_without_a_model() {
     assert_eq!(out.status.code(), Some(5));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no model provider is configured"));
 }
+
+#[test]
+fn a_step_with_no_visible_effect_is_retried_then_fails_clearly() {
+    let mut display = display_with_sample();
+    // The checkbox ignores clicks: the recording shows it ticked, the replay cannot.
+    let (code, stderr, got) = replay(&mut display, &["--inert-checkbox"], &["--max-retries", "1"]);
+    assert_eq!(code, Some(10), "{stderr}");
+    assert!(
+        stderr.contains("no visible effect")
+            && stderr.contains("though the recording shows a change"),
+        "{stderr}"
+    );
+    assert!(
+        !got.iter()
+            .any(|line| line.contains("Gamma") || line.contains("Save")),
+        "it stopped there: {got:?}"
+    );
+}

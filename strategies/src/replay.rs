@@ -272,6 +272,19 @@ fn attempt(
                 .map_err(|err| AttemptError::Retry(err.to_string()))?,
         }
     }
+    if strategy.verifies() {
+        let Some((after, _)) = wait_until_settled(desktop, &options.settle, region, abort)
+            .map_err(|err| AttemptError::Retry(err.to_string()))?
+        else {
+            return Ok(AttemptResult::Aborted);
+        };
+        let before = last_frame.as_ref().expect("the decision's frame is kept");
+        strategy
+            .verify(step_idx, before, &after, window.as_ref())
+            .map_err(|error| {
+                AttemptError::Retry(format!("the step had no visible effect: {error}"))
+            })?;
+    }
     Ok(AttemptResult::Done(StepStatus::Done))
 }
 

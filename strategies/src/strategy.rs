@@ -44,4 +44,23 @@ pub trait ReplayStrategy {
     /// Decides the next step. Called again for the same step after a failed
     /// attempt, with the failure in `history`.
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError>;
+
+    /// Whether the loop should check each step's effect with [`Self::verify`]
+    /// (it costs a wait for the screen to settle after every step).
+    fn verifies(&self) -> bool {
+        false
+    }
+
+    /// Checks the effect of step `step_idx`: the screen before it and after
+    /// it settled. An error makes the loop try the step again (bounded).
+    fn verify(
+        &mut self,
+        step_idx: usize,
+        before: &Frame,
+        after: &Frame,
+        window: Option<&WindowState>,
+    ) -> Result<(), String> {
+        let _ = (step_idx, before, after, window);
+        Ok(())
+    }
 }

@@ -49,6 +49,9 @@ pub enum Target {
 pub struct PlannedStep {
     pub tree: ActionEvent,
     pub target: Target,
+    /// The recording shows the window change after this step (its frame and
+    /// the next step's differ), so the replay checks that it changes too.
+    pub expects_change: bool,
 }
 
 /// Counters for the report.
@@ -184,71 +187,132 @@ pub fn prepare(
     frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
     vision: &mut Vision,
 ) -> Result<Vec<PlannedStep>, String> {
+    // The recorded frames before and after each step (this step's and the
+    // next step's), to learn whether its target changed when it was recorded.
+    let frame_pairs: Vec<Option<(u32, u32)>> = (0..trees.len())
+        .map(|idx| {
+            match (
+                trees[idx].screenshot_id,
+                trees.get(idx + 1).and_then(|next| next.screenshot_id),
+            ) {
+                (Some(before), Some(after)) if before != after => Some((before, after)),
+                _ => None,
+            }
+        })
+        .collect();
     let mut planned = Vec::with_capacity(trees.len());
-    for tree in trees {
-        let window = tree.window_state_id.and_then(|id| windows.get(id as usize));
-        let (Some(window), Some((x, y))) = (window, tree.position()) else {
-            planned.push(PlannedStep {
-                tree,
-                target: Target::AsRecorded,
-            });
-            continue;
-        };
-        let relative = Target::WindowRelative {
-            dx: x - f64::from(window.rect.left),
-            dy: y - f64::from(window.rect.top),
-        };
-        let frame = tree.screenshot_id.and_then(&mut *frame_of);
-        let inside = window.rect.contains(x, y);
-        let (Some(frame), true, true) = (frame, inside, is_pointer_target(&tree)) else {
-            planned.push(PlannedStep {
-                tree,
-                target: if inside { relative } else { Target::AsRecorded },
-            });
-            continue;
-        };
-        let Some((image, mapping)) = window_image(&frame, window) else {
-            planned.push(PlannedStep {
-                tree,
-                target: relative,
-            });
-            continue;
-        };
-        let (segments, descriptions) = vision.analyse(&image, None)?;
-        let (px, py) = mapping.to_image((x, y));
-        let Some(hit) = hit_segment(
-            &segments,
-            &descriptions,
-            (px.max(0.0) as u32, py.max(0.0) as u32),
-        ) else {
-            planned.push(PlannedStep {
-                tree,
-                target: relative,
-            });
-            continue;
-        };
-        let description = descriptions[hit].clone();
-        let mut same: Vec<usize> = (0..segments.len())
-            .filter(|&idx| descriptions[idx].text == description.text)
-            .collect();
-        same.sort_by_key(|&idx| (segments[idx].rect.y / 4, segments[idx].rect.x));
-        let rect = segments[hit].rect;
-        let fingerprint = Fingerprint {
-            crop: image::imageops::crop_imm(&image, rect.x, rect.y, rect.width, rect.height)
-                .to_image(),
-            nth: same.iter().position(|&idx| idx == hit).unwrap_or(0),
-            n_same: same.len(),
-            description,
-        };
-        planned.push(PlannedStep {
-            tree,
-            target: Target::Element {
-                fingerprint,
-                window_rect: rect,
-            },
-        });
+    for (tree, pair) in trees.into_iter().zip(frame_pairs) {
+        let window = tree
+            .window_state_id
+            .and_then(|id| windows.get(id as usize))
+            .cloned();
+        prepare_one(tree, windows, frame_of, vision, &mut planned)?;
+        let step = planned.last_mut().expect("prepare_one adds a step");
+        if let (Target::Element { window_rect, .. }, Some((before, after)), Some(window)) =
+            (&step.target, pair, window)
+            && let (Some(before), Some(after)) = (frame_of(before), frame_of(after))
+            && let Some(target) = target_screen_rect(&before, &window, window_rect)
+        {
+            step.expects_change = !crate::settle::same_region(&before, &after, Some(target));
+        }
     }
     Ok(planned)
+}
+
+fn prepare_one(
+    tree: ActionEvent,
+    windows: &[WindowState],
+    frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
+    vision: &mut Vision,
+    planned: &mut Vec<PlannedStep>,
+) -> Result<(), String> {
+    let window = tree.window_state_id.and_then(|id| windows.get(id as usize));
+    let (Some(window), Some((x, y))) = (window, tree.position()) else {
+        planned.push(PlannedStep {
+            tree,
+            target: Target::AsRecorded,
+            expects_change: false,
+        });
+        return Ok(());
+    };
+    let relative = Target::WindowRelative {
+        dx: x - f64::from(window.rect.left),
+        dy: y - f64::from(window.rect.top),
+    };
+    let frame = tree.screenshot_id.and_then(&mut *frame_of);
+    let inside = window.rect.contains(x, y);
+    let (Some(frame), true, true) = (frame, inside, is_pointer_target(&tree)) else {
+        planned.push(PlannedStep {
+            tree,
+            target: if inside { relative } else { Target::AsRecorded },
+            expects_change: false,
+        });
+        return Ok(());
+    };
+    let Some((image, mapping)) = window_image(&frame, window) else {
+        planned.push(PlannedStep {
+            tree,
+            target: relative,
+            expects_change: false,
+        });
+        return Ok(());
+    };
+    let (segments, descriptions) = vision.analyse(&image, None)?;
+    let (px, py) = mapping.to_image((x, y));
+    let Some(hit) = hit_segment(
+        &segments,
+        &descriptions,
+        (px.max(0.0) as u32, py.max(0.0) as u32),
+    ) else {
+        planned.push(PlannedStep {
+            tree,
+            target: relative,
+            expects_change: false,
+        });
+        return Ok(());
+    };
+    let description = descriptions[hit].clone();
+    let mut same: Vec<usize> = (0..segments.len())
+        .filter(|&idx| descriptions[idx].text == description.text)
+        .collect();
+    same.sort_by_key(|&idx| (segments[idx].rect.y / 4, segments[idx].rect.x));
+    let rect = segments[hit].rect;
+    let fingerprint = Fingerprint {
+        crop: image::imageops::crop_imm(&image, rect.x, rect.y, rect.width, rect.height).to_image(),
+        nth: same.iter().position(|&idx| idx == hit).unwrap_or(0),
+        n_same: same.len(),
+        description,
+    };
+    planned.push(PlannedStep {
+        tree,
+        target: Target::Element {
+            fingerprint,
+            window_rect: rect,
+        },
+        expects_change: false,
+    });
+    Ok(())
+}
+
+/// A rectangle of a window's image, in logical screen coordinates.
+fn target_screen_rect(
+    frame: &Frame,
+    window: &WindowState,
+    rect: &PixelRect,
+) -> Option<reprise_models::Rect> {
+    let (_, mapping) = window_crop(&frame.screen, frame.image.dimensions(), &window.rect)?;
+    Some(image_rect_on_screen(&mapping, rect))
+}
+
+fn image_rect_on_screen(mapping: &WindowMapping, rect: &PixelRect) -> reprise_models::Rect {
+    let (left, top) = mapping.to_screen((f64::from(rect.x), f64::from(rect.y)));
+    let (right, bottom) = mapping.to_screen((f64::from(rect.right()), f64::from(rect.bottom())));
+    reprise_models::Rect::new(
+        left.floor() as i32,
+        top.floor() as i32,
+        (right - left).ceil() as u32,
+        (bottom - top).ceil() as u32,
+    )
 }
 
 /// The visual strategy.
@@ -257,6 +321,8 @@ pub struct VisualStrategy {
     vision: Vision,
     speed: f64,
     options: MatchOptions,
+    /// The live target of the last decided step, on the screen.
+    last_target: Option<reprise_models::Rect>,
 }
 
 impl std::fmt::Debug for VisualStrategy {
@@ -282,6 +348,7 @@ impl VisualStrategy {
             vision,
             speed: if speed > 0.0 { speed } else { 1.0 },
             options: MatchOptions::default(),
+            last_target: None,
         }
     }
 
@@ -322,8 +389,36 @@ impl ReplayStrategy for VisualStrategy {
         "visual"
     }
 
+    fn verifies(&self) -> bool {
+        true
+    }
+
+    fn verify(
+        &mut self,
+        step_idx: usize,
+        before: &Frame,
+        after: &Frame,
+        window: Option<&WindowState>,
+    ) -> Result<(), String> {
+        let Some(step) = self.steps.get(step_idx) else {
+            return Ok(());
+        };
+        let (Some(window), Some(target)) = (window, self.last_target) else {
+            return Ok(());
+        };
+        if step.expects_change && crate::settle::same_region(before, after, Some(target)) {
+            return Err(format!(
+                "nothing changed at the target in {:?} after {}, though the recording shows a change",
+                window.title,
+                describe_tree(&step.tree)
+            ));
+        }
+        Ok(())
+    }
+
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
         let idx = observation.step_idx;
+        self.last_target = None;
         let Some(planned) = self.steps.get(idx).cloned() else {
             return Ok(Decision::Done);
         };
@@ -398,6 +493,7 @@ impl ReplayStrategy for VisualStrategy {
                             }
                         })?;
                 let segment = &segments[found.segment_idx];
+                self.last_target = Some(image_rect_on_screen(&mapping, &segment.rect));
                 let (cx, cy) = segment.click_point;
                 let point = mapping.to_screen((f64::from(cx) + 0.5, f64::from(cy) + 0.5));
                 let reason = format!(

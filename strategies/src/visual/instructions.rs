@@ -114,6 +114,7 @@ fn apply(steps: &[PlannedStep], answer: &Value) -> Result<Vec<PlannedStep>, Stri
             out.push(PlannedStep {
                 tree: trees.into_iter().next().expect("one tree"),
                 target: Target::AsRecorded,
+                expects_change: false,
             });
             continue;
         }
