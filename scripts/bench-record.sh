@@ -38,17 +38,20 @@ run_recorder() { # name; starts the recorder under /usr/bin/time
   done
   base_events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
 }
-stop_recorder() { # prints seconds from SIGINT to exit
-  local started
+stop_recorder() { # sets exit_seconds: from SIGINT to the recorder's exit
+  local started child
+  # SIGINT goes to reprise itself: /usr/bin/time ignores it while it waits.
+  child=$(pgrep -P "$recorder" | head -1)
   started=$(date +%s.%N)
-  kill -INT "$recorder"
+  kill -INT "$child"
   wait "$recorder" || true
-  echo "$(date +%s.%N) - $started" | bc
+  exit_seconds=$(echo "$(date +%s.%N) - $started" | bc)
 }
-rss_of() { awk '/VmRSS/ {print $2}' "/proc/$(pgrep -n -f "reprise record --name $1")/status" 2>/dev/null || echo 0; }
+rss_of() { awk '/VmRSS/ {print $2}' "/proc/$(pgrep -P "$recorder" | head -1)/status" 2>/dev/null || echo 0; }
 
 echo "== scripted session: $seconds s =="
 run_recorder session
+session_started=$(date +%s.%N)
 rss_samples=()
 per_tick=$((seconds / 20))
 for tick in $(seq 20); do
@@ -60,7 +63,8 @@ for tick in $(seq 20); do
   rss_samples+=("$(rss_of session)")
   sleep "$per_tick"
 done
-exit_seconds=$(stop_recorder)
+elapsed=$(echo "$(date +%s.%N) - $session_started" | bc)
+stop_recorder
 read -r user sys max_kb <"$work/session.time"
 events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
 shots=$("$reprise" list --json | grep -o '"n_screenshots": [0-9]*' | tail -1 | grep -o '[0-9]*$')
@@ -68,9 +72,9 @@ store_bytes=$(du -cb "$work"/store.sqlite* | tail -1 | cut -f1)
 expected=$((20 * (37 + 3 * 2 + 10 * 2 + 1)))
 echo "events stored after the readiness wiggle: $((events - base_events)) (injected: $expected, moves to an unchanged position send none)"
 echo "screenshots stored: $shots"
-echo "CPU: user $user s + system $sys s over $seconds s = $(echo "($user + $sys) * 60 / $seconds" | bc -l | cut -c1-5) CPU-s per minute"
+echo "CPU: user $user s + system $sys s over $elapsed s = $(echo "($user + $sys) * 60 / $elapsed" | bc -l | cut -c1-5) CPU-s per minute"
 echo "peak RSS: $((max_kb / 1024)) MiB; RSS samples (KiB): ${rss_samples[*]}"
-echo "store: $store_bytes bytes = $(echo "$store_bytes * 60 / $seconds / 1048576" | bc -l | cut -c1-5) MiB per minute"
+echo "store: $store_bytes bytes = $(echo "$store_bytes * 60 / $elapsed / 1048576" | bc -l | cut -c1-5) MiB per minute"
 echo "Ctrl-C to exit: $exit_seconds s"
 grep -h "note:" "$work/session.err" || true
 
@@ -82,6 +86,6 @@ burst_started=$(date +%s.%N)
 xdotool "${args[@]}"
 burst_seconds=$(echo "$(date +%s.%N) - $burst_started" | bc)
 sleep 1
-stop_recorder >/dev/null
+stop_recorder
 events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
 echo "moves stored: $((events - base_events)) of 3000 injected in $burst_seconds s ($(echo "3000 / $burst_seconds" | bc) events/s)"

@@ -5,7 +5,7 @@
 use image::RgbaImage;
 use reprise_models::screenshot::content_hash;
 use reprise_strategies::vision::cache::{
-    CachedSegmentation, ReusePolicy, SegmentationCache, changed_outside, dhash, hamming,
+    CachedSegmentation, ReusePolicy, SegmentationCache, changed_outside, dhash_gray, hamming,
     similar_enough, target_matches, thumbnail,
 };
 use reprise_strategies::vision::ssim::Gray;
@@ -55,19 +55,21 @@ impl StoreSegmentationCache {
         target: Option<PixelRect>,
     ) -> anyhow::Result<Option<CachedSegmentation>> {
         let (width, height) = image.dimensions();
-        let hash = dhash(image);
+        let new_thumbnail = thumbnail(image);
+        let hash = dhash_gray(&new_thumbnail);
         let mut candidates = self
             .store
             .segmentation_candidates(&self.segmenter, width, height)?;
         candidates.retain(|row| hamming(row.phash, hash) <= self.policy.max_hash_distance);
         candidates.sort_by_key(|row| hamming(row.phash, hash));
-        let new_thumbnail = thumbnail(image);
         for row in candidates.into_iter().take(MAX_COMPARED) {
+            let Some(thumbnail_bytes) = self.store.segmentation_thumbnail(row.id)? else {
+                continue;
+            };
             let cached_thumbnail = Gray {
                 width: row.thumbnail_width as usize,
-                height: row.thumbnail.len() / (row.thumbnail_width as usize).max(1),
-                values: row
-                    .thumbnail
+                height: thumbnail_bytes.len() / (row.thumbnail_width as usize).max(1),
+                values: thumbnail_bytes
                     .iter()
                     .map(|value| f64::from(*value))
                     .collect(),
@@ -128,6 +130,7 @@ impl SegmentationCache for StoreSegmentationCache {
     fn insert(&mut self, image: &RgbaImage, segments: &[Segment]) -> Option<i64> {
         let (width, height) = image.dimensions();
         let small = thumbnail(image);
+        let phash = dhash_gray(&small);
         let thumbnail_bytes: Vec<u8> = small
             .values
             .iter()
@@ -139,7 +142,7 @@ impl SegmentationCache for StoreSegmentationCache {
             segmenter: &self.segmenter,
             width,
             height,
-            phash: dhash(image),
+            phash,
             thumbnail: &thumbnail_bytes,
             thumbnail_width: small.width as u32,
             image_hash: &content_hash(width, height, image.as_raw()),

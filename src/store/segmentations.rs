@@ -6,12 +6,12 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{Result, Store};
 
-/// A cache row without its segments (read only for the one reused).
+/// A cache row's key fields: enough to prefilter by hash without reading
+/// thumbnails or segments.
 #[derive(Debug, Clone)]
 pub struct SegmentationRow {
     pub id: i64,
     pub phash: u64,
-    pub thumbnail: Vec<u8>,
     pub thumbnail_width: u32,
     pub image_hash: String,
 }
@@ -39,19 +39,30 @@ impl Store {
         height: u32,
     ) -> Result<Vec<SegmentationRow>> {
         let mut statement = self.conn.prepare_cached(
-            "SELECT id, phash, thumbnail, thumbnail_width, image_hash FROM segmentations
+            "SELECT id, phash, thumbnail_width, image_hash FROM segmentations
              WHERE segmenter = ?1 AND width = ?2 AND height = ?3 ORDER BY id DESC",
         )?;
         let rows = statement.query_map(params![segmenter, width, height], |row| {
             Ok(SegmentationRow {
                 id: row.get(0)?,
                 phash: row.get::<_, i64>(1)? as u64,
-                thumbnail: row.get(2)?,
-                thumbnail_width: row.get(3)?,
-                image_hash: row.get(4)?,
+                thumbnail_width: row.get(2)?,
+                image_hash: row.get(3)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// A row's thumbnail (8-bit luminance, row-major).
+    pub fn segmentation_thumbnail(&self, id: i64) -> Result<Option<Vec<u8>>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT thumbnail FROM segmentations WHERE id = ?1",
+                params![id],
+                |row| row.get(0),
+            )
+            .optional()?)
     }
 
     /// The segments (JSON) and descriptions (JSON) of a row.

@@ -18,7 +18,12 @@ pub const THUMBNAIL_SIDE: usize = 128;
 /// A 64-bit difference hash: 9x8 luminance cells, one bit per horizontal
 /// step that gets brighter. Near images have hashes a few bits apart.
 pub fn dhash(image: &RgbaImage) -> u64 {
-    let gray = Gray::luminance(image);
+    dhash_gray(&thumbnail(image))
+}
+
+/// The difference hash of a grayscale image (a thumbnail will do: the hash
+/// only looks at 9x8 cells).
+pub fn dhash_gray(gray: &Gray) -> u64 {
     let (width, height) = (gray.width.max(1), gray.height.max(1));
     let cell = |cx: usize, cy: usize| -> f64 {
         let (x0, x1) = (
