@@ -33,6 +33,22 @@ pub struct ActiveWindow {
     pub rect: reprise_models::Rect,
 }
 
+impl ActiveWindow {
+    /// The window as a recording's state number `id` at `timestamp` seconds.
+    pub fn into_state(self, id: u32, timestamp: f64) -> reprise_models::WindowState {
+        reprise_models::WindowState {
+            id,
+            timestamp,
+            title: self.title,
+            app_class: self.app_class,
+            pid: self.pid,
+            window_id: self.window_id,
+            rect: self.rect,
+            a11y: None,
+        }
+    }
+}
+
 /// Why a platform query failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PlatformError {

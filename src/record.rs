@@ -251,16 +251,7 @@ impl Writer {
     fn add_window(&mut self, timestamp: f64, window: platform::ActiveWindow) {
         let id = self.window_times.len() as u32;
         self.window_times.push(timestamp);
-        self.window_states.push(WindowState {
-            id,
-            timestamp,
-            title: window.title,
-            app_class: window.app_class,
-            pid: window.pid,
-            window_id: window.window_id,
-            rect: window.rect,
-            a11y: None,
-        });
+        self.window_states.push(window.into_state(id, timestamp));
     }
 
     /// Takes in what the observer sent, then links every event whose frame is

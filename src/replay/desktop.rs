@@ -68,16 +68,7 @@ impl Desktop for LiveDesktop {
             .probe
             .active_window()
             .map_err(|err| DesktopError::Window(err.to_string()))?;
-        Ok(window.map(|window| WindowState {
-            id: 0,
-            timestamp: 0.0,
-            title: window.title,
-            app_class: window.app_class,
-            pid: window.pid,
-            window_id: window.window_id,
-            rect: window.rect,
-            a11y: None,
-        }))
+        Ok(window.map(|window| window.into_state(0, 0.0)))
     }
 
     fn inject(&mut self, action: &Action) -> Result<(), DesktopError> {

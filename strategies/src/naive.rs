@@ -35,7 +35,7 @@ impl NaiveStrategy {
 }
 
 /// The last timestamp in a tree.
-fn end_time(event: &ActionEvent) -> f64 {
+pub fn end_time(event: &ActionEvent) -> f64 {
     event
         .children
         .iter()

@@ -12,7 +12,7 @@ use image::RgbaImage;
 use reprise_models::{ActionEvent, EventName, WindowState};
 
 use crate::describe::{Describer, Description};
-use crate::naive::{actions_for, describe as describe_tree};
+use crate::naive::{actions_for, describe as describe_tree, end_time};
 use crate::vision::cache::SegmentationCache;
 use crate::vision::scale::{WindowMapping, window_crop};
 use crate::vision::{PixelRect, Segment, SegmentKind, Segmenter};
@@ -331,14 +331,6 @@ impl std::fmt::Debug for VisualStrategy {
             .field("steps", &self.steps.len())
             .finish_non_exhaustive()
     }
-}
-
-fn end_time(event: &ActionEvent) -> f64 {
-    event
-        .children
-        .iter()
-        .map(end_time)
-        .fold(event.timestamp, f64::max)
 }
 
 impl VisualStrategy {
