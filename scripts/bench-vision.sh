@@ -13,12 +13,8 @@ work=$(mktemp -d)
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
-Xvfb -displayfd 3 -screen 0 1920x1080x24 -nolisten tcp 3>"$work/display" 2>/dev/null &
-pids+=($!)
-for _ in $(seq 100); do [[ -s $work/display ]] && break; sleep 0.1; done
-export DISPLAY=:$(cat "$work/display")
-openbox >/dev/null 2>&1 & pids+=($!)
-sleep 0.5
+source scripts/display.sh
+start_display 1920x1080 "$work"
 xcalc -geometry +1300+100 >/dev/null 2>&1 & pids+=($!)
 xterm -geometry 80x24+1000+600 >/dev/null 2>&1 & pids+=($!)
 sleep 0.5
