@@ -290,3 +290,77 @@ fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
     );
     assert!(!state.contains("=down"), "nothing stays pressed:\n{state}");
 }
+
+/// The number xcalc shows, read from its window by `reprise segment --describe`.
+fn xcalc_display(display: &Display) -> String {
+    let window = display.wait_for_window("XCalc");
+    display.xdotool(&["windowactivate", "--sync", &window.to_string()]);
+    let shot = display.dir.path().join("xcalc.png");
+    run_ok(display.reprise().args([
+        "screenshot",
+        "--active-window",
+        "-o",
+        shot.to_str().unwrap(),
+    ]));
+    let segments: Value = serde_json::from_str(&run_ok(
+        display.reprise().env("OMP_THREAD_LIMIT", "1").args([
+            "segment",
+            shot.to_str().unwrap(),
+            "--describe",
+            "--json",
+        ]),
+    ))
+    .unwrap();
+    // The display is the text at the top right of the window.
+    segments
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|segment| segment["kind"] == "text" && segment["rect"]["y"].as_u64().unwrap() < 30)
+        .max_by_key(|segment| segment["rect"]["x"].as_u64().unwrap())
+        .and_then(|segment| segment["description"].as_str())
+        .unwrap_or("")
+        .to_owned()
+}
+
+#[test]
+fn naive_replay_computes_on_xcalc() {
+    let mut display = Display::start(1024, 768);
+    display.spawn("xcalc", &["-geometry", "+100+100"]);
+    let window = display.wait_for_window("XCalc");
+    let (x, y, _, _) = display.window_rect(window);
+    // xcalc's keys in its client area: 1, +, 2 and = (the layout of Debian's xcalc).
+    let key = |dx: i32, dy: i32| [(x + dx).to_string(), (y + dy).to_string()];
+    let recorder = start_recorder(&display, "calc", &[]);
+    for (dx, dy) in [(69, 362), (201, 362), (113, 362), (201, 392)] {
+        let [kx, ky] = key(dx, dy);
+        display.xdotool(&["mousemove", &kx, &ky, "click", "1", "sleep", "0.2"]);
+    }
+    display.xdotool(&["key", "ctrl", "ctrl", "ctrl"]);
+    assert!(
+        wait_with_limit(recorder, Duration::from_secs(10))
+            .status
+            .success()
+    );
+    assert_eq!(
+        xcalc_display(&display),
+        "text \"3\"",
+        "the recorded session computed 1 + 2"
+    );
+
+    // A fresh xcalc at the same place: the naive replay computes 3 again.
+    display.stop_apps();
+    display.spawn("xcalc", &["-geometry", "+100+100"]);
+    assert_eq!(xcalc_display(&display), "text \"0\"");
+    let out = display
+        .reprise()
+        .args(["replay", "calc", "--speed", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(xcalc_display(&display), "text \"3\"");
+}
