@@ -184,6 +184,10 @@ pub struct SegmentArgs {
     /// Draw the segments (outlines, ids, click points) into this PNG.
     #[arg(long, value_name = "OUT.png")]
     pub overlay: Option<PathBuf>,
+    /// Ask a segmentation server at this URL (masks as a colour-coded PNG
+    /// or polygons) instead of the built-in classical segmenter.
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
     /// Describe each segment offline (Tesseract OCR, kind, nearest label).
     #[arg(long)]
     pub describe: bool,

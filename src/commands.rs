@@ -346,8 +346,15 @@ fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Resu
             cached.segments.clone()
         }
         None => {
-            let segments = reprise_strategies::vision::classical::ClassicalSegmenter::default()
-                .segment(&image)?;
+            let segments = match &args.server {
+                Some(url) => crate::segment_server::HttpSegmenter::new(
+                    url,
+                    std::time::Duration::from_secs(60),
+                )?
+                .segment(&image)?,
+                None => reprise_strategies::vision::classical::ClassicalSegmenter::default()
+                    .segment(&image)?,
+            };
             if let Some(cache) = cache.as_mut() {
                 let id = cache.insert(&image, &segments);
                 eprintln!(

@@ -16,6 +16,7 @@ pub mod present;
 pub mod record;
 pub mod replay;
 pub mod report;
+pub mod segment_server;
 pub mod store;
 #[doc(hidden)]
 pub mod testing;

@@ -1,0 +1,357 @@
+//! A segmenter that asks an external segmentation server over HTTP, for users
+//! who run a SAM/FastSAM/OmniParser-style model. The window image goes out as
+//! base64 PNG in JSON; masks come back either as a colour-coded PNG (one
+//! colour per mask, black for none) or as polygons. A lossy image is refused:
+//! compression invents colours, and so masks.
+
+use base64::Engine as _;
+use image::RgbaImage;
+use reprise_strategies::vision::refine::{RefineOptions, refine};
+use reprise_strategies::vision::{
+    Mask, PixelRect, Segment, SegmentKind, Segmenter, VisionError, finish,
+};
+use serde_json::{Value, json};
+
+pub struct HttpSegmenter {
+    url: String,
+    runtime: tokio::runtime::Runtime,
+    client: reqwest::Client,
+}
+
+impl std::fmt::Debug for HttpSegmenter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpSegmenter")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpSegmenter {
+    pub fn new(url: &str, timeout: std::time::Duration) -> anyhow::Result<HttpSegmenter> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let client = reqwest::Client::builder().timeout(timeout).build()?;
+        Ok(HttpSegmenter {
+            url: url.to_owned(),
+            runtime,
+            client,
+        })
+    }
+}
+
+/// Masks from a colour-coded image: every colour but black is one mask.
+pub fn masks_from_colours(image: &RgbaImage) -> Result<Vec<Mask>, VisionError> {
+    let mut boxes: std::collections::HashMap<[u8; 3], (u32, u32, u32, u32, u64)> =
+        std::collections::HashMap::new();
+    for (x, y, pixel) in image.enumerate_pixels() {
+        let [r, g, b, _] = pixel.0;
+        if [r, g, b] == [0, 0, 0] {
+            continue;
+        }
+        let entry = boxes.entry([r, g, b]).or_insert((x, y, x, y, 0));
+        entry.0 = entry.0.min(x);
+        entry.1 = entry.1.min(y);
+        entry.2 = entry.2.max(x);
+        entry.3 = entry.3.max(y);
+        entry.4 += 1;
+    }
+    // In a lossless mask image every colour is a solid area, most of whose
+    // pixels have the same colour all around; compression or scaling leaves
+    // thin bands of in-between colours with no such interior.
+    let mut interior: std::collections::HashMap<[u8; 3], u64> = std::collections::HashMap::new();
+    for (x, y, pixel) in image.enumerate_pixels() {
+        let colour = [pixel.0[0], pixel.0[1], pixel.0[2]];
+        if colour == [0, 0, 0]
+            || x == 0
+            || y == 0
+            || x + 1 >= image.width()
+            || y + 1 >= image.height()
+        {
+            continue;
+        }
+        let same = |nx: u32, ny: u32| image.get_pixel(nx, ny).0[..3] == colour;
+        if same(x - 1, y) && same(x + 1, y) && same(x, y - 1) && same(x, y + 1) {
+            *interior.entry(colour).or_default() += 1;
+        }
+    }
+    let bands = boxes
+        .keys()
+        .filter(|colour| !interior.contains_key(*colour))
+        .count();
+    if boxes.len() > 8 && bands * 4 > boxes.len() {
+        return Err(VisionError::BadMasks(format!(
+            "{bands} of its {} colours are thin bands with no solid area: it looks compressed or scaled, which invents colours; send a lossless PNG",
+            boxes.len()
+        )));
+    }
+    let mut masks = Vec::with_capacity(boxes.len());
+    for (colour, (x0, y0, x1, y1, _)) in boxes {
+        let rect = PixelRect {
+            x: x0,
+            y: y0,
+            width: x1 - x0 + 1,
+            height: y1 - y0 + 1,
+        };
+        let bits = (0..rect.area())
+            .map(|idx| {
+                let (x, y) = (
+                    x0 + (idx % u64::from(rect.width)) as u32,
+                    y0 + (idx / u64::from(rect.width)) as u32,
+                );
+                image.get_pixel(x, y).0[..3] == colour
+            })
+            .collect();
+        masks.push(Mask { rect, bits });
+    }
+    Ok(masks)
+}
+
+/// A mask from a polygon (even-odd rule, pixel centres), clipped to the image.
+pub fn mask_from_polygon(points: &[(f64, f64)], width: u32, height: u32) -> Option<Mask> {
+    if points.len() < 3 {
+        return None;
+    }
+    let min_x = points
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::INFINITY, f64::min)
+        .floor()
+        .max(0.0) as u32;
+    let min_y = points
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min)
+        .floor()
+        .max(0.0) as u32;
+    let max_x = (points
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::NEG_INFINITY, f64::max)
+        .ceil() as u32)
+        .min(width);
+    let max_y = (points
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::NEG_INFINITY, f64::max)
+        .ceil() as u32)
+        .min(height);
+    if max_x <= min_x || max_y <= min_y {
+        return None;
+    }
+    let rect = PixelRect {
+        x: min_x,
+        y: min_y,
+        width: max_x - min_x,
+        height: max_y - min_y,
+    };
+    let inside = |px: f64, py: f64| {
+        let mut inside = false;
+        let mut j = points.len() - 1;
+        for i in 0..points.len() {
+            let ((xi, yi), (xj, yj)) = (points[i], points[j]);
+            if (yi > py) != (yj > py) && px < (xj - xi) * (py - yi) / (yj - yi) + xi {
+                inside = !inside;
+            }
+            j = i;
+        }
+        inside
+    };
+    let bits = (0..rect.area())
+        .map(|idx| {
+            let x = f64::from(min_x + (idx % u64::from(rect.width)) as u32) + 0.5;
+            let y = f64::from(min_y + (idx / u64::from(rect.width)) as u32) + 0.5;
+            inside(x, y)
+        })
+        .collect();
+    Some(Mask { rect, bits })
+}
+
+/// Masks from the server's answer.
+pub fn parse_answer(answer: &Value, width: u32, height: u32) -> Result<Vec<Mask>, VisionError> {
+    let bad = |reason: &str| VisionError::BadMasks(reason.to_owned());
+    match answer["format"].as_str() {
+        Some("png_masks") => {
+            let encoded = answer["masks"]
+                .as_str()
+                .ok_or_else(|| bad("no \"masks\" image"))?;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .map_err(|err| bad(&err.to_string()))?;
+            if bytes.starts_with(&[0xFF, 0xD8]) {
+                return Err(bad(
+                    "the mask image is a JPEG: lossy compression invents colours; send a lossless PNG",
+                ));
+            }
+            let image = image::load_from_memory_with_format(&bytes, image::ImageFormat::Png)
+                .map_err(|err| bad(&format!("the mask image is not a PNG: {err}")))?
+                .into_rgba8();
+            if image.dimensions() != (width, height) {
+                return Err(bad(&format!(
+                    "the mask image is {}x{}, the window {width}x{height}",
+                    image.width(),
+                    image.height()
+                )));
+            }
+            masks_from_colours(&image)
+        }
+        Some("polygons") => {
+            let polygons = answer["polygons"]
+                .as_array()
+                .ok_or_else(|| bad("no \"polygons\" list"))?;
+            polygons
+                .iter()
+                .map(|polygon| {
+                    let points: Vec<(f64, f64)> = polygon
+                        .as_array()
+                        .ok_or_else(|| bad("a polygon is not a list of points"))?
+                        .iter()
+                        .map(|point| Some((point[0].as_f64()?, point[1].as_f64()?)))
+                        .collect::<Option<_>>()
+                        .ok_or_else(|| bad("a point is not [x, y]"))?;
+                    mask_from_polygon(&points, width, height)
+                        .ok_or_else(|| bad("a polygon has no area inside the image"))
+                })
+                .collect()
+        }
+        other => Err(bad(&format!(
+            "unknown format {other:?}: use png_masks or polygons"
+        ))),
+    }
+}
+
+impl Segmenter for HttpSegmenter {
+    fn segment(&self, image: &RgbaImage) -> Result<Vec<Segment>, VisionError> {
+        let (width, height) = image.dimensions();
+        if width == 0 || height == 0 {
+            return Err(VisionError::EmptyImage);
+        }
+        let png = crate::record::encode_png(image);
+        let body = json!({"image": base64::engine::general_purpose::STANDARD.encode(png), "width": width, "height": height});
+        let answer: Value = self.runtime.block_on(async {
+            let response = self
+                .client
+                .post(&self.url)
+                .json(&body)
+                .send()
+                .await
+                .map_err(|err| VisionError::Server(err.to_string()))?;
+            let status = response.status();
+            let text = response
+                .text()
+                .await
+                .map_err(|err| VisionError::Server(err.to_string()))?;
+            if !status.is_success() {
+                return Err(VisionError::Server(format!(
+                    "HTTP {}: {}",
+                    status.as_u16(),
+                    text.chars().take(200).collect::<String>()
+                )));
+            }
+            serde_json::from_str(&text)
+                .map_err(|err| VisionError::BadMasks(format!("the answer is not JSON: {err}")))
+        })?;
+        let candidates = parse_answer(&answer, width, height)?
+            .into_iter()
+            .filter_map(|mask| Segment::from_mask(SegmentKind::Region, mask))
+            .collect();
+        Ok(finish(refine(
+            candidates,
+            width,
+            height,
+            &RefineOptions::default(),
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{Reply, ScriptedServer};
+
+    fn colour_coded() -> RgbaImage {
+        RgbaImage::from_fn(100, 60, |x, y| {
+            if (10..40).contains(&x) && (10..30).contains(&y) {
+                image::Rgba([255, 0, 0, 255])
+            } else if (50..90).contains(&x) && (20..50).contains(&y) {
+                image::Rgba([0, 0, 255, 255])
+            } else {
+                image::Rgba([0, 0, 0, 255])
+            }
+        })
+    }
+
+    #[test]
+    fn colour_coded_masks_over_real_http() {
+        let mut png = Vec::new();
+        colour_coded()
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        let answer = json!({"format": "png_masks", "masks": base64::engine::general_purpose::STANDARD.encode(&png)});
+        let server = ScriptedServer::start(vec![Reply::json(200, answer)]);
+        let segmenter = HttpSegmenter::new(&server.url, std::time::Duration::from_secs(5)).unwrap();
+        let segments = segmenter.segment(&RgbaImage::new(100, 60)).unwrap();
+        let mut rects: Vec<_> = segments.iter().map(|segment| segment.rect).collect();
+        rects.sort_by_key(|rect| rect.x);
+        assert_eq!(
+            rects,
+            [
+                PixelRect {
+                    x: 10,
+                    y: 10,
+                    width: 30,
+                    height: 20
+                },
+                PixelRect {
+                    x: 50,
+                    y: 20,
+                    width: 40,
+                    height: 30
+                }
+            ]
+        );
+        let sent: Value = serde_json::from_str(&server.received()[0].body).unwrap();
+        assert_eq!(
+            (sent["width"].as_u64(), sent["height"].as_u64()),
+            (Some(100), Some(60))
+        );
+    }
+
+    #[test]
+    fn polygons_and_refusals() {
+        let triangle = json!({"format": "polygons", "polygons": [[[10, 10], [50, 10], [10, 50]]]});
+        let masks = parse_answer(&triangle, 100, 100).unwrap();
+        assert_eq!(masks.len(), 1);
+        assert!(masks[0].get(12, 12) && !masks[0].get(45, 45));
+        let jpeg = json!({"format": "png_masks", "masks": base64::engine::general_purpose::STANDARD.encode([0xFF, 0xD8, 0xFF, 0xE0])});
+        assert!(
+            parse_answer(&jpeg, 100, 100)
+                .unwrap_err()
+                .to_string()
+                .contains("lossy")
+        );
+        // A blurred mask image: many rare in-between colours.
+        let blurred = image::imageops::blur(&colour_coded(), 1.5);
+        let refused = masks_from_colours(&blurred).map(|masks| masks.len());
+        assert!(
+            matches!(&refused, Err(err) if err.to_string().contains("compressed or scaled")),
+            "{refused:?}"
+        );
+        assert_eq!(
+            masks_from_colours(&colour_coded())
+                .map(|masks| masks.len())
+                .ok(),
+            Some(2)
+        );
+        let server =
+            ScriptedServer::start(vec![Reply::json(500, json!({"error": "model not loaded"}))]);
+        let segmenter = HttpSegmenter::new(&server.url, std::time::Duration::from_secs(5)).unwrap();
+        assert!(
+            segmenter
+                .segment(&RgbaImage::new(10, 10))
+                .unwrap_err()
+                .to_string()
+                .contains("HTTP 500")
+        );
+    }
+}
