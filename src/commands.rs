@@ -332,7 +332,13 @@ fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Resu
         let store = Store::open(store_path).context("open the store")?;
         Some(crate::vision_cache::StoreSegmentationCache::new(
             store,
-            CLASSICAL_SEGMENTER,
+            // Masks from a server are cached apart from the built-in ones.
+            &args
+                .server
+                .as_ref()
+                .map_or(CLASSICAL_SEGMENTER.to_owned(), |url| {
+                    format!("server:{url}")
+                }),
         ))
     } else {
         None
