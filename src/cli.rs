@@ -92,6 +92,10 @@ pub struct ReplayArgs {
     /// `vanilla` (a model decides each action; needs a provider).
     #[arg(long, default_value = "naive")]
     pub strategy: String,
+    /// How the visual strategy describes elements: `offline` (OCR, no model)
+    /// or `llm` (the configured model provider).
+    #[arg(long, default_value = "offline", value_name = "offline|llm")]
+    pub describer: String,
     /// Replace typed text: `--replace alice=bob` (repeatable; no model needed).
     #[arg(long, value_name = "OLD=NEW")]
     pub replace: Vec<String>,

@@ -254,6 +254,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         speed: args.speed,
         replacements,
         instructions: args.instructions.clone(),
+        describer: args.describer.clone(),
         config: config.map(std::path::Path::to_path_buf),
         options: reprise_strategies::ReplayOptions {
             max_steps: args.max_steps,

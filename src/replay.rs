@@ -30,6 +30,8 @@ pub struct ReplayRequest {
     pub instructions: Option<String>,
     /// The config file with the model settings.
     pub config: Option<std::path::PathBuf>,
+    /// `offline` or `llm`: how the visual strategy describes elements.
+    pub describer: String,
 }
 
 /// How a replay went, for the command's output and exit code.
@@ -87,7 +89,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             request.speed,
         )),
         "visual" => {
-            let mut visual = visual_strategy(store, &bundle, trees, request.speed)?;
+            let mut visual = visual_strategy(store, &bundle, trees, request, &run_id)?;
             if let (Some(instructions), Some(llm)) = (&request.instructions, llm.as_mut()) {
                 let render: reprise_strategies::vanilla::RenderPrompt = Box::new(|name, values| {
                     crate::llm::prompt::render(name, values).map_err(|err| err.to_string())
@@ -240,23 +242,40 @@ fn visual_strategy(
     store: &Store,
     bundle: &reprise_models::RecordingBundle,
     trees: Vec<reprise_models::ActionEvent>,
-    speed: f64,
+    request: &ReplayRequest,
+    run_id: &str,
 ) -> Result<reprise_strategies::visual::VisualStrategy> {
     use reprise_strategies::visual::{Vision, prepare};
     let cache_store =
         Store::open(store.path()).context("open the store for the segmentation cache")?;
-    let reader = crate::describe::TesseractReader::new()?;
+    let (describer, describer_name): (Box<dyn reprise_strategies::describe::Describer>, &str) =
+        match request.describer.as_str() {
+            "offline" => (
+                Box::new(reprise_strategies::describe::OfflineDescriber::new(
+                    crate::describe::TesseractReader::new()?,
+                )),
+                OFFLINE_DESCRIBER,
+            ),
+            "llm" => (
+                Box::new(reprise_strategies::describe::LlmDescriber::new(
+                    Box::new(model_chain(store, request.config.as_deref(), run_id)?),
+                    Box::new(|name, values| {
+                        crate::llm::prompt::render(name, values).map_err(|err| err.to_string())
+                    }),
+                )),
+                "llm-1",
+            ),
+            other => anyhow::bail!(crate::exit::UsageError(format!(
+                "unknown describer {other:?}: use offline or llm"
+            ))),
+        };
     let mut vision = Vision {
         segmenter: Box::new(reprise_strategies::vision::classical::ClassicalSegmenter::default()),
-        describer: Box::new(reprise_strategies::describe::OfflineDescriber::new(reader)),
+        describer,
         cache: Some(Box::new(
             crate::vision_cache::StoreSegmentationCache::strict(
                 cache_store,
-                &format!(
-                    "{}+{}",
-                    crate::commands::CLASSICAL_SEGMENTER,
-                    OFFLINE_DESCRIBER
-                ),
+                &format!("{}+{describer_name}", crate::commands::CLASSICAL_SEGMENTER),
             ),
         )),
         stats: Default::default(),
@@ -275,7 +294,9 @@ fn visual_strategy(
     let steps = prepare(trees, &bundle.window_states, &mut frame_of, &mut vision)
         .map_err(|err| anyhow::anyhow!("prepare the recording for visual replay: {err}"))?;
     Ok(reprise_strategies::visual::VisualStrategy::new(
-        steps, vision, speed,
+        steps,
+        vision,
+        request.speed,
     ))
 }
 
