@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long to wait for a display, a window or a process before failing.
-pub const WAIT: Duration = Duration::from_secs(20);
+/// How long to wait for a display, a window or a process before failing:
+/// generous, because CI runs display tests two at a time on two cores.
+pub const WAIT: Duration = Duration::from_secs(45);
 
 /// A private X display with a window manager.
 #[derive(Debug)]
@@ -110,7 +111,34 @@ impl Display {
     }
 
     /// Waits until a visible window of this class is mapped; returns its id.
-    pub fn wait_for_window(&self, class: &str) -> u64 {
+    pub fn wait_for_window(&mut self, class: &str) -> u64 {
+        let children = &mut self.children;
+        let (name, command) = (&self.name, "xdotool");
+        wait_for(&format!("a window of class {class}"), || {
+            // An application that died will never map its window: say so.
+            for child in children.iter_mut().skip(2) {
+                if let Ok(Some(status)) = child.try_wait() {
+                    panic!(
+                        "an application on display {name} exited with {status} before its window appeared"
+                    );
+                }
+            }
+            let out = Command::new(command)
+                .env("DISPLAY", name)
+                .args(["search", "--onlyvisible", "--class", class])
+                .output()
+                .ok()?;
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .next()?
+                .trim()
+                .parse()
+                .ok()
+        })
+    }
+
+    /// The id of a visible window of this class that is already mapped.
+    pub fn find_window(&self, class: &str) -> u64 {
         wait_for(&format!("a window of class {class}"), || {
             let out = self
                 .command("xdotool")

@@ -120,7 +120,7 @@ fn vanilla_follows_the_model_until_it_says_done() {
     // Where the fixture's Save button will be: its client area's origin plus
     // the button's place in the window.
     display.spawn_fixture("probe.log", &["--x", "300", "--y", "200"]);
-    let (x, y, _, _) = display.window_rect(display.wait_for_window("reprise-fixture"));
+    let (x, y, _, _) = display.window_rect(display.find_window("reprise-fixture"));
     display.stop_apps();
     let server = ScriptedServer::start(vec![
         answer(json!({"name": "singleclick", "mouse_x": x + 29, "mouse_y": y + 217})),

@@ -15,7 +15,7 @@ use crate::harness::{
 /// Starts the recorder and waits until it is receiving input: the scripted
 /// user wiggles the pointer until the store holds an event.
 pub fn start_recorder(display: &Display, name: &str, extra: &[&str]) -> Child {
-    let child = display
+    let mut child = display
         .reprise()
         .args(["record", "--name", name])
         .args(extra)
@@ -25,6 +25,13 @@ pub fn start_recorder(display: &Display, name: &str, extra: &[&str]) -> Child {
         .expect("start reprise record");
     let mut wiggle = 0;
     wait_for("the recorder to receive input", || {
+        if let Ok(Some(_)) = child.try_wait() {
+            let mut stderr = String::new();
+            if let Some(mut pipe) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
+            }
+            panic!("the recorder exited before it received input:\n{stderr}");
+        }
         wiggle += 1;
         display.xdotool(&["mousemove", &(5 + wiggle % 2).to_string(), "5"]);
         let out = display.reprise().args(["list", "--json"]).output().ok()?;

@@ -15,7 +15,7 @@ use crate::record::start_recorder;
 /// openbox when asked for (200, 150) (1 px border, 20 px title bar)... so the
 /// test reads it rather than assume it.
 fn client_origin(display: &Display) -> (i32, i32) {
-    let window = display.wait_for_window("reprise-fixture");
+    let window = display.find_window("reprise-fixture");
     let (x, y, _, _) = display.window_rect(window);
     (x, y)
 }
@@ -293,7 +293,7 @@ fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
 
 /// The number xcalc shows, read from its window by `reprise segment --describe`.
 fn xcalc_display(display: &Display) -> String {
-    let window = display.wait_for_window("XCalc");
+    let window = display.find_window("XCalc");
     display.xdotool(&["windowactivate", "--sync", &window.to_string()]);
     let shot = display.dir.path().join("xcalc.png");
     run_ok(display.reprise().args([
