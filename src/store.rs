@@ -118,6 +118,8 @@ impl Store {
                 known: schema::VERSION,
             });
         }
+        // Two processes may open a new store at once (a recorder and a
+        // `list`): they wait for each other instead of failing.
         self.conn.busy_timeout(std::time::Duration::from_secs(5))?;
         self.conn
             .pragma_update(None, "journal_mode", "WAL")

@@ -119,14 +119,18 @@ const MIGRATIONS: &[&str] = &[
 /// The schema version this build writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
-/// Applies the migrations after `from`, each in its own transaction together
-/// with the version bump, so a failure leaves the store at a known version.
-pub fn migrate(conn: &mut Connection, from: i64) -> rusqlite::Result<()> {
-    for (idx, sql) in MIGRATIONS.iter().enumerate().skip(from as usize) {
-        let tx = conn.transaction()?;
+/// Applies the migrations after the store's version, each in its own
+/// immediate transaction that reads the version again under the write lock,
+/// so two processes opening a new store at once never apply one twice.
+pub fn migrate(conn: &mut Connection, _from: i64) -> rusqlite::Result<()> {
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let Some(sql) = MIGRATIONS.get(current.max(0) as usize) else {
+            return Ok(());
+        };
         tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", idx as i64 + 1)?;
+        tx.pragma_update(None, "user_version", current + 1)?;
         tx.commit()?;
     }
-    Ok(())
 }

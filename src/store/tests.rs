@@ -208,3 +208,21 @@ fn export_then_import_into_another_store_is_exact() {
         assert_eq!(&target.image_png(hash).unwrap(), png);
     }
 }
+
+#[test]
+fn two_processes_opening_a_new_store_at_once_both_succeed() {
+    // The recorder and a `reprise list` used to race on the first migration.
+    for _ in 0..10 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.sqlite");
+        let opens: Vec<_> = (0..4)
+            .map(|_| {
+                let path = path.clone();
+                std::thread::spawn(move || Store::open(&path).map(|_| ()))
+            })
+            .collect();
+        for open in opens {
+            open.join().unwrap().unwrap();
+        }
+    }
+}
