@@ -105,7 +105,10 @@ impl Store {
             path: path.clone(),
             source,
         };
-        // Reading the schema version is the first thing that touches the file,
+        // Two processes may open a new store at once (a recorder and a
+        // `list`): they wait for each other instead of failing.
+        self.conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // Reading the schema version is the first thing that reads the file,
         // so a file that is not SQLite fails here, before anything is written.
         let version: i64 = self
             .conn
@@ -118,9 +121,6 @@ impl Store {
                 known: schema::VERSION,
             });
         }
-        // Two processes may open a new store at once (a recorder and a
-        // `list`): they wait for each other instead of failing.
-        self.conn.busy_timeout(std::time::Duration::from_secs(5))?;
         self.conn
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(corrupt)?;
