@@ -121,9 +121,21 @@ impl Store {
                 known: schema::VERSION,
             });
         }
-        self.conn
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(corrupt)?;
+        // Switching to WAL can answer "busy" at once, without the busy
+        // handler, while another process switches it: retry, bounded.
+        let mut attempts = 0;
+        loop {
+            match self.conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => break,
+                Err(rusqlite::Error::SqliteFailure(err, _))
+                    if err.code == rusqlite::ErrorCode::DatabaseBusy && attempts < 250 =>
+                {
+                    attempts += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(err) => return Err(corrupt(err)),
+            }
+        }
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         self.conn.pragma_update(None, "foreign_keys", "ON")?;
         schema::migrate(&mut self.conn, version).map_err(corrupt)?;
