@@ -10,4 +10,6 @@ export OMP_THREAD_LIMIT=1
 # The display tests drive the fixture application: build it first (cargo
 # test does not build another package's binary for the root's tests).
 cargo build --locked -p reprise-fixture
-cargo test --workspace --locked
+# One test at a time: under two-at-a-time runs on two cores, waits for
+# xcalc's and xterm's windows have timed out now and then (cause not found yet).
+cargo test --workspace --locked -- --test-threads=1
