@@ -10,5 +10,21 @@ start_display() { # SIZE (e.g. 1280x800) WORKDIR
   export DISPLAY
   openbox >/dev/null 2>&1 &
   pids+=($!)
-  for _ in $(seq 100); do xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break; sleep 0.1; done
+  # openbox announces itself early in its start-up; a window mapped before it
+  # is ready stays unmapped for good. Wait for its client list, then until it
+  # has managed a probe window (a few attempts).
+  for _ in $(seq 100); do xprop -root _NET_CLIENT_LIST 2>/dev/null | grep -q "window id" && break; sleep 0.1; done
+  local probe managed=0
+  for _ in 1 2 3 4 5; do
+    xmessage -name reprise-wm-probe ready >/dev/null 2>&1 &
+    probe=$!
+    for _ in $(seq 40); do
+      xdotool search --onlyvisible --classname reprise-wm-probe >/dev/null 2>&1 && { managed=1; break; }
+      sleep 0.05
+    done
+    kill "$probe" 2>/dev/null; wait "$probe" 2>/dev/null || true
+    ((managed)) && return 0
+  done
+  echo "error: openbox on display $DISPLAY does not manage windows" >&2
+  return 1
 }

@@ -10,6 +10,7 @@ export OMP_THREAD_LIMIT=1
 # The display tests drive the fixture application: build it first (cargo
 # test does not build another package's binary for the root's tests).
 cargo build --locked -p reprise-fixture
-# One test at a time: under two-at-a-time runs on two cores, waits for
-# xcalc's and xterm's windows have timed out now and then (cause not found yet).
+# One test at a time on CI's two cores. (The display tests can run in
+# parallel: each has its own display. The flakes that made this serial were
+# windows mapped before openbox was ready, fixed in the harness.)
 cargo test --workspace --locked -- --test-threads=1

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long to wait for a display, a window or a process before failing:
-/// generous, because CI runs display tests two at a time on two cores.
+/// generous, because CI machines are slow and loaded.
 pub const WAIT: Duration = Duration::from_secs(45);
 
 /// A private X display with a window manager.
@@ -51,17 +51,55 @@ impl Display {
             .stderr(Stdio::null())
             .spawn();
         display.children.push(wm.expect("start openbox"));
+        // openbox announces itself (_NET_SUPPORTING_WM_CHECK) early in its
+        // start-up; a window mapped before it is ready is never managed and
+        // stays unmapped for good (xcalc's, 1 start in 6 here). So wait for
+        // its client list, then until it has managed a probe window.
         wait_for("openbox to manage the screen", || {
             let out = display
                 .command("xprop")
-                .args(["-root", "_NET_SUPPORTING_WM_CHECK"])
+                .args(["-root", "_NET_CLIENT_LIST"])
                 .output()
                 .ok()?;
             String::from_utf8_lossy(&out.stdout)
                 .contains("window id")
                 .then_some(())
         });
+        display.wait_until_windows_are_managed();
         display
+    }
+
+    /// Maps a probe window (xmessage) until openbox has managed one: a few
+    /// attempts of two seconds each.
+    fn wait_until_windows_are_managed(&self) {
+        for _ in 0..5 {
+            let mut probe = self
+                .command("xmessage")
+                .args(["-name", "reprise-wm-probe", "ready"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start xmessage (is the x11-utils package installed?)");
+            let deadline = Instant::now() + Duration::from_secs(2);
+            let mut managed = false;
+            while !managed && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+                managed = self
+                    .command("xdotool")
+                    .args(["search", "--onlyvisible", "--classname", "reprise-wm-probe"])
+                    .output()
+                    .is_ok_and(|out| !out.stdout.is_empty());
+            }
+            let _ = probe.kill();
+            let _ = probe.wait();
+            if managed {
+                return;
+            }
+        }
+        panic!(
+            "openbox on display {} did not manage a probe window",
+            self.name
+        );
     }
 
     /// A command that runs on this display.
@@ -111,47 +149,78 @@ impl Display {
     }
 
     /// Waits until a visible window of this class is mapped; returns its id.
+    /// Fails at once if an application started on this display has exited.
     pub fn wait_for_window(&mut self, class: &str) -> u64 {
-        let children = &mut self.children;
-        let (name, command) = (&self.name, "xdotool");
-        wait_for(&format!("a window of class {class}"), || {
-            // An application that died will never map its window: say so.
-            for child in children.iter_mut().skip(2) {
-                if let Ok(Some(status)) = child.try_wait() {
-                    panic!(
-                        "an application on display {name} exited with {status} before its window appeared"
-                    );
-                }
-            }
-            let out = Command::new(command)
-                .env("DISPLAY", name)
-                .args(["search", "--onlyvisible", "--class", class])
-                .output()
-                .ok()?;
-            String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .next()?
-                .trim()
-                .parse()
-                .ok()
+        try_wait_for(|| {
+            self.fail_if_an_app_exited();
+            self.visible_window(class)
         })
+        .unwrap_or_else(|| self.window_timeout(class))
     }
 
-    /// The id of a visible window of this class that is already mapped.
+    /// An application that died will never map its window: say so.
+    fn fail_if_an_app_exited(&mut self) {
+        for child in self.children.iter_mut().skip(2) {
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!(
+                    "an application on display {} exited with {status} before its window appeared",
+                    self.name
+                );
+            }
+        }
+    }
+
+    /// The id of a visible window of this class that is already mapped (or
+    /// is about to be).
     pub fn find_window(&self, class: &str) -> u64 {
-        wait_for(&format!("a window of class {class}"), || {
-            let out = self
-                .command("xdotool")
-                .args(["search", "--onlyvisible", "--class", class])
-                .output()
-                .ok()?;
-            String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .next()?
-                .trim()
-                .parse()
-                .ok()
-        })
+        try_wait_for(|| self.visible_window(class)).unwrap_or_else(|| self.window_timeout(class))
+    }
+
+    fn visible_window(&self, class: &str) -> Option<u64> {
+        let out = self
+            .command("xdotool")
+            .args(["search", "--onlyvisible", "--class", class])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// Fails a wait for a window, saying what windows of that class exist
+    /// and their map state (an unmapped one means the window manager never
+    /// managed it).
+    fn window_timeout(&self, class: &str) -> ! {
+        let states: Vec<String> = self
+            .command("xdotool")
+            .args(["search", "--class", class])
+            .output()
+            .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+            .unwrap_or_default()
+            .lines()
+            .map(|id| {
+                let info = self
+                    .command("xwininfo")
+                    .args(["-id", id.trim()])
+                    .output()
+                    .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+                    .unwrap_or_default();
+                let state = info
+                    .lines()
+                    .find(|line| line.contains("Map State"))
+                    .unwrap_or("map state unknown")
+                    .trim()
+                    .to_owned();
+                format!("{id}: {state}")
+            })
+            .collect();
+        panic!(
+            "timed out waiting for a visible window of class {class} on display {}; windows of that class: {states:?}",
+            self.name
+        )
     }
 
     /// Runs xdotool with these arguments and checks that it succeeded.
@@ -229,13 +298,20 @@ pub fn fixture_log(path: &Path) -> Vec<serde_json::Value> {
 }
 
 /// Polls `probe` until it returns something, or panics after [`WAIT`].
-pub fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+pub fn wait_for<T>(what: &str, probe: impl FnMut() -> Option<T>) -> T {
+    try_wait_for(probe).unwrap_or_else(|| panic!("timed out waiting for {what}"))
+}
+
+/// Polls `probe` every 50 ms until it returns something, for at most [`WAIT`].
+pub fn try_wait_for<T>(mut probe: impl FnMut() -> Option<T>) -> Option<T> {
     let deadline = Instant::now() + WAIT;
     loop {
         if let Some(value) = probe() {
-            return value;
+            return Some(value);
         }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        if Instant::now() >= deadline {
+            return None;
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
 }
