@@ -3,13 +3,17 @@
 # session on xcalc and xterm on a private Xvfb, as measured for OpenAdapt's
 # recorder (736 moves, 60 clicks, 200 typed characters, 20 scroll ticks), then
 # an input burst. Reports CPU, memory over time, stored bytes, lost events and
-# the time from Ctrl-C to exit. Usage: scripts/bench-record.sh [SECONDS]
+# the time from Ctrl-C to exit, then starts and stops the recorder STARTS
+# times and counts hangs.
+# Usage: scripts/bench-record.sh [SECONDS] [STARTS] [release|debug]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+starts=${2:-50}
+profile=${3:-release}
 unset WAYLAND_DISPLAY XDG_SESSION_TYPE
-cargo build --release --locked --bin reprise
-reprise=$PWD/target/release/reprise
+if [[ $profile == release ]]; then cargo build --release --locked --bin reprise; else cargo build --locked --bin reprise; fi
+reprise=$PWD/target/$profile/reprise
 work=$(mktemp -d)
 export REPRISE_STORE=$work/store.sqlite
 pids=()
@@ -34,12 +38,15 @@ run_recorder() { # name; starts the recorder under /usr/bin/time
   done
   base_events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
 }
-stop_recorder() { # sets exit_seconds: from SIGINT to the recorder's exit
+stop_recorder() { # sets exit_seconds (from SIGINT to the recorder's exit) and hung
   local started child
   # SIGINT goes to reprise itself: /usr/bin/time ignores it while it waits.
   child=$(pgrep -P "$recorder" | head -1)
   started=$(date +%s.%N)
   kill -INT "$child"
+  hung=1
+  for _ in $(seq 100); do kill -0 "$child" 2>/dev/null || { hung=0; break; }; sleep 0.05; done
+  ((hung)) && kill -KILL "$child" 2>/dev/null
   wait "$recorder" || true
   exit_seconds=$(echo "$(date +%s.%N) - $started" | bc)
 }
@@ -49,7 +56,7 @@ echo "== scripted session: $seconds s =="
 run_recorder session
 session_started=$(date +%s.%N)
 rss_samples=()
-per_tick=$((seconds / 20))
+per_tick=$(echo "$seconds / 20 - 1.2" | bc -l) # a tick's input takes about 1.2 s
 for tick in $(seq 20); do
   # Each tick: ~37 moves, 3 clicks, 10 characters, 1 scroll tick.
   for i in $(seq 37); do xdotool mousemove $((300 + (tick * 13 + i * 7) % 900)) $((300 + (i * 11) % 500)); done
@@ -71,6 +78,15 @@ echo "screenshots stored: $shots"
 echo "CPU: user $user s + system $sys s over $elapsed s = $(echo "($user + $sys) * 60 / $elapsed" | bc -l | cut -c1-5) CPU-s per minute"
 echo "peak RSS: $((max_kb / 1024)) MiB; RSS samples (KiB): ${rss_samples[*]}"
 echo "store: $store_bytes bytes = $(echo "$store_bytes * 60 / $elapsed / 1048576" | bc -l | cut -c1-5) MiB per minute"
+python3 - "$REPRISE_STORE" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for kind, cond in (("whole frames", "base_hash IS NULL"), ("patches", "base_hash IS NOT NULL")):
+    n, size = db.execute(f"SELECT count(*), coalesce(sum(length(png)), 0) FROM images WHERE {cond}").fetchone()
+    print(f"  {kind}: {n}, {size} bytes")
+n, size = db.execute("SELECT count(*), coalesce(sum(length(event)), 0) FROM action_events").fetchone()
+print(f"  events: {n}, {size} bytes of JSON")
+PY
 echo "Ctrl-C to exit: $exit_seconds s"
 grep -h "note:" "$work/session.err" || true
 
@@ -85,3 +101,13 @@ sleep 1
 stop_recorder
 events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
 echo "moves stored: $((events - base_events)) of 3000 injected in $burst_seconds s ($(echo "3000 / $burst_seconds" | bc) events/s)"
+
+echo "== $starts starts and stops =="
+hangs=0 slowest=0
+for i in $(seq "$starts"); do
+  run_recorder "start-$i"
+  stop_recorder
+  ((hangs += hung)) || true
+  slowest=$(echo "if ($exit_seconds > $slowest) $exit_seconds else $slowest" | bc)
+done
+echo "starts: $starts, hangs (no exit within 5 s of SIGINT): $hangs, slowest exit: $slowest s"

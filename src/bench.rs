@@ -7,9 +7,9 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use reprise_models::screenshot::content_hash;
 
+use crate::frames::encode_png;
 use crate::platform::WindowProbe;
 use crate::platform::capture::ScreenCapture;
-use crate::record::encode_png;
 
 /// Milliseconds per call of `work`, the median of `n` calls.
 fn median_ms<T>(n: usize, mut work: impl FnMut() -> Result<T>) -> Result<f64> {

@@ -36,7 +36,8 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 StoreError::Corrupt { .. }
                 | StoreError::Newer { .. }
                 | StoreError::AlreadyExists(_)
-                | StoreError::BadRow { .. } => Code::Refused,
+                | StoreError::BadRow { .. }
+                | StoreError::BadImage { .. } => Code::Refused,
                 _ => Code::Failure,
             };
         }

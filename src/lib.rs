@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod describe;
 pub mod exit;
+pub mod frames;
 pub mod llm;
 pub mod overlay;
 pub mod platform;

@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result, bail};
 use reprise_models::{ActionEvent, EventName, FORMAT_VERSION, Recording, Screenshot, WindowState};
 
+use crate::frames::FrameImage;
 use crate::platform::capture::ScreenCapture;
 use crate::platform::listen::{EventConverter, InputMessage, spawn_listener};
 use crate::platform::{self, WindowProbe};
 use crate::store::{ScreenshotBlob, Store};
 use observer::Observation;
-pub use observer::encode_png;
 use stop::{StopSequence, Verdict};
 
 /// How often pending data is written, at the least.
@@ -269,18 +269,21 @@ impl Writer {
                     width,
                     height,
                     content_hash,
-                    png,
+                    image,
                 } => {
                     let timestamp = self.seconds(at);
                     self.observed_until = timestamp;
                     let id = self.frame_times.len() as u32;
                     self.frame_times.push(timestamp);
-                    // An image already stored (the screen went back to an
-                    // earlier state) is not written again.
-                    let png = self
-                        .stored_hashes
-                        .insert(content_hash.clone())
-                        .then_some(png);
+                    // A patch already stored (the screen went back to an
+                    // earlier state) is not written again. A key frame always
+                    // is: the store keeps the whole image when it held only a
+                    // patch, so every patch's base is a whole frame.
+                    let first_time = self.stored_hashes.insert(content_hash.clone());
+                    let image = match image {
+                        FrameImage::Patch { .. } if !first_time => FrameImage::Stored,
+                        image => image,
+                    };
                     self.screenshots.push(ScreenshotBlob {
                         screenshot: Screenshot {
                             id,
@@ -290,7 +293,7 @@ impl Writer {
                             screen: self.monitor,
                             content_hash,
                         },
-                        png,
+                        image,
                     });
                 }
                 Observation::Unchanged { at } => self.observed_until = self.seconds(at),

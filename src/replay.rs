@@ -12,7 +12,7 @@ use reprise_models::{ReduceOptions, reduce, screenshot::content_hash};
 use reprise_strategies::{NaiveStrategy, ReplayOptions, ReplayOutcome, ReplayStrategy, run_replay};
 use serde_json::json;
 
-use crate::record::encode_png;
+use crate::frames::encode_png;
 use crate::store::{RunRecord, Store};
 pub use abort::{ABORT_KEYS, AbortWatcher};
 pub use desktop::LiveDesktop;

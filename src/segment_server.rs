@@ -226,7 +226,7 @@ impl Segmenter for HttpSegmenter {
         if width == 0 || height == 0 {
             return Err(VisionError::EmptyImage);
         }
-        let png = crate::record::encode_png(image);
+        let png = crate::frames::encode_png(image);
         let body = json!({"image": base64::engine::general_purpose::STANDARD.encode(png), "width": width, "height": height});
         let answer: Value = self.runtime.block_on(async {
             let response = self

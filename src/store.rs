@@ -52,6 +52,8 @@ pub enum StoreError {
     AlreadyExists(String),
     #[error("the stored data of recording {id} is unreadable: {reason}")]
     BadRow { id: String, reason: String },
+    #[error("the stored image {hash} is unreadable: {reason}")]
+    BadImage { hash: String, reason: String },
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
 }

@@ -11,7 +11,7 @@ use reprise_strategies::vision::cache::{
 use reprise_strategies::vision::ssim::Gray;
 use reprise_strategies::vision::{PixelRect, Segment};
 
-use crate::record::encode_png;
+use crate::frames::encode_png;
 use crate::store::{NewSegmentation, Store};
 
 /// How many of the nearest hashes are compared by SSIM.

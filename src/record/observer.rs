@@ -1,30 +1,32 @@
 //! The observer thread: screenshots at a steady rate and right after every
 //! press, and the active window whenever it changes. Frames go to the writer
 //! through a bounded queue; when it is full a frame is dropped and counted, so
-//! memory never grows with the length of a recording. Input never passes here.
+//! memory never grows with the length of a recording. A frame goes whole (a
+//! key frame) or as the patch that differs from the last key frame
+//! ([`crate::frames`]). Input never passes here.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::time::{Duration, Instant};
 
-use image::ImageEncoder as _;
-use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use reprise_models::screenshot::content_hash;
 
+use crate::frames::{FrameEncoder, FrameImage};
 use crate::platform::capture::ScreenCapture;
 use crate::platform::{ActiveWindow, WindowProbe};
 
 /// What the observer sends, in time order.
 #[derive(Debug)]
 pub enum Observation {
-    /// A frame unlike the previous stored one, encoded as PNG.
+    /// A frame unlike the previous stored one: a whole key frame, or a patch
+    /// against the last key frame.
     Frame {
         at: Instant,
         width: u32,
         height: u32,
         content_hash: String,
-        png: Vec<u8>,
+        image: FrameImage,
     },
     /// A frame identical to the previous stored one: nothing new to store,
     /// but everything up to `at` has been observed.
@@ -85,6 +87,7 @@ pub fn spawn(
         .name("reprise-observer".into())
         .spawn(move || {
             let mut last_frame: Option<Vec<u8>> = None;
+            let mut encoder = FrameEncoder::default();
             let mut next_tick = Instant::now();
             while !thread_stop.load(Ordering::SeqCst) {
                 let wait = next_tick.saturating_duration_since(Instant::now());
@@ -128,15 +131,22 @@ pub fn spawn(
                     continue;
                 }
                 let (width, height) = image.dimensions();
+                let content_hash = content_hash(width, height, image.as_raw());
+                // A patch against the last key frame when the change is small
+                // (see `FrameEncoder`); otherwise a whole frame.
+                let encoded = encoder.encode(&image);
                 let observation = Observation::Frame {
                     at,
                     width,
                     height,
-                    content_hash: content_hash(width, height, image.as_raw()),
-                    png: encode_png(&image),
+                    content_hash: content_hash.clone(),
+                    image: encoded.clone(),
                 };
                 match observation_sender.try_send(observation) {
-                    Ok(()) => last_frame = Some(image.into_raw()),
+                    Ok(()) => {
+                        last_frame = Some(image.as_raw().clone());
+                        encoder.sent(content_hash, image, &encoded);
+                    }
                     Err(TrySendError::Full(_)) => {
                         // The writer is behind: drop this frame (the next one
                         // is compared with the last stored frame, so the change
@@ -158,19 +168,4 @@ pub fn spawn(
         stop,
         thread: Some(thread),
     }
-}
-
-/// Lossless PNG with fast settings: screenshots compress well with the "up"
-/// filter, and the fast deflate keeps a 1080p frame's encoding short.
-pub fn encode_png(image: &image::RgbaImage) -> Vec<u8> {
-    let mut png = Vec::new();
-    PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Up)
-        .write_image(
-            image.as_raw(),
-            image.width(),
-            image.height(),
-            image::ExtendedColorType::Rgba8,
-        )
-        .expect("encoding an RGBA image into memory cannot fail");
-    png
 }

@@ -7,6 +7,7 @@ use reprise_models::{ActionEvent, Recording, RecordingBundle, Screenshot, Window
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{Result, Store, StoreError};
+use crate::frames::{FrameImage, apply_patch};
 
 /// One line of `reprise list`.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -21,11 +22,10 @@ pub struct RecordingSummary {
 }
 
 /// A screenshot's metadata with its image, as the recorder hands it over.
-/// `png` may be `None` when the image is known to be stored already.
 #[derive(Debug, Clone)]
 pub struct ScreenshotBlob {
     pub screenshot: Screenshot,
-    pub png: Option<Vec<u8>>,
+    pub image: FrameImage,
 }
 
 /// A `recordings` row before its JSON columns are parsed.
@@ -105,16 +105,45 @@ impl Store {
             .is_some())
     }
 
-    /// The PNG bytes of an image.
+    /// The PNG bytes of an image; a frame stored as a patch is pasted onto
+    /// its key frame first.
     pub fn image_png(&self, hash: &str) -> Result<Vec<u8>> {
-        self.conn
+        let (png, base): (Vec<u8>, Option<(String, u32, u32)>) = self
+            .conn
             .query_row(
-                "SELECT png FROM images WHERE hash = ?1",
+                "SELECT png, base_hash, patch_x, patch_y FROM images WHERE hash = ?1",
                 params![hash],
+                |row| {
+                    let base: Option<String> = row.get(1)?;
+                    Ok((
+                        row.get(0)?,
+                        base.map(|base| (base, row.get(2).unwrap_or(0), row.get(3).unwrap_or(0))),
+                    ))
+                },
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("image {hash}")))?;
+        let Some((base_hash, x, y)) = base else {
+            return Ok(png);
+        };
+        // A base is always a whole image: the recorder stores every key frame
+        // whole (see `append_rows`).
+        let key: Vec<u8> = self
+            .conn
+            .query_row(
+                "SELECT png FROM images WHERE hash = ?1 AND base_hash IS NULL",
+                params![base_hash],
                 |row| row.get(0),
             )
             .optional()?
-            .ok_or_else(|| StoreError::NotFound(format!("image {hash}")))
+            .ok_or_else(|| StoreError::BadImage {
+                hash: hash.to_owned(),
+                reason: format!("it is a patch of {base_hash}, which is not stored whole"),
+            })?;
+        apply_patch(&key, x, y, &png).map_err(|reason| StoreError::BadImage {
+            hash: hash.to_owned(),
+            reason,
+        })
     }
 
     /// All recordings, oldest first.
@@ -293,12 +322,17 @@ impl Store {
         if n_deleted == 0 {
             return Err(StoreError::NotFound(recording_id.to_owned()));
         }
-        tx.execute(
-            "DELETE FROM images WHERE hash NOT IN (SELECT hash FROM screenshots)
-               AND hash NOT IN (SELECT screenshot_hash FROM replay_steps WHERE screenshot_hash IS NOT NULL)
-               AND hash NOT IN (SELECT image_hash FROM segmentations)",
-            [],
-        )?;
+        // Twice: a key frame kept only by patches deleted in the first pass
+        // goes in the second (a patch's base is always a whole image).
+        for _ in 0..2 {
+            tx.execute(
+                "DELETE FROM images WHERE hash NOT IN (SELECT hash FROM screenshots)
+                   AND hash NOT IN (SELECT screenshot_hash FROM replay_steps WHERE screenshot_hash IS NOT NULL)
+                   AND hash NOT IN (SELECT image_hash FROM segmentations)
+                   AND hash NOT IN (SELECT base_hash FROM images WHERE base_hash IS NOT NULL)",
+                [],
+            )?;
+        }
         tx.commit()?;
         Ok(())
     }
@@ -327,7 +361,9 @@ impl Store {
             .iter()
             .map(|screenshot| ScreenshotBlob {
                 screenshot: screenshot.clone(),
-                png: images.get(&screenshot.content_hash).cloned(),
+                image: images
+                    .get(&screenshot.content_hash)
+                    .map_or(FrameImage::Stored, |png| FrameImage::Full(png.clone())),
             })
             .collect();
         append_rows(
@@ -371,16 +407,36 @@ fn append_rows(
     screenshots: &[ScreenshotBlob],
     window_states: &[WindowState],
 ) -> Result<()> {
-    let mut insert_image =
-        tx.prepare_cached("INSERT OR IGNORE INTO images (hash, png) VALUES (?1, ?2)")?;
+    // A whole image replaces a patch stored under the same hash, so that a
+    // key frame (which patches are taken against) is always stored whole.
+    let mut insert_full = tx.prepare_cached(
+        "INSERT INTO images (hash, png) VALUES (?1, ?2)
+         ON CONFLICT(hash) DO UPDATE SET png = excluded.png, base_hash = NULL, patch_x = NULL, patch_y = NULL
+         WHERE images.base_hash IS NOT NULL",
+    )?;
+    let mut insert_patch = tx.prepare_cached(
+        "INSERT OR IGNORE INTO images (hash, png, base_hash, patch_x, patch_y)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
     let mut insert_screenshot = tx.prepare_cached(
         "INSERT INTO screenshots (recording_id, idx, timestamp, width, height, screen, hash)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
     for blob in screenshots {
         let screenshot = &blob.screenshot;
-        if let Some(png) = &blob.png {
-            insert_image.execute(params![screenshot.content_hash, png])?;
+        match &blob.image {
+            FrameImage::Stored => {}
+            FrameImage::Full(png) => {
+                insert_full.execute(params![screenshot.content_hash, png])?;
+            }
+            FrameImage::Patch {
+                base_hash,
+                x,
+                y,
+                png,
+            } => {
+                insert_patch.execute(params![screenshot.content_hash, png, base_hash, x, y])?;
+            }
         }
         insert_screenshot.execute(params![
             recording_id,

@@ -114,6 +114,15 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX segmentations_size ON segmentations(segmenter, width, height);
     ",
+    // 4: recorded frames as patches against a key frame (src/frames.rs): an
+    // image with a base is the rectangle at (patch_x, patch_y) that differs
+    // from the whole image stored under base_hash.
+    "
+    ALTER TABLE images ADD COLUMN base_hash TEXT REFERENCES images(hash);
+    ALTER TABLE images ADD COLUMN patch_x INTEGER;
+    ALTER TABLE images ADD COLUMN patch_y INTEGER;
+    CREATE INDEX images_base ON images(base_hash) WHERE base_hash IS NOT NULL;
+    ",
 ];
 
 /// The schema version this build writes.

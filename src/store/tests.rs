@@ -9,6 +9,8 @@ use reprise_models::{
 
 use super::*;
 use crate::archive;
+use crate::frames::FrameImage;
+use rusqlite::params;
 
 /// A small but complete recording with two distinct images, one used twice.
 pub(crate) fn sample_bundle(id: &str) -> (RecordingBundle, HashMap<String, Vec<u8>>) {
@@ -225,4 +227,185 @@ fn two_processes_opening_a_new_store_at_once_both_succeed() {
             open.join().unwrap().unwrap();
         }
     }
+}
+
+/// Appends the frames of a recording as the recorder would: the first whole,
+/// the others as patches against it where the change is small.
+fn append_frames(store: &mut Store, id: &str, frames: &[image::RgbaImage]) -> Vec<String> {
+    let (bundle, _) = sample_bundle(id);
+    store.insert_recording(&bundle.recording).unwrap();
+    let key = &frames[0];
+    let key_hash = content_hash(key.width(), key.height(), key.as_raw());
+    let mut hashes = Vec::new();
+    let blobs: Vec<ScreenshotBlob> = frames
+        .iter()
+        .enumerate()
+        .map(|(idx, frame)| {
+            let hash = content_hash(frame.width(), frame.height(), frame.as_raw());
+            hashes.push(hash.clone());
+            let image = match crate::frames::encode_patch(key, frame) {
+                Some(Some((rect, png))) if idx > 0 => FrameImage::Patch {
+                    base_hash: key_hash.clone(),
+                    x: rect.x,
+                    y: rect.y,
+                    png,
+                },
+                _ => FrameImage::Full(crate::frames::encode_png(frame)),
+            };
+            ScreenshotBlob {
+                screenshot: Screenshot {
+                    id: idx as u32,
+                    timestamp: idx as f64,
+                    width: frame.width(),
+                    height: frame.height(),
+                    screen: bundle.recording.monitor,
+                    content_hash: hash,
+                },
+                image,
+            }
+        })
+        .collect();
+    store.append(id, 0, &[], &blobs, &[]).unwrap();
+    hashes
+}
+
+/// A 320x200 frame's row as the recorder hands it over.
+fn frame_blob(id: u32, hash: &str, image: FrameImage) -> ScreenshotBlob {
+    ScreenshotBlob {
+        screenshot: Screenshot {
+            id,
+            timestamp: f64::from(id),
+            width: 320,
+            height: 200,
+            screen: sample_bundle("any").0.recording.monitor,
+            content_hash: hash.to_owned(),
+        },
+        image,
+    }
+}
+
+fn read_frame(store: &Store, hash: &str) -> image::RgbaImage {
+    let png = store.image_png(hash).unwrap();
+    image::load_from_memory(&png).unwrap().into_rgba8()
+}
+
+fn frames_with_a_typed_word() -> Vec<image::RgbaImage> {
+    let key = image::RgbaImage::from_fn(320, 200, |x, y| {
+        image::Rgba([(x / 8) as u8, (y / 8) as u8, 120, 255])
+    });
+    let mut typed = key.clone();
+    for x in 100..140 {
+        for y in 60..72 {
+            typed.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
+        }
+    }
+    let mut more = typed.clone();
+    more.put_pixel(150, 70, image::Rgba([255, 255, 255, 255]));
+    vec![key, typed, more]
+}
+
+#[test]
+fn frames_stored_as_patches_read_back_exactly_and_take_little_room() {
+    let (_dir, mut store) = temp_store();
+    let frames = frames_with_a_typed_word();
+    let hashes = append_frames(&mut store, "rec-patches", &frames);
+    for (frame, hash) in frames.iter().zip(&hashes) {
+        assert_eq!(&read_frame(&store, hash), frame, "frame {hash} reads back");
+    }
+    let (whole, patch): (i64, i64) = store
+        .conn
+        .query_row(
+            "SELECT (SELECT length(png) FROM images WHERE hash = ?1),
+                    (SELECT length(png) FROM images WHERE hash = ?2 AND base_hash = ?1)",
+            params![hashes[0], hashes[1]],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert!(
+        patch * 5 < whole,
+        "a patch of {patch} bytes against {whole}"
+    );
+    // Exported, the frames are whole and their content hashes check out.
+    let images: HashMap<String, Vec<u8>> = hashes
+        .iter()
+        .map(|hash| (hash.clone(), store.image_png(hash).unwrap()))
+        .collect();
+    let bundle = store.load("rec-patches").unwrap();
+    archive::decode(&archive::encode(&bundle, &images)).unwrap();
+}
+
+#[test]
+fn a_key_frame_stays_while_patches_use_it_and_goes_with_them() {
+    let (_dir, mut store) = temp_store();
+    let frames = frames_with_a_typed_word();
+    let hashes = append_frames(&mut store, "rec-a", &frames);
+    // A second recording whose only frame is a patch of the first's key frame
+    // (the same screen): deleting the first keeps the key frame.
+    store
+        .insert_recording(&sample_bundle("rec-b").0.recording)
+        .unwrap();
+    let blob = frame_blob(0, &hashes[1], FrameImage::Stored);
+    store.append("rec-b", 0, &[], &[blob], &[]).unwrap();
+    store.delete_recording("rec-a").unwrap();
+    assert_eq!(read_frame(&store, &hashes[1]), frames[1]);
+    assert!(
+        !store.has_image(&hashes[2]).unwrap(),
+        "an unused patch goes"
+    );
+    store.delete_recording("rec-b").unwrap();
+    let left: i64 = store
+        .conn
+        .query_row("SELECT count(*) FROM images", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(
+        left, 0,
+        "the key frame goes with the last patch that used it"
+    );
+}
+
+#[test]
+fn a_key_frame_first_stored_as_a_patch_is_stored_whole_when_it_becomes_a_key() {
+    let (_dir, mut store) = temp_store();
+    let frames = frames_with_a_typed_word();
+    let hashes = append_frames(&mut store, "rec-upgrade", &frames);
+    let blob = frame_blob(
+        3,
+        &hashes[1],
+        FrameImage::Full(crate::frames::encode_png(&frames[1])),
+    );
+    store.append("rec-upgrade", 0, &[], &[blob], &[]).unwrap();
+    let base: Option<String> = store
+        .conn
+        .query_row(
+            "SELECT base_hash FROM images WHERE hash = ?1",
+            params![hashes[1]],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(base, None);
+    assert_eq!(read_frame(&store, &hashes[1]), frames[1]);
+}
+
+#[test]
+fn a_patch_whose_key_frame_is_missing_is_a_clear_error() {
+    let (_dir, mut store) = temp_store();
+    let frames = frames_with_a_typed_word();
+    let hashes = append_frames(&mut store, "rec-broken", &frames);
+    // Damage that the foreign key would refuse: made with it switched off.
+    store
+        .conn
+        .pragma_update(None, "foreign_keys", false)
+        .unwrap();
+    store
+        .conn
+        .execute(
+            "UPDATE images SET base_hash = 'gone' WHERE hash = ?1",
+            params![hashes[1]],
+        )
+        .unwrap();
+    let err = store.image_png(&hashes[1]).unwrap_err().to_string();
+    assert!(
+        err.contains("patch of gone, which is not stored whole"),
+        "{err}"
+    );
 }
