@@ -142,3 +142,19 @@ fn tempfile_dir() -> Result<std::path::PathBuf> {
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
 }
+
+/// Serves the stand-in model ([`crate::testing::stand_in_model`]) until the
+/// process is stopped; prints its base URL first.
+pub fn model_server() -> Result<()> {
+    use reprise_strategies::describe::TextReader as _;
+    let mut reader = crate::describe::TesseractReader::new()?;
+    let server =
+        crate::testing::ScriptedServer::answering(crate::testing::stand_in_model(move |crop| {
+            reader.read(crop)
+        }));
+    println!("{}", server.url);
+    std::io::Write::flush(&mut std::io::stdout())?;
+    loop {
+        std::thread::park();
+    }
+}

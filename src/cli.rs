@@ -259,6 +259,11 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 30)]
         frames: usize,
     },
+    /// Serve a stand-in model for the robustness benchmark on a loopback
+    /// port (printed as its first line) until stopped: the OpenAI wire format,
+    /// naming elements by the text Tesseract reads in them and answering the
+    /// vanilla strategy with the next recorded action. It is no model.
+    ModelServer,
 }
 
 #[derive(Debug, Subcommand)]

@@ -29,6 +29,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(crate::cli::BenchCommand::Capture { frames }) => {
             print_text(&crate::bench::capture(frames)?)
         }
+        Command::Bench(crate::cli::BenchCommand::ModelServer) => crate::bench::model_server(),
         Command::Record(args) => record(&mut open_store()?, &args),
         Command::Replay(args) => replay(&mut open_store()?, cli.global.config.as_deref(), &args),
         Command::Report(args) => {

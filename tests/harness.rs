@@ -264,6 +264,19 @@ impl Display {
             .env_remove("REPRISE_LOG");
         command
     }
+
+    /// `reprise` as [`Display::reprise`], with the OpenAI-format server at
+    /// `url` as its only model provider (no key: a local server needs none).
+    pub fn reprise_with_model(&self, url: &str) -> Command {
+        let mut command = self.reprise();
+        command
+            .env("OMP_THREAD_LIMIT", "1")
+            .env("REPRISE_OPENAI_BASE_URL", url)
+            .env("REPRISE_OPENAI_MODEL", "scripted")
+            .env("REPRISE_LLM_PROVIDERS", "openai")
+            .env_remove("OPENAI_API_KEY");
+        command
+    }
 }
 
 impl Drop for Display {

@@ -31,12 +31,7 @@ fn replay_with_model(
 ) -> (std::process::Output, Vec<Value>) {
     let log = display.spawn_fixture("model.log", &["--x", "300", "--y", "200"]);
     let out = display
-        .reprise()
-        .env("OMP_THREAD_LIMIT", "1")
-        .env("REPRISE_OPENAI_BASE_URL", &server.url)
-        .env("REPRISE_OPENAI_MODEL", "scripted")
-        .env("REPRISE_LLM_PROVIDERS", "openai")
-        .env_remove("OPENAI_API_KEY")
+        .reprise_with_model(&server.url)
         .args(["replay", "demo", "--speed", "3"])
         .args(args)
         .output()

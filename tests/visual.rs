@@ -3,6 +3,7 @@
 //! with the fixture's window at 200,150) replayed on a fixture that moved,
 //! changed theme, scale, size and order; the fixture's log says what it got.
 
+use reprise::testing::{ScriptedServer, stand_in_model};
 use serde_json::Value;
 
 use crate::harness::{Display, fixture_log, run_ok};
@@ -158,5 +159,67 @@ fn a_step_with_no_visible_effect_is_retried_then_fails_clearly() {
         !got.iter()
             .any(|line| line.contains("Gamma") || line.contains("Save")),
         "it stopped there: {got:?}"
+    );
+}
+
+#[test]
+fn visual_with_the_llm_describer_asks_the_model_in_batches_then_reuses_its_answers() {
+    use reprise_strategies::describe::TextReader as _;
+    let mut display = display_with_sample();
+    let mut reader = reprise::describe::TesseractReader::new().unwrap();
+    let server = ScriptedServer::answering(stand_in_model(move |crop| reader.read(crop)));
+    // Six images per request: the window and five elements.
+    let config = display.dir.path().join("config.toml");
+    std::fs::write(&config, "[llm.openai]\nmax_images = 6\n").unwrap();
+    let mut run = || {
+        let log = display.spawn_fixture("llm.log", &["--x", "420", "--y", "300"]);
+        let out = display
+            .reprise_with_model(&server.url)
+            .arg("--config")
+            .arg(&config)
+            .args([
+                "replay",
+                "demo",
+                "--strategy",
+                "visual",
+                "--describer",
+                "llm",
+            ])
+            .args(["--speed", "3"])
+            .output()
+            .unwrap();
+        display.stop_apps();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), stderr, received(&fixture_log(&log)))
+    };
+    let expected: Vec<String> = EXPECTED.iter().map(|line| (*line).to_owned()).collect();
+    let (code, stderr, got) = run();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(got, expected);
+    // The model was asked, in batches of at most six images: the window and
+    // the elements, several batches per window.
+    let requests = server.received();
+    let images: Vec<usize> = requests
+        .iter()
+        .map(|request| request.body.matches("data:image/png;base64,").count())
+        .collect();
+    assert!(images.len() > 2, "{images:?}");
+    assert!(images.iter().all(|&n| (2..=6).contains(&n)), "{images:?}");
+    assert!(
+        images.iter().filter(|&&n| n == 6).count() >= 2,
+        "full batches: {images:?}"
+    );
+    // Again on the same screen: the same clicks, and the descriptions come
+    // from the segmentation cache and the response cache. (A few requests
+    // remain when a live frame differs from the first run's: it is segmented
+    // and described again, and batches unlike any before go out.)
+    let (code, stderr, got) = run();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(got, expected);
+    let again = server.received().len() - requests.len();
+    assert!(
+        again * 3 < requests.len(),
+        "{again} new requests after {}",
+        requests.len()
     );
 }

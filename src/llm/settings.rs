@@ -80,8 +80,10 @@ impl LlmSettings {
     }
 }
 
-/// The whole config file; only `[llm]` is read here.
+/// The whole config file: `[llm]` is its only table, and anything else is
+/// refused (a misspelt table would otherwise be ignored without a word).
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ConfigFile {
     #[serde(default)]
     pub llm: FileConfig,

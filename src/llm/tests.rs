@@ -381,3 +381,17 @@ fn a_local_server_needs_two_settings_and_no_key() {
     assert!(provider.api_key.is_none() && provider.headers().is_empty());
     assert!(!format!("{provider:?}").contains("key-"));
 }
+
+#[test]
+fn a_config_file_with_an_unknown_table_is_refused_not_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, "[openai]\nmax_images = 6\n").unwrap();
+    let err = super::settings::read_config_file(&path)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown field `openai`"), "{err}");
+    std::fs::write(&path, "[llm.openai]\nmax_images = 6\n").unwrap();
+    let file = super::settings::read_config_file(&path).unwrap();
+    assert_eq!(file.llm.openai.unwrap().max_images, Some(6));
+}
