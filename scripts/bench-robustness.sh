@@ -5,7 +5,8 @@
 # Success is judged by the fixture's own log: the same controls received the
 # same clicks, and the text field holds the same text. A click on any other
 # control counts as a wrong click. Prints a Markdown table.
-# Usage: scripts/bench-robustness.sh [debug|release]
+# Usage: scripts/bench-robustness.sh [debug|release] [quick]
+# (quick: only the first two fixture scenarios, to try the script out)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-release}
@@ -43,7 +44,29 @@ decide_ms() { # the mean decision time of the steps aimed at an element, from a 
     grep -o 'decided in [0-9.]*' | awk '{sum += $3; n++} END {if (n) printf "%.0f", sum / n; else print "-"}'
 }
 
+# The stand-in model for the model columns (`reprise bench model-server`):
+# it names elements by the text Tesseract reads in them and answers the
+# vanilla strategy with the next recorded action. It is no model.
+"$reprise" bench model-server >"$work/model-url" 2>/dev/null &
+pids+=($!)
+for _ in $(seq 100); do [[ -s $work/model-url ]] && break; sleep 0.1; done
+model_env=(REPRISE_OPENAI_BASE_URL="$(head -1 "$work/model-url")" REPRISE_OPENAI_MODEL=stand-in REPRISE_LLM_PROVIDERS=openai)
+
+usage() { # the last run's model calls (cached) and tokens
+  "$reprise" llm usage --run last --json | python3 -c '
+import json, sys
+totals = json.load(sys.stdin)
+calls = sum(t["calls"] for t in totals)
+cached = sum(t["cache_hits"] for t in totals)
+tokens = sum(t["input_tokens"] + t["output_tokens"] for t in totals)
+print(f"{calls} calls ({cached} cached), {tokens} tokens")'
+}
+
+calls() { "$reprise" llm usage --run last --json | python3 -c 'import json, sys; print(sum(t["calls"] for t in json.load(sys.stdin)))'; }
+offline_calls=0
+
 run() { # strategy, fixture flags...; prints: outcome wrong decide_ms seconds
+  # (replay_extra: more replay arguments, e.g. a describer; with_model=1: the stand-in model)
   local strategy=$1; shift
   local log=$work/fixture.log
   rm -f "$log"
@@ -53,7 +76,11 @@ run() { # strategy, fixture flags...; prints: outcome wrong decide_ms seconds
   sleep 0.3
   local started ended code=0
   started=$(date +%s.%N)
-  "$reprise" replay demo --strategy "$strategy" --speed 4 >/dev/null 2>"$work/err" || code=$?
+  if ((${with_model:-0})); then
+    env "${model_env[@]}" "$reprise" replay demo --strategy "$strategy" ${replay_extra:-} --speed 4 >/dev/null 2>"$work/err" || code=$?
+  else
+    "$reprise" replay demo --strategy "$strategy" --speed 4 >/dev/null 2>"$work/err" || code=$?
+  fi
   ended=$(date +%s.%N)
   kill "$fixture_pid"; wait "$fixture_pid" 2>/dev/null || true
   "$reprise" report last -o "$work/report.html" >/dev/null
@@ -74,15 +101,78 @@ scenarios=(
   "moved + dark theme|--x 380 --y 260 --theme dark"
   "resized + extra row + swapped|--x 300 --y 120 --width 560 --height 460 --extra-row --swap-buttons"
 )
-echo "| scenario | naive | visual offline (1st run: cache miss) | visual offline (2nd run: cache hit) |"
-echo "|---|---|---|---|"
+[[ ${2:-} == quick ]] && scenarios=("${scenarios[@]:0:2}")
+echo "| scenario | naive | visual offline (1st run: cache miss) | visual offline (2nd run: cache hit) | visual, stand-in model describer | vanilla, stand-in model |"
+echo "|---|---|---|---|---|---|"
 for scenario in "${scenarios[@]}"; do
   name=${scenario%%|*}
   read -r -a flags <<<"${scenario#*|}"
   read -r n_out n_wrong _ n_sec < <(run naive "${flags[@]}")
   read -r v_out v_wrong v_ms v_sec < <(run visual "${flags[@]}")
+  offline_calls=$((offline_calls + $(calls)))
   read -r h_out h_wrong h_ms h_sec < <(run visual "${flags[@]}")
-  echo "| $name | $n_out, $n_wrong wrong clicks | $v_out, $v_wrong wrong, ${v_ms} ms/step to decide, ${v_sec} s | $h_out, $h_wrong wrong, ${h_ms} ms/step, ${h_sec} s |"
+  offline_calls=$((offline_calls + $(calls)))
+  read -r m_out m_wrong m_ms m_sec < <(with_model=1 replay_extra="--describer llm" run visual "${flags[@]}")
+  m_usage=$(usage)
+  read -r a_out a_wrong _ a_sec < <(with_model=1 run vanilla "${flags[@]}")
+  a_usage=$(usage)
+  echo "| $name | $n_out, $n_wrong wrong clicks | $v_out, $v_wrong wrong, ${v_ms} ms/step to decide, ${v_sec} s | $h_out, $h_wrong wrong, ${h_ms} ms/step, ${h_sec} s | $m_out, $m_wrong wrong, $m_usage, ${m_sec} s | $a_out, $a_wrong wrong, $a_usage, ${a_sec} s |"
 done
 echo
-echo "model calls: $("$reprise" llm usage --json | grep -c '"calls"' || true) providers used (offline: none)"
+echo "model calls made by the visual offline runs above: $offline_calls"
+
+# A third-party application: xcalc computes 1 + 2 = in the recording, made
+# here with its window at +100+100, and is replayed with its window moved.
+calc_window() {
+  for _ in $(seq 100); do xdotool search --onlyvisible --class XCalc >/dev/null 2>&1 && break; sleep 0.1; done
+  sleep 0.3
+  xdotool search --onlyvisible --class XCalc | head -1
+}
+calc_shows() { # the number on xcalc's display, read by `reprise segment --describe`
+  xdotool windowactivate --sync "$1" 2>/dev/null || true
+  "$reprise" screenshot --active-window -o "$work/calc.png" >/dev/null
+  "$reprise" segment "$work/calc.png" --describe --json | python3 -c '
+import json, sys
+texts = [s for s in json.load(sys.stdin) if s["kind"] == "text" and s["rect"]["y"] < 30]
+print(max(texts, key=lambda s: s["rect"]["x"])["description"] if texts else "nothing")'
+}
+events_of() { "$reprise" list --json | python3 -c "import json, sys; print(next((r['n_events'] for r in json.load(sys.stdin) if r['name'] == '$1'), 0))"; }
+xcalc -geometry +100+100 >/dev/null 2>&1 &
+calc=$!
+win=$(calc_window)
+cx=$(xwininfo -id "$win" | awk '/Absolute upper-left X/ {print $NF}')
+cy=$(xwininfo -id "$win" | awk '/Absolute upper-left Y/ {print $NF}')
+"$reprise" record --name calc --stop-sequence none >/dev/null 2>&1 &
+recorder=$!
+for _ in $(seq 100); do
+  xdotool mousemove 900 700 sleep 0.05 mousemove 901 700
+  [[ $(events_of calc) -gt 0 ]] && break
+done
+for key in "69 362" "201 362" "113 362" "201 392"; do # 1 + 2 = in Debian's xcalc
+  read -r dx dy <<<"$key"
+  xdotool mousemove $((cx + dx)) $((cy + dy)) click 1 sleep 0.3
+done
+kill -INT "$recorder"; wait "$recorder" || true
+recorded_shows=$(calc_shows "$win")
+kill "$calc"; wait "$calc" 2>/dev/null || true
+echo
+echo "| xcalc, 1 + 2 = (recorded: it showed $recorded_shows), window moved from +100+100 to +420+260 | shows afterwards | exit code | model calls | seconds |"
+echo "|---|---|---|---|---|"
+for column in "naive|naive|0|" "visual offline|visual|0|" "visual, stand-in model describer|visual|1|--describer llm" "vanilla, stand-in model|vanilla|1|"; do
+  IFS='|' read -r label strategy with_model extra <<<"$column"
+  xcalc -geometry +420+260 >/dev/null 2>&1 &
+  calc=$!
+  win=$(calc_window)
+  code=0
+  started=$(date +%s.%N)
+  if ((with_model)); then
+    env "${model_env[@]}" "$reprise" replay calc --strategy "$strategy" $extra --speed 2 >/dev/null 2>"$work/err" || code=$?
+  else
+    "$reprise" replay calc --strategy "$strategy" --speed 2 >/dev/null 2>"$work/err" || code=$?
+  fi
+  ended=$(date +%s.%N)
+  shows=$(calc_shows "$win")
+  calls=$(if ((with_model)); then usage; else echo "none"; fi)
+  kill "$calc"; wait "$calc" 2>/dev/null || true
+  echo "| $label | $shows | $code | $calls | $(echo "$ended - $started" | bc | cut -c1-5) |"
+done
