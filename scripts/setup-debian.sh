@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   # A virtual display, a window manager, and applications to drive.
   xvfb xauth openbox xdotool x11-apps xterm x11-utils x11-xkb-utils x11-xserver-utils xinput
+  # A settings daemon: the recorder reads its double-click settings (XSETTINGS).
+  xsettingsd
   # Build: xcap always builds its Wayland/PipeWire code on Linux (bindgen
   # needs libclang); rdev probes xi and xtst.
   pkg-config libx11-dev libxcb1-dev libxtst-dev libxi-dev

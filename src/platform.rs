@@ -5,12 +5,14 @@
 //! - [`listen`]: the global input listener (rdev, on every platform) and the
 //!   mapping of its keys to Reprise's platform-neutral key names;
 //! - [`inject`]: input injection (enigo, on every platform);
-//! - `os`: the active window's data, chosen per platform below.
+//! - `os`: the active window's data and the double-click settings, chosen
+//!   per platform below ([`xsettings`] parses X11's settings daemon's data).
 
 pub mod capture;
 pub mod inject;
 pub mod keys;
 pub mod listen;
+pub mod xsettings;
 
 #[cfg(target_os = "linux")]
 #[path = "platform/x11.rs"]

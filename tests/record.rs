@@ -397,3 +397,43 @@ fn record_stops_on_sigint_within_a_second_with_every_event_stored() {
         "the right press and release were both stored"
     );
 }
+
+#[test]
+fn the_double_click_settings_come_from_the_settings_daemon() {
+    let mut display = Display::start(640, 480);
+    let record = |display: &Display, name: &str| -> Value {
+        run_ok(display.reprise().args([
+            "record",
+            "--name",
+            name,
+            "--duration",
+            "0.3",
+            "--stop-sequence",
+            "none",
+        ]));
+        show_json(display, name)["recording"]["double_click"].clone()
+    };
+    // No settings daemon: the documented fallback.
+    assert_eq!(
+        record(&display, "plain"),
+        serde_json::json!({"interval_seconds": 0.5, "distance_pixels": 5.0})
+    );
+    // xsettingsd publishes other values; the next recordings carry them.
+    let config = display.dir.path().join("xsettingsd.conf");
+    std::fs::write(
+        &config,
+        "Net/DoubleClickTime 400\nNet/DoubleClickDistance 8\nNet/ThemeName \"Adwaita\"\n",
+    )
+    .unwrap();
+    display.spawn("xsettingsd", &["-c", config.to_str().unwrap()]);
+    let mut attempt = 0;
+    let settings = wait_for("a recording with the daemon's settings", || {
+        attempt += 1;
+        let settings = record(&display, &format!("daemon-{attempt}"));
+        (settings["interval_seconds"] != 0.5).then_some(settings)
+    });
+    assert_eq!(
+        settings,
+        serde_json::json!({"interval_seconds": 0.4, "distance_pixels": 8.0})
+    );
+}
