@@ -19,6 +19,9 @@ packages=(
   libgl1-mesa-dri libegl1 libgles2 fonts-dejavu-core
   # Headless Chromium checks the HTML reports as a person would see them.
   chromium
+  # A GTK application whose accessibility tree (AT-SPI, read with pyatspi)
+  # is the ground truth of a segmentation test.
+  gtk-3-examples python3-pyatspi at-spi2-core dbus
 )
 
 missing=()

@@ -8,7 +8,9 @@
 //!    which often have no border or fill at all).
 //! 3. A small square region with a text line right beside it is a *labelled
 //!    control* (a checkbox or radio button with its label).
-//! 4. [`super::refine`] removes the background, noise and duplicates.
+//! 4. Boxes drawn as a thin border ([`super::boxes`]): buttons and fields
+//!    with a gradient fill and rounded corners.
+//! 5. [`super::refine`] removes the background, noise and duplicates.
 
 use image::{Rgb, RgbImage, RgbaImage};
 use imageproc::region_labelling::{Connectivity, connected_components};
@@ -30,6 +32,7 @@ pub struct ClassicalSegmenter {
     pub word_gap_ratio: f64,
     /// Text lines taller than this are not text.
     pub max_line_height: u32,
+    pub boxes: super::boxes::BoxOptions,
     pub refine: RefineOptions,
 }
 
@@ -42,6 +45,7 @@ impl Default for ClassicalSegmenter {
             letter_gap: 3,
             word_gap_ratio: 0.9,
             max_line_height: 48,
+            boxes: super::boxes::BoxOptions::default(),
             refine: RefineOptions::default(),
         }
     }
@@ -356,6 +360,13 @@ impl Segmenter for ClassicalSegmenter {
                         .expect("a full mask"),
                 );
             }
+        }
+        // Boxes drawn as a thin border around a gradient or a busy fill.
+        let luma = super::boxes::luminance(image);
+        for rect in super::boxes::bordered_boxes(&luma, width, height, &self.boxes) {
+            segments.push(
+                Segment::from_mask(SegmentKind::Outline, Mask::full(rect)).expect("a full mask"),
+            );
         }
         Ok(finish(refine(segments, width, height, &self.refine)))
     }

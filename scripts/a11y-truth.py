@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""Ground truth for the segmentation benchmark: the boxes of the visible
+interactive widgets of a running GTK application, read from its AT-SPI tree
+(Debian's python3-pyatspi, under the same dbus-run-session as the
+application). Prints a JSON array of {"role", "name", "rect": [x, y, w, h]}
+in the coordinates of the window whose client area starts at ORIGIN_X,
+ORIGIN_Y on the screen.
+
+Usage: a11y-truth.py APPLICATION_NAME ORIGIN_X ORIGIN_Y WIDTH HEIGHT
+"""
+import json
+import sys
+
+import pyatspi
+
+# The widgets a person clicks or types into (the issue's list: buttons, text
+# fields, check and radio boxes, combo boxes, menu items, list rows).
+INTERACTIVE = {
+    "push button", "toggle button", "check box", "radio button", "combo box",
+    "text", "entry", "password text", "spin button", "menu item",
+    "check menu item", "radio menu item", "list item", "table row",
+    "page tab", "slider", "link", "menu",
+}
+MAX_NODES = 20000
+
+
+def main():
+    app_name, ox, oy, width, height = sys.argv[1], *map(int, sys.argv[2:6])
+    desktop = pyatspi.Registry.getDesktop(0)
+    apps = [app for app in desktop if app is not None and app.name == app_name]
+    if not apps:
+        names = [app.name for app in desktop if app is not None]
+        sys.exit(f"no accessible application named {app_name!r} (there are: {names})")
+    out, seen, stack = [], 0, [apps[0]]
+    while stack and seen < MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        try:
+            states = node.getState()
+            role = node.getRoleName()
+            children = list(node)
+        except Exception:  # a widget that went away while being read
+            continue
+        showing = states.contains(pyatspi.STATE_SHOWING) and states.contains(pyatspi.STATE_VISIBLE)
+        if role in ("frame", "application") or showing:
+            stack.extend(child for child in children if child is not None)
+        if not showing or role not in INTERACTIVE:
+            continue
+        try:
+            box = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+        except NotImplementedError:
+            continue
+        x, y, w, h = box.x - ox, box.y - oy, box.width, box.height
+        # Hidden widgets report about -2^31; keep what lies in the window.
+        if w < 4 or h < 4 or x < 0 or y < 0 or x + w > width or y + h > height:
+            continue
+        out.append({"role": role, "name": node.name, "rect": [x, y, w, h]})
+    json.dump(out, sys.stdout)
+
+
+main()

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Inside a D-Bus session and on $DISPLAY: starts gtk3-widget-factory, shows
+# page PAGE (1 to 3), and writes OUT/window.png (its window, taken by
+# $REPRISE screenshot) and OUT/truth.json (its visible interactive widgets
+# from AT-SPI, in window coordinates; scripts/a11y-truth.py). Used by the
+# segmentation test and scripts/bench-gtk-recall.sh.
+# Usage: dbus-run-session -- scripts/gtk-capture.sh PAGE OUT
+set -euo pipefail
+page=$1 out=$2
+reprise=${REPRISE:-reprise}
+here=$(dirname "$0")
+unset NO_AT_BRIDGE
+# Start the accessibility bus before the application, or its widgets appear
+# in the tree only many seconds later.
+dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
+  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+gtk3-widget-factory >/dev/null 2>&1 &
+app=$!
+trap 'kill $app 2>/dev/null || true' EXIT
+win=
+for _ in $(seq 200); do
+  win=$(xdotool search --onlyvisible --class gtk3-widget-factory 2>/dev/null | head -1) && [[ -n $win ]] && break
+  sleep 0.1
+done
+[[ -n $win ]] || { echo "error: gtk3-widget-factory's window did not appear" >&2; exit 1; }
+xdotool windowactivate --sync "$win" 2>/dev/null || true
+geometry() { xwininfo -id "$win" | awk -v key="$1" '$0 ~ key {print $NF}'; }
+ox=$(geometry "Absolute upper-left X") oy=$(geometry "Absolute upper-left Y")
+w=$(geometry "Width:") h=$(geometry "Height:")
+if ((page > 1)); then # the page tabs sit in the header bar, 120 px apart
+  xdotool mousemove $((ox + w / 2 - 120 + (page - 1) * 120)) $((oy + 26)) click 1
+fi
+sleep 1.5
+/usr/bin/python3 "$here/a11y-truth.py" gtk3-widget-factory "$ox" "$oy" "$w" "$h" >"$out/truth.json"
+"$reprise" screenshot --active-window -o "$out/window.png" >/dev/null
