@@ -57,7 +57,7 @@ pub fn hamming(a: u64, b: u64) -> u32 {
 
 /// The thumbnail the whole-image SSIM is computed on.
 pub fn thumbnail(image: &RgbaImage) -> Gray {
-    Gray::luminance(image).downscaled(THUMBNAIL_SIDE)
+    Gray::luminance_downscaled(image, THUMBNAIL_SIDE)
 }
 
 /// How strict reuse is.

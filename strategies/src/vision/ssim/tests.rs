@@ -36,3 +36,22 @@ fn identical_is_one_and_sizes_must_match() {
     assert!((ssim_images(&image, &image, 256) - 1.0).abs() < 1e-12);
     assert_eq!(ssim_images(&image, &RgbaImage::new(10, 10), 256), 0.0);
 }
+
+#[test]
+fn the_direct_thumbnail_equals_luminance_then_downscale() {
+    let image = RgbaImage::from_fn(333, 217, |x, y| {
+        image::Rgba([
+            (x * 7 % 256) as u8,
+            (y * 3 % 256) as u8,
+            ((x + y) % 256) as u8,
+            255,
+        ])
+    });
+    for side in [16, 64, 128, 400] {
+        assert_eq!(
+            Gray::luminance_downscaled(&image, side),
+            Gray::luminance(&image).downscaled(side),
+            "{side}"
+        );
+    }
+}
