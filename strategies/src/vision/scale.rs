@@ -168,4 +168,110 @@ mod tests {
             "entirely off screen"
         );
     }
+
+    /// A small deterministic generator (xorshift64*), so the property test
+    /// below sees the same thousands of cases on every run.
+    struct Cases(u64);
+
+    impl Cases {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        fn int(&mut self, low: i32, high: i32) -> i32 {
+            low + (self.next() % (high - low + 1) as u64) as i32
+        }
+
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    #[test]
+    fn properties_of_the_mapping_over_random_windows_and_monitors() {
+        let mut cases = Cases(0x5eed_1234_abcd_ef01);
+        for ratio in [1.0, 1.25, 1.5, 2.0] {
+            for _ in 0..5000 {
+                // A monitor anywhere in a multi-monitor desktop, and a window
+                // on it, partly off it, or off it altogether.
+                let monitor = ScreenGeometry {
+                    rect: Rect::new(
+                        cases.int(-1920, 3840),
+                        cases.int(-1080, 2160),
+                        cases.int(640, 2560) as u32,
+                        cases.int(480, 1600) as u32,
+                    ),
+                    scale_factor: ratio,
+                };
+                let (mw, mh) = (monitor.rect.width as i32, monitor.rect.height as i32);
+                let window = Rect::new(
+                    monitor.rect.left + cases.int(-mw, mw),
+                    monitor.rect.top + cases.int(-mh, mh),
+                    cases.int(1, 2000) as u32,
+                    cases.int(1, 1500) as u32,
+                );
+                let image_size = (
+                    (f64::from(monitor.rect.width) * ratio).round() as u32,
+                    (f64::from(monitor.rect.height) * ratio).round() as u32,
+                );
+                let visible_x = (window.left.max(monitor.rect.left)
+                    ..(window.left + window.width as i32).min(monitor.rect.left + mw))
+                    .len();
+                let visible_y = (window.top.max(monitor.rect.top)
+                    ..(window.top + window.height as i32).min(monitor.rect.top + mh))
+                    .len();
+                let Some((crop, mapping)) = window_crop(&monitor, image_size, &window) else {
+                    assert!(
+                        visible_x == 0 || visible_y == 0,
+                        "{window:?} shows {visible_x}x{visible_y} on {monitor:?} but has no crop"
+                    );
+                    continue;
+                };
+                let case = format!("ratio {ratio}, {window:?} on {monitor:?}: {crop:?}");
+                // The crop lies in the image and covers the visible part.
+                assert!(crop.x + crop.width <= image_size.0, "{case}");
+                assert!(crop.y + crop.height <= image_size.1, "{case}");
+                assert!(
+                    (f64::from(crop.width) - visible_x as f64 * ratio).abs() <= 1.0,
+                    "{case}"
+                );
+                assert!(
+                    (f64::from(crop.height) - visible_y as f64 * ratio).abs() <= 1.0,
+                    "{case}"
+                );
+                // The crop starts where the visible part of the window starts.
+                let (ox, oy) = mapping.to_screen((0.0, 0.0));
+                assert!(
+                    (ox - f64::from(window.left.max(monitor.rect.left))).abs() <= 1.0 / ratio,
+                    "{case}"
+                );
+                assert!(
+                    (oy - f64::from(window.top.max(monitor.rect.top))).abs() <= 1.0 / ratio,
+                    "{case}"
+                );
+                // Image -> screen -> image is the identity, and a point of the
+                // crop lands on the monitor.
+                let point = (
+                    cases.unit() * f64::from(crop.width),
+                    cases.unit() * f64::from(crop.height),
+                );
+                let on_screen = mapping.to_screen(point);
+                let back = mapping.to_image(on_screen);
+                assert!(
+                    (back.0 - point.0).abs() < 1e-9 && (back.1 - point.1).abs() < 1e-9,
+                    "{case}: {point:?} -> {on_screen:?} -> {back:?}"
+                );
+                assert!(
+                    on_screen.0 >= f64::from(monitor.rect.left) - 1.0
+                        && on_screen.0 <= f64::from(monitor.rect.left + mw) + 1.0
+                        && on_screen.1 >= f64::from(monitor.rect.top) - 1.0
+                        && on_screen.1 <= f64::from(monitor.rect.top + mh) + 1.0,
+                    "{case}: {on_screen:?}"
+                );
+            }
+        }
+    }
 }
