@@ -15,6 +15,9 @@ pub mod listen;
 pub mod xsettings;
 
 #[cfg(target_os = "linux")]
+pub mod a11y;
+
+#[cfg(target_os = "linux")]
 #[path = "platform/x11.rs"]
 mod os;
 
@@ -48,6 +51,40 @@ impl ActiveWindow {
             rect: self.rect,
             a11y: None,
         }
+    }
+}
+
+/// Reads a window's accessibility tree.
+pub type WindowTreeReader =
+    Box<dyn FnMut(&ActiveWindow) -> Option<reprise_models::A11yTree> + Send>;
+
+/// A reader of windows' accessibility trees where the platform exposes them
+/// (AT-SPI on Linux, when a D-Bus session and its accessibility bus are
+/// there); `None` elsewhere (macOS and Windows are not read yet). It connects
+/// on first use, on the caller's thread, so a slow or absent bus never
+/// delays the start of a recording.
+pub fn window_tree_reader() -> Option<WindowTreeReader> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut reader: Option<Result<a11y::A11yReader, ()>> = None;
+        Some(Box::new(move |window: &ActiveWindow| {
+            let connected = reader.get_or_insert_with(|| {
+                a11y::A11yReader::connect()
+                    .map_err(|err| tracing::debug!("no accessibility trees: {err}"))
+            });
+            let reader = connected.as_ref().ok()?;
+            match reader.window_tree(window.pid, &window.title, a11y::TreeLimits::default()) {
+                Ok(tree) => tree,
+                Err(err) => {
+                    tracing::debug!(title = %window.title, "no accessibility tree: {err}");
+                    None
+                }
+            }
+        }))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
     }
 }
 

@@ -105,10 +105,11 @@ pub fn record(
         first_window.clone(),
         Duration::from_secs_f64(1.0 / options.frame_rate),
         options.queue_frames,
+        platform::window_tree_reader(),
     );
     let mut writer = Writer::new(recording.id.clone(), monitor, start);
     if let Some(window) = first_window {
-        writer.add_window(0.0, window);
+        writer.add_window(0.0, window, None);
     }
     let mut converter = EventConverter::with_pointer(pointer);
     let mut stop_sequence = StopSequence::new(options.stop_sequence.clone());
@@ -224,6 +225,8 @@ struct Writer {
     observed_until: f64,
     next_event_seq: u64,
     stored_hashes: std::collections::HashSet<String>,
+    /// The active window as last stored.
+    current_window: Option<platform::ActiveWindow>,
 }
 
 impl Writer {
@@ -241,6 +244,7 @@ impl Writer {
             observed_until: 0.0,
             next_event_seq: 0,
             stored_hashes: std::collections::HashSet::new(),
+            current_window: None,
         }
     }
 
@@ -248,10 +252,18 @@ impl Writer {
         at.saturating_duration_since(self.start).as_secs_f64()
     }
 
-    fn add_window(&mut self, timestamp: f64, window: platform::ActiveWindow) {
+    fn add_window(
+        &mut self,
+        timestamp: f64,
+        window: platform::ActiveWindow,
+        tree: Option<reprise_models::A11yTree>,
+    ) {
         let id = self.window_times.len() as u32;
         self.window_times.push(timestamp);
-        self.window_states.push(window.into_state(id, timestamp));
+        self.current_window = Some(window.clone());
+        let mut state = window.into_state(id, timestamp);
+        state.a11y = tree;
+        self.window_states.push(state);
     }
 
     /// Takes in what the observer sent, then links every event whose frame is
@@ -297,16 +309,30 @@ impl Writer {
                     });
                 }
                 Observation::Unchanged { at } => self.observed_until = self.seconds(at),
-                Observation::Window { .. } => {}
+                Observation::Window { .. } | Observation::Accessibility { .. } => {}
             }
         }
         while let Ok(observation) = observer.window_changes.try_recv() {
-            if let Observation::Window { at, window } = observation {
-                let timestamp = self.seconds(at);
-                match window {
-                    Some(window) => self.add_window(timestamp, window),
-                    None => tracing::debug!(timestamp, "no window is focused"),
+            match observation {
+                Observation::Window { at, window } => {
+                    let timestamp = self.seconds(at);
+                    match window {
+                        Some(window) => self.add_window(timestamp, window, None),
+                        None => {
+                            self.current_window = None;
+                            tracing::debug!(timestamp, "no window is focused");
+                        }
+                    }
                 }
+                // The same window again, now with its tree; dropped when
+                // another window became active meanwhile.
+                Observation::Accessibility { at, window, tree } => {
+                    if self.current_window.as_ref() == Some(&window) {
+                        let timestamp = self.seconds(at);
+                        self.add_window(timestamp, window, Some(tree));
+                    }
+                }
+                Observation::Frame { .. } | Observation::Unchanged { .. } => {}
             }
         }
         if finish {

@@ -437,3 +437,64 @@ fn the_double_click_settings_come_from_the_settings_daemon() {
         serde_json::json!({"interval_seconds": 0.4, "distance_pixels": 8.0})
     );
 }
+
+#[test]
+fn a_recording_of_a_gtk_application_carries_its_accessibility_tree() {
+    let display = Display::start(1600, 1000);
+    // The application and the recorder share one D-Bus session, whose
+    // accessibility bus is started before the application.
+    let script = r#"
+        set -e
+        dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
+          org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+        gtk3-widget-factory >/dev/null 2>&1 &
+        app=$!
+        for _ in $(seq 200); do
+          xdotool search --onlyvisible --class gtk3-widget-factory >/dev/null 2>&1 && break
+          sleep 0.1
+        done
+        sleep 1
+        "$REPRISE" record --name gtk --duration 4 --stop-sequence none
+        kill $app
+    "#;
+    run_ok(
+        display
+            .command("dbus-run-session")
+            .args(["--", "bash", "-c", script])
+            .env("REPRISE", env!("CARGO_BIN_EXE_reprise"))
+            .env("REPRISE_STORE", display.store()),
+    );
+    let shown = show_json(&display, "gtk");
+    let states = shown["window_states"].as_array().unwrap();
+    let with_tree = states
+        .iter()
+        .find(|state| state["a11y"].is_object())
+        .unwrap_or_else(|| panic!("no window state has a tree: {states:?}"));
+    assert_eq!(with_tree["app_class"], "Gtk3-widget-factory");
+    let window = &with_tree["rect"];
+    let nodes = with_tree["a11y"]["nodes"].as_array().unwrap();
+    assert!(nodes.len() > 50, "{} nodes", nodes.len());
+    // The buttons of the first page, by role and name, inside the window.
+    let named = |role: &str, name: &str| {
+        nodes
+            .iter()
+            .filter(|node| node["role"] == role && node["name"] == name)
+            .collect::<Vec<_>>()
+    };
+    let toggles = named("button", "togglebutton");
+    assert!(toggles.len() >= 2, "{nodes:?}");
+    let checks = named("checkBox", "checkbutton");
+    assert!(checks.len() >= 4, "{nodes:?}");
+    for node in toggles.iter().chain(&checks) {
+        let rect = &node["rect"];
+        let inside = |key: &str, size: &str| {
+            let (at, origin) = (rect[key].as_i64().unwrap(), window[key].as_i64().unwrap());
+            at >= origin
+                && at + rect[size].as_i64().unwrap() <= origin + window[size].as_i64().unwrap()
+        };
+        assert!(
+            inside("left", "width") && inside("top", "height"),
+            "{node} outside {window}"
+        );
+    }
+}

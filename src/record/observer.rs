@@ -14,7 +14,7 @@ use reprise_models::screenshot::content_hash;
 
 use crate::frames::{FrameEncoder, FrameImage};
 use crate::platform::capture::ScreenCapture;
-use crate::platform::{ActiveWindow, WindowProbe};
+use crate::platform::{ActiveWindow, WindowProbe, WindowTreeReader};
 
 /// What the observer sends, in time order.
 #[derive(Debug)]
@@ -35,6 +35,13 @@ pub enum Observation {
     Window {
         at: Instant,
         window: Option<ActiveWindow>,
+    },
+    /// The accessibility tree of the active window, read at `at` (after the
+    /// window changed, on a thread of its own: a big tree takes a while).
+    Accessibility {
+        at: Instant,
+        window: ActiveWindow,
+        tree: reprise_models::A11yTree,
     },
 }
 
@@ -75,9 +82,14 @@ pub fn spawn(
     mut last_window: Option<ActiveWindow>,
     frame_interval: Duration,
     queue_frames: usize,
+    tree_reader: Option<WindowTreeReader>,
 ) -> ObserverHandle {
     let (observation_sender, observations) = mpsc::sync_channel(queue_frames.max(1));
     let (window_sender, window_changes) = mpsc::channel();
+    let tree_requests = tree_reader.map(|reader| spawn_tree_reader(reader, window_sender.clone()));
+    if let (Some(requests), Some(window)) = (&tree_requests, &last_window) {
+        let _ = requests.try_send(window.clone());
+    }
     let (trigger, triggers) = mpsc::sync_channel::<()>(1);
     let counters = Arc::new(ObserverCounters::default());
     let stop = Arc::new(AtomicBool::new(false));
@@ -106,6 +118,11 @@ pub fn spawn(
                     Ok(window) => {
                         if window != last_window {
                             last_window.clone_from(&window);
+                            // Its tree, when the reader is free (else the
+                            // change is skipped: the queue holds one).
+                            if let (Some(requests), Some(window)) = (&tree_requests, &window) {
+                                let _ = requests.try_send(window.clone());
+                            }
                             let _ = window_sender.send(Observation::Window { at, window });
                         }
                     }
@@ -168,4 +185,32 @@ pub fn spawn(
         stop,
         thread: Some(thread),
     }
+}
+
+/// The thread that reads the accessibility tree of each new active window
+/// and sends it on as an observation. It ends when the observer does.
+fn spawn_tree_reader(
+    mut reader: WindowTreeReader,
+    sender: mpsc::Sender<Observation>,
+) -> SyncSender<ActiveWindow> {
+    let (requests, windows) = mpsc::sync_channel::<ActiveWindow>(1);
+    let spawned = std::thread::Builder::new()
+        .name("reprise-a11y".into())
+        .spawn(move || {
+            for window in windows {
+                if let Some(tree) = reader(&window) {
+                    let at = Instant::now();
+                    if sender
+                        .send(Observation::Accessibility { at, window, tree })
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            }
+        });
+    if let Err(err) = spawned {
+        tracing::warn!("no accessibility trees: the reader thread did not start: {err}");
+    }
+    requests
 }
