@@ -569,14 +569,20 @@ fn llm(
 }
 
 fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut stdout, value).context("write JSON")?;
-    writeln!(stdout).context("write JSON")?;
-    Ok(())
+    let mut text = serde_json::to_string_pretty(value).context("write JSON")?;
+    text.push('\n');
+    print_text(&text)
 }
 
+/// Writes to stdout. A reader that stopped reading (`reprise list --json |
+/// head -1`) is not an error.
 fn print_text(text: &str) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes()).context("write output")?;
-    Ok(())
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        result => result.context("write output"),
+    }
 }

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::harness::reprise_with_store;
+use crate::harness::{reprise_with_store, run_ok};
 
 fn reduce_via_cli(args: &[&str], input: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
@@ -210,4 +210,27 @@ fn the_committed_sample_recording_imports_and_shows_its_task() {
         .unwrap();
     assert_eq!(out.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&out.stderr).contains("already in the store"));
+}
+
+#[test]
+fn a_reader_that_stops_reading_is_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite");
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/recordings/fixture-demo.reprise"
+    );
+    run_ok(reprise_with_store(&store).args(["import", sample]));
+    // The pipe's reading end is closed before reprise writes (as `| head -1`
+    // does after its line): the write fails with EPIPE.
+    let mut child = reprise_with_store(&store)
+        .args(["show", "demo", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
