@@ -127,25 +127,33 @@ fn reflect(idx: isize, len: usize) -> usize {
     idx as usize
 }
 
+/// For each position along an axis of `len`, the reflected index of each
+/// kernel tap: computed once, not per tap and pixel.
+fn tap_indices(len: usize) -> Vec<[usize; 2 * RADIUS + 1]> {
+    (0..len)
+        .map(|at| std::array::from_fn(|k| reflect(at as isize + k as isize - RADIUS as isize, len)))
+        .collect()
+}
+
 fn gaussian(values: &[f64], width: usize, height: usize) -> Vec<f64> {
     let weights = kernel();
+    let (columns, rows) = (tap_indices(width), tap_indices(height));
     let mut horizontal = vec![0.0; values.len()];
     for y in 0..height {
-        for x in 0..width {
+        let row = &values[y * width..(y + 1) * width];
+        for (x, taps) in columns.iter().enumerate() {
             let mut sum = 0.0;
-            for (k, weight) in weights.iter().enumerate() {
-                let xx = reflect(x as isize + k as isize - RADIUS as isize, width);
-                sum += weight * values[y * width + xx];
+            for (weight, &xx) in weights.iter().zip(taps) {
+                sum += weight * row[xx];
             }
             horizontal[y * width + x] = sum;
         }
     }
     let mut out = vec![0.0; values.len()];
-    for y in 0..height {
+    for (y, taps) in rows.iter().enumerate() {
         for x in 0..width {
             let mut sum = 0.0;
-            for (k, weight) in weights.iter().enumerate() {
-                let yy = reflect(y as isize + k as isize - RADIUS as isize, height);
+            for (weight, &yy) in weights.iter().zip(taps) {
                 sum += weight * horizontal[yy * width + x];
             }
             out[y * width + x] = sum;
