@@ -375,29 +375,9 @@ impl Describer for LlmDescriber {
 #[cfg(test)]
 mod llm_tests {
     use super::*;
-    use crate::llm::{Llm, LlmError, LlmReply, LlmRequest, Part, Usage};
+    use crate::llm::Part;
+    use crate::scripted::ScriptedLlm;
     use crate::vision::{Mask, PixelRect};
-
-    /// A model port that answers from a script and keeps the requests.
-    struct Scripted(Vec<&'static str>, Vec<LlmRequest>);
-
-    impl Llm for Scripted {
-        fn complete(&mut self, request: &LlmRequest) -> Result<LlmReply, LlmError> {
-            self.1.push(request.clone());
-            let text = self.0.remove(0).to_owned();
-            Ok(LlmReply {
-                text,
-                provider: "test".into(),
-                model: "m".into(),
-                usage: Usage::default(),
-                cached: false,
-                latency_ms: 1,
-            })
-        }
-        fn max_images_per_request(&self) -> usize {
-            3
-        }
-    }
 
     #[test]
     fn batches_by_the_image_limit_and_feeds_a_count_mismatch_back() {
@@ -416,13 +396,13 @@ mod llm_tests {
                 .unwrap()
             })
             .collect();
-        let llm = Scripted(
-            vec![
+        let llm = ScriptedLlm::new(
+            &[
                 r#"["Save button"]"#,
                 r#"["Save button", "Cancel button"]"#,
                 r#"["Help"]"#,
             ],
-            vec![],
+            3,
         );
         let mut describer = LlmDescriber::new(
             Box::new(llm),
@@ -453,7 +433,7 @@ mod llm_tests {
             )
             .unwrap(),
         ];
-        let llm = Scripted(vec!["[]", "[]", "[]"], vec![]);
+        let llm = ScriptedLlm::new(&["[]", "[]", "[]"], 3);
         let mut describer =
             LlmDescriber::new(Box::new(llm), Box::new(|_, _| Ok("describe".into())));
         let err = describer.describe(&window, &segments).unwrap_err();

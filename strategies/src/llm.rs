@@ -217,6 +217,7 @@ mod base64_bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scripted::ScriptedLlm;
 
     #[test]
     fn json_is_taken_from_a_fence_or_the_bare_text() {
@@ -232,27 +233,6 @@ mod tests {
         assert!(err.to_string().contains("not valid JSON"), "{err}");
     }
 
-    /// A model that answers from a script.
-    struct Scripted(Vec<&'static str>, Vec<LlmRequest>);
-
-    impl Llm for Scripted {
-        fn complete(&mut self, request: &LlmRequest) -> Result<LlmReply, LlmError> {
-            self.1.push(request.clone());
-            let text = self.0.remove(0).to_owned();
-            Ok(LlmReply {
-                text,
-                provider: "test".into(),
-                model: "m".into(),
-                usage: Usage::default(),
-                cached: false,
-                latency_ms: 0,
-            })
-        }
-        fn max_images_per_request(&self) -> usize {
-            1
-        }
-    }
-
     fn request() -> LlmRequest {
         LlmRequest {
             purpose: "test".into(),
@@ -264,18 +244,18 @@ mod tests {
 
     #[test]
     fn an_invalid_answer_is_fed_back_and_retried_with_a_bound() {
-        let mut llm = Scripted(vec!["not json", "{\"n\": 2}", "{\"n\": 3}"], vec![]);
+        let mut llm = ScriptedLlm::new(&["not json", "{\"n\": 2}", "{\"n\": 3}"], 1);
         let validate = |value: &serde_json::Value| match value["n"].as_i64() {
             Some(3) => Ok(3),
             other => Err(format!("n must be 3, not {other:?}")),
         };
         let (value, replies) = complete_json(&mut llm, &request(), 3, validate).unwrap();
         assert_eq!((value, replies.len()), (3, 3));
-        let last_request = &llm.1[2];
+        let last_request = &llm.requests[2];
         let feedback = format!("{:?}", last_request.messages.last().unwrap());
         assert!(feedback.contains("n must be 3, not Some(2)"), "{feedback}");
 
-        let mut llm = Scripted(vec!["x", "y"], vec![]);
+        let mut llm = ScriptedLlm::new(&["x", "y"], 1);
         let err = complete_json(&mut llm, &request(), 2, |_| Ok(())).unwrap_err();
         assert!(
             matches!(err, FeedbackError::Invalid { ref errors, .. } if errors.len() == 2),

@@ -1,5 +1,6 @@
-//! A scripted desktop for tests: frames and windows it is given, and a log of
-//! everything injected into it, including what is still held down.
+//! Scripted ports for tests: a desktop (frames and windows it is given, and a
+//! log of everything injected into it, including what is still held down),
+//! and a model that answers from a script.
 
 use std::collections::VecDeque;
 
@@ -94,5 +95,46 @@ impl Desktop for ScriptedDesktop {
         self.release_all_calls += 1;
         self.held.clear();
         Ok(())
+    }
+}
+
+/// A model port that answers from a script, in order, and keeps every
+/// request it was sent.
+#[derive(Debug)]
+pub struct ScriptedLlm {
+    pub answers: VecDeque<String>,
+    pub requests: Vec<crate::llm::LlmRequest>,
+    pub max_images: usize,
+}
+
+impl ScriptedLlm {
+    pub fn new(answers: &[&str], max_images: usize) -> Self {
+        ScriptedLlm {
+            answers: answers.iter().map(|answer| (*answer).to_owned()).collect(),
+            requests: Vec::new(),
+            max_images,
+        }
+    }
+}
+
+impl crate::llm::Llm for ScriptedLlm {
+    fn complete(
+        &mut self,
+        request: &crate::llm::LlmRequest,
+    ) -> Result<crate::llm::LlmReply, crate::llm::LlmError> {
+        self.requests.push(request.clone());
+        let text = self.answers.pop_front().unwrap_or_default();
+        Ok(crate::llm::LlmReply {
+            text,
+            provider: "scripted".into(),
+            model: "m".into(),
+            usage: crate::llm::Usage::default(),
+            cached: false,
+            latency_ms: 0,
+        })
+    }
+
+    fn max_images_per_request(&self) -> usize {
+        self.max_images
     }
 }
