@@ -112,17 +112,11 @@ impl Provider {
             Kind::OpenAi => {
                 let mut messages = vec![json!({"role": "system", "content": request.system})];
                 for message in &request.messages {
-                    let content: Vec<Value> = message
-                        .parts
-                        .iter()
-                        .map(|part| match part {
-                            Part::Text(text) => json!({"type": "text", "text": text}),
-                            Part::Png(png) => json!({
-                                "type": "image_url",
-                                "image_url": {"url": format!("data:image/png;base64,{}", base64_png(png))}
-                            }),
-                        })
-                        .collect();
+                    let content = wire_parts(
+                        &message.parts,
+                        |text| json!({"type": "text", "text": text}),
+                        |data| json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{data}")}}),
+                    );
                     messages.push(json!({"role": role_name(message.role), "content": content}));
                 }
                 json!({"model": self.model, "messages": messages, "max_tokens": request.max_output_tokens})
@@ -132,17 +126,11 @@ impl Provider {
                     .messages
                     .iter()
                     .map(|message| {
-                        let content: Vec<Value> = message
-                            .parts
-                            .iter()
-                            .map(|part| match part {
-                                Part::Text(text) => json!({"type": "text", "text": text}),
-                                Part::Png(png) => json!({
-                                    "type": "image",
-                                    "source": {"type": "base64", "media_type": "image/png", "data": base64_png(png)}
-                                }),
-                            })
-                            .collect();
+                        let content = wire_parts(
+                            &message.parts,
+                            |text| json!({"type": "text", "text": text}),
+                            |data| json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}),
+                        );
                         json!({"role": role_name(message.role), "content": content})
                     })
                     .collect();
@@ -158,15 +146,16 @@ impl Provider {
                     .messages
                     .iter()
                     .map(|message| {
-                        let parts: Vec<Value> = message
-                            .parts
-                            .iter()
-                            .map(|part| match part {
-                                Part::Text(text) => json!({"text": text}),
-                                Part::Png(png) => json!({"inline_data": {"mime_type": "image/png", "data": base64_png(png)}}),
-                            })
-                            .collect();
-                        let role = if message.role == Role::Assistant { "model" } else { "user" };
+                        let parts = wire_parts(
+                            &message.parts,
+                            |text| json!({"text": text}),
+                            |data| json!({"inline_data": {"mime_type": "image/png", "data": data}}),
+                        );
+                        let role = if message.role == Role::Assistant {
+                            "model"
+                        } else {
+                            "user"
+                        };
                         json!({"role": role, "parts": parts})
                     })
                     .collect();
@@ -241,4 +230,16 @@ impl Provider {
             None => body.chars().take(300).collect(),
         }
     }
+}
+
+/// A message's parts in one wire format: `text` makes a text part, `image`
+/// an image part from the PNG's base64.
+fn wire_parts(parts: &[Part], text: fn(&str) -> Value, image: fn(String) -> Value) -> Vec<Value> {
+    parts
+        .iter()
+        .map(|part| match part {
+            Part::Text(content) => text(content),
+            Part::Png(png) => image(base64_png(png)),
+        })
+        .collect()
 }
