@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::harness::{reprise_with_store, run_ok};
+use crate::harness::{SAMPLE, reprise_with_store, run_ok};
 
 fn reduce_via_cli(args: &[&str], input: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
@@ -161,28 +161,22 @@ fn every_command_has_help() {
     }
 }
 
-#[test]
-fn the_committed_sample_recording_imports_and_shows_its_task() {
+/// A new store in a temporary folder with the committed sample recording
+/// imported.
+fn store_with_sample() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store.sqlite");
-    let sample = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/recordings/fixture-demo.reprise"
-    );
-    let out = reprise_with_store(&store)
-        .args(["import", sample])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = reprise_with_store(&store)
-        .args(["show", "demo", "--json"])
-        .output()
-        .unwrap();
-    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    run_ok(reprise_with_store(&store).args(["import", SAMPLE]));
+    (dir, store)
+}
+
+#[test]
+fn the_committed_sample_recording_imports_and_shows_its_task() {
+    let (_dir, store) = store_with_sample();
+    let shown: Value = serde_json::from_str(&run_ok(
+        reprise_with_store(&store).args(["show", "demo", "--json"]),
+    ))
+    .unwrap();
     let names: Vec<&str> = shown["events"]
         .as_array()
         .unwrap()
@@ -205,7 +199,7 @@ fn the_committed_sample_recording_imports_and_shows_its_task() {
     assert_eq!(shown["window_states"][0]["title"], "Reprise Fixture");
     // A second import of the same recording is refused, and changes nothing.
     let out = reprise_with_store(&store)
-        .args(["import", sample])
+        .args(["import", SAMPLE])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(4));
@@ -214,13 +208,7 @@ fn the_committed_sample_recording_imports_and_shows_its_task() {
 
 #[test]
 fn a_reader_that_stops_reading_is_not_an_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("store.sqlite");
-    let sample = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/recordings/fixture-demo.reprise"
-    );
-    run_ok(reprise_with_store(&store).args(["import", sample]));
+    let (_dir, store) = store_with_sample();
     // The pipe's reading end is closed before reprise writes (as `| head -1`
     // does after its line): the write fails with EPIPE.
     let mut child = reprise_with_store(&store)

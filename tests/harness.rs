@@ -7,6 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// The committed sample recording (see recordings/README.md).
+pub const SAMPLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/recordings/fixture-demo.reprise"
+);
+
 /// How long to wait for a display, a window or a process before failing:
 /// generous, because CI machines are slow and loaded.
 pub const WAIT: Duration = Duration::from_secs(45);
@@ -80,19 +86,12 @@ impl Display {
                 .stderr(Stdio::null())
                 .spawn()
                 .expect("start xmessage (is the x11-utils package installed?)");
-            let deadline = Instant::now() + Duration::from_secs(2);
-            let mut managed = false;
-            while !managed && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(50));
-                managed = self
-                    .command("xdotool")
-                    .args(["search", "--onlyvisible", "--classname", "reprise-wm-probe"])
-                    .output()
-                    .is_ok_and(|out| !out.stdout.is_empty());
-            }
+            let managed = poll_for(Duration::from_secs(2), || {
+                self.search_window(&["--onlyvisible", "--classname", "reprise-wm-probe"])
+            });
             let _ = probe.kill();
             let _ = probe.wait();
-            if managed {
+            if managed.is_some() {
                 return;
             }
         }
@@ -177,9 +176,15 @@ impl Display {
     }
 
     fn visible_window(&self, class: &str) -> Option<u64> {
+        self.search_window(&["--onlyvisible", "--class", class])
+    }
+
+    /// The first window `xdotool search` finds with these arguments.
+    fn search_window(&self, args: &[&str]) -> Option<u64> {
         let out = self
             .command("xdotool")
-            .args(["search", "--onlyvisible", "--class", class])
+            .arg("search")
+            .args(args)
             .output()
             .ok()?;
         String::from_utf8_lossy(&out.stdout)
@@ -265,6 +270,19 @@ impl Display {
         command
     }
 
+    /// The active window, taken by `reprise screenshot --active-window` into
+    /// `name` in this display's folder; returns its path.
+    pub fn active_window_shot(&self, name: &str) -> PathBuf {
+        let shot = self.dir.path().join(name);
+        run_ok(self.reprise().args([
+            "screenshot",
+            "--active-window",
+            "-o",
+            shot.to_str().expect("UTF-8 path"),
+        ]));
+        shot
+    }
+
     /// `reprise` as [`Display::reprise`], with the OpenAI-format server at
     /// `url` as its only model provider (no key: a local server needs none).
     pub fn reprise_with_model(&self, url: &str) -> Command {
@@ -315,9 +333,14 @@ pub fn wait_for<T>(what: &str, probe: impl FnMut() -> Option<T>) -> T {
     try_wait_for(probe).unwrap_or_else(|| panic!("timed out waiting for {what}"))
 }
 
-/// Polls `probe` every 50 ms until it returns something, for at most [`WAIT`].
-pub fn try_wait_for<T>(mut probe: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = Instant::now() + WAIT;
+/// Polls `probe` until it returns something, for at most [`WAIT`].
+pub fn try_wait_for<T>(probe: impl FnMut() -> Option<T>) -> Option<T> {
+    poll_for(WAIT, probe)
+}
+
+/// Polls `probe` every 50 ms until it returns something, for at most `limit`.
+fn poll_for<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + limit;
     loop {
         if let Some(value) = probe() {
             return Some(value);

@@ -5,12 +5,7 @@
 use reprise::testing::{Reply, ScriptedServer};
 use serde_json::{Value, json};
 
-use crate::harness::{Display, fixture_log, run_ok};
-
-const SAMPLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/recordings/fixture-demo.reprise"
-);
+use crate::harness::{Display, SAMPLE, fixture_log, run_ok};
 
 fn answer(content: Value) -> Reply {
     let text = if content.is_string() {

@@ -445,14 +445,8 @@ fn a_recording_of_a_gtk_application_carries_its_accessibility_tree() {
     // accessibility bus is started before the application.
     let script = r#"
         set -e
-        dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-          org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
-        gtk3-widget-factory >/dev/null 2>&1 &
-        app=$!
-        for _ in $(seq 200); do
-          xdotool search --onlyvisible --class gtk3-widget-factory >/dev/null 2>&1 && break
-          sleep 0.1
-        done
+        source "$SCRIPTS/gtk-app.sh"
+        start_widget_factory
         sleep 1
         "$REPRISE" record --name gtk --duration 4 --stop-sequence none
         kill $app
@@ -462,7 +456,8 @@ fn a_recording_of_a_gtk_application_carries_its_accessibility_tree() {
             .command("dbus-run-session")
             .args(["--", "bash", "-c", script])
             .env("REPRISE", env!("CARGO_BIN_EXE_reprise"))
-            .env("REPRISE_STORE", display.store()),
+            .env("REPRISE_STORE", display.store())
+            .env("SCRIPTS", concat!(env!("CARGO_MANIFEST_DIR"), "/scripts")),
     );
     let shown = show_json(&display, "gtk");
     let states = shown["window_states"].as_array().unwrap();

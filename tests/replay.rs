@@ -110,31 +110,14 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
 
     // The unchanged screen: the same clicks on the same controls, the same text.
     let log = display.spawn_fixture("same.log", &["--x", "200", "--y", "150"]);
-    let out = display
-        .reprise()
-        .args(["replay", "task", "--speed", "3"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(display.reprise().args(["replay", "task", "--speed", "3"]));
     assert_eq!(received(&fixture_log(&log)), recorded);
     display.stop_apps();
 
     // The window moved: naive replay clicks where the controls were.
     let log = display.spawn_fixture("moved.log", &["--x", "420", "--y", "300"]);
-    let out = display
-        .reprise()
-        .args(["replay", "task", "--speed", "3"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "naive does not know it missed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // It succeeds: naive does not know it missed.
+    run_ok(display.reprise().args(["replay", "task", "--speed", "3"]));
     let moved = received(&fixture_log(&log));
     assert_ne!(moved, recorded);
     assert!(!moved.contains(&"click Save left".to_owned()), "{moved:?}");
@@ -187,16 +170,7 @@ fn dry_run_injects_nothing() {
     let mut display = Display::start(1280, 800);
     record_task(&mut display);
     let log = display.spawn_fixture("dry.log", &["--x", "200", "--y", "150"]);
-    let out = display
-        .reprise()
-        .args(["replay", "task", "--dry-run"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(display.reprise().args(["replay", "task", "--dry-run"]));
     let received: Vec<Value> = fixture_log(&log)
         .into_iter()
         .filter(|entry| !matches!(entry["event"].as_str(), Some("started" | "layout")))
@@ -295,13 +269,7 @@ fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
 fn xcalc_display(display: &Display) -> String {
     let window = display.find_window("XCalc");
     display.xdotool(&["windowactivate", "--sync", &window.to_string()]);
-    let shot = display.dir.path().join("xcalc.png");
-    run_ok(display.reprise().args([
-        "screenshot",
-        "--active-window",
-        "-o",
-        shot.to_str().unwrap(),
-    ]));
+    let shot = display.active_window_shot("xcalc.png");
     let segments: Value = serde_json::from_str(&run_ok(
         display.reprise().env("OMP_THREAD_LIMIT", "1").args([
             "segment",
@@ -352,15 +320,6 @@ fn naive_replay_computes_on_xcalc() {
     let [ax, ay] = key(201, 92);
     display.xdotool(&["mousemove", &ax, &ay, "click", "1", "sleep", "0.3"]);
     assert_eq!(xcalc_display(&display), "text \"0\"");
-    let out = display
-        .reprise()
-        .args(["replay", "calc", "--speed", "2"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(display.reprise().args(["replay", "calc", "--speed", "2"]));
     assert_eq!(xcalc_display(&display), "text \"3\"");
 }

@@ -43,13 +43,7 @@ fn measure(args: &[&str]) -> (f64, f64, usize) {
     });
     // The fixture is the active window; wait until it has drawn itself.
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let shot = display.dir.path().join("window.png");
-    run_ok(display.reprise().args([
-        "screenshot",
-        "--active-window",
-        "-o",
-        shot.to_str().unwrap(),
-    ]));
+    let shot = display.active_window_shot("window.png");
     let (recall, precision) = recall_and_precision(&display, &shot, &widgets);
     (recall, precision, widgets.len())
 }
@@ -113,13 +107,7 @@ fn the_segmentation_cache_is_reused_across_processes_only_while_the_target_is_un
     let mut display = Display::start(1280, 800);
     display.spawn_fixture("cache.log", &[]);
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let original = display.dir.path().join("original.png");
-    run_ok(display.reprise().args([
-        "screenshot",
-        "--active-window",
-        "-o",
-        original.to_str().unwrap(),
-    ]));
+    let original = display.active_window_shot("original.png");
     // The same window with something typed into the text field at 81,33 280x20.
     let mut typed = image::open(&original).unwrap().into_rgba8();
     for y in 38..48 {

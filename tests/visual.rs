@@ -6,12 +6,7 @@
 use reprise::testing::{ScriptedServer, stand_in_model};
 use serde_json::Value;
 
-use crate::harness::{Display, fixture_log, run_ok};
-
-const SAMPLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/recordings/fixture-demo.reprise"
-);
+use crate::harness::{Display, SAMPLE, fixture_log, run_ok};
 
 /// What the recorded task must make the fixture receive.
 const EXPECTED: [&str; 6] = [
