@@ -9,20 +9,9 @@ set -euo pipefail
 page=$1 out=$2
 reprise=${REPRISE:-reprise}
 here=$(dirname "$0")
-unset NO_AT_BRIDGE
-# Start the accessibility bus before the application, or its widgets appear
-# in the tree only many seconds later.
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
-gtk3-widget-factory >/dev/null 2>&1 &
-app=$!
-trap 'kill $app 2>/dev/null || true' EXIT
-win=
-for _ in $(seq 200); do
-  win=$(xdotool search --onlyvisible --class gtk3-widget-factory 2>/dev/null | head -1) && [[ -n $win ]] && break
-  sleep 0.1
-done
-[[ -n $win ]] || { echo "error: gtk3-widget-factory's window did not appear" >&2; exit 1; }
+source "$here/gtk-app.sh"
+trap 'kill ${app:-} 2>/dev/null || true' EXIT
+start_widget_factory
 xdotool windowactivate --sync "$win" 2>/dev/null || true
 geometry() { xwininfo -id "$win" | awk -v key="$1" '$0 ~ key {print $NF}'; }
 ox=$(geometry "Absolute upper-left X") oy=$(geometry "Absolute upper-left Y")

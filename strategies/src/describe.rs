@@ -206,7 +206,7 @@ mod tests {
         }
     }
 
-    fn segment(kind: SegmentKind, x: u32, y: u32, width: u32, height: u32) -> Segment {
+    pub(super) fn segment(kind: SegmentKind, x: u32, y: u32, width: u32, height: u32) -> Segment {
         Segment::from_mask(
             kind,
             Mask::full(PixelRect {
@@ -374,27 +374,16 @@ impl Describer for LlmDescriber {
 
 #[cfg(test)]
 mod llm_tests {
+    use super::tests::segment;
     use super::*;
     use crate::llm::Part;
     use crate::scripted::ScriptedLlm;
-    use crate::vision::{Mask, PixelRect};
 
     #[test]
     fn batches_by_the_image_limit_and_feeds_a_count_mismatch_back() {
         let window = RgbaImage::new(100, 40);
         let segments: Vec<Segment> = (0..3)
-            .map(|idx| {
-                Segment::from_mask(
-                    SegmentKind::Region,
-                    Mask::full(PixelRect {
-                        x: idx * 30,
-                        y: 5,
-                        width: 20,
-                        height: 10,
-                    }),
-                )
-                .unwrap()
-            })
+            .map(|idx| segment(SegmentKind::Region, idx * 30, 5, 20, 10))
             .collect();
         let llm = ScriptedLlm::new(
             &[
@@ -421,18 +410,7 @@ mod llm_tests {
     #[test]
     fn a_persistently_wrong_count_is_an_error() {
         let window = RgbaImage::new(100, 40);
-        let segments = vec![
-            Segment::from_mask(
-                SegmentKind::Region,
-                Mask::full(PixelRect {
-                    x: 0,
-                    y: 0,
-                    width: 20,
-                    height: 10,
-                }),
-            )
-            .unwrap(),
-        ];
+        let segments = vec![segment(SegmentKind::Region, 0, 0, 20, 10)];
         let llm = ScriptedLlm::new(&["[]", "[]", "[]"], 3);
         let mut describer =
             LlmDescriber::new(Box::new(llm), Box::new(|_, _| Ok("describe".into())));
