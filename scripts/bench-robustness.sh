@@ -65,6 +65,13 @@ print(f"{calls} calls ({cached} cached), {tokens} tokens")'
 calls() { "$reprise" llm usage --run last --json | python3 -c 'import json, sys; print(sum(t["calls"] for t in json.load(sys.stdin)))'; }
 offline_calls=0
 
+replay() { # 0 or 1 (with the stand-in model), then `reprise replay`'s arguments; stderr to $work/err
+  local with_model=$1 envs=()
+  shift
+  if ((with_model)); then envs=("${model_env[@]}"); fi
+  env "${envs[@]}" "$reprise" replay "$@" >/dev/null 2>"$work/err"
+}
+
 run() { # strategy, fixture flags...; prints: outcome wrong decide_ms seconds
   # (replay_extra: more replay arguments, e.g. a describer; with_model=1: the stand-in model)
   local strategy=$1; shift
@@ -76,11 +83,7 @@ run() { # strategy, fixture flags...; prints: outcome wrong decide_ms seconds
   sleep 0.3
   local started ended code=0
   started=$(date +%s.%N)
-  if ((${with_model:-0})); then
-    env "${model_env[@]}" "$reprise" replay demo --strategy "$strategy" ${replay_extra:-} --speed 4 >/dev/null 2>"$work/err" || code=$?
-  else
-    "$reprise" replay demo --strategy "$strategy" --speed 4 >/dev/null 2>"$work/err" || code=$?
-  fi
+  replay "${with_model:-0}" demo --strategy "$strategy" ${replay_extra:-} --speed 4 || code=$?
   ended=$(date +%s.%N)
   kill "$fixture_pid"; wait "$fixture_pid" 2>/dev/null || true
   "$reprise" report last -o "$work/report.html" >/dev/null
@@ -165,11 +168,7 @@ for column in "naive|naive|0|" "visual offline|visual|0|" "visual, stand-in mode
   win=$(calc_window)
   code=0
   started=$(date +%s.%N)
-  if ((with_model)); then
-    env "${model_env[@]}" "$reprise" replay calc --strategy "$strategy" $extra --speed 2 >/dev/null 2>"$work/err" || code=$?
-  else
-    "$reprise" replay calc --strategy "$strategy" --speed 2 >/dev/null 2>"$work/err" || code=$?
-  fi
+  replay "$with_model" calc --strategy "$strategy" $extra --speed 2 || code=$?
   ended=$(date +%s.%N)
   shows=$(calc_shows "$win")
   calls=$(if ((with_model)); then usage; else echo "none"; fi)
