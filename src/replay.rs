@@ -91,9 +91,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         "visual" => {
             let mut visual = visual_strategy(store, &bundle, trees, request, &run_id)?;
             if let (Some(instructions), Some(llm)) = (&request.instructions, llm.as_mut()) {
-                let render: reprise_strategies::vanilla::RenderPrompt = Box::new(|name, values| {
-                    crate::llm::prompt::render(name, values).map_err(|err| err.to_string())
-                });
+                let render = render_prompt();
                 let (steps, calls) = reprise_strategies::visual::instructions::apply_instructions(
                     llm,
                     &render,
@@ -114,9 +112,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         }
         "vanilla" => Box::new(reprise_strategies::vanilla::VanillaStrategy::new(
             Box::new(llm.expect("vanilla always has a model")),
-            Box::new(|name, values| {
-                crate::llm::prompt::render(name, values).map_err(|err| err.to_string())
-            }),
+            render_prompt(),
             &bundle.recording.task_description,
             &trees,
             request.instructions.as_deref(),
@@ -236,6 +232,11 @@ fn model_chain(
 /// cached by an older describer are not reused.
 const OFFLINE_DESCRIBER: &str = "offline-2";
 
+/// The strategies' prompt renderer: the templates in prompts/.
+fn render_prompt() -> reprise_strategies::vanilla::RenderPrompt {
+    Box::new(|name, values| crate::llm::prompt::render(name, values).map_err(|err| err.to_string()))
+}
+
 /// The visual strategy, offline: the classical segmenter, the Tesseract
 /// describer, and the segmentation cache in the store.
 fn visual_strategy(
@@ -259,9 +260,7 @@ fn visual_strategy(
             "llm" => (
                 Box::new(reprise_strategies::describe::LlmDescriber::new(
                     Box::new(model_chain(store, request.config.as_deref(), run_id)?),
-                    Box::new(|name, values| {
-                        crate::llm::prompt::render(name, values).map_err(|err| err.to_string())
-                    }),
+                    render_prompt(),
                 )),
                 "llm-1",
             ),
