@@ -58,16 +58,33 @@ impl A11yReader {
         Ok(A11yReader { bus })
     }
 
-    fn accessible(&self, at: &ObjectRefOwned) -> Result<AccessibleProxyBlocking<'static>, String> {
+    /// A proxy of one interface (`P`) of the object at `path` of the bus
+    /// client `name`, reading properties afresh on every call.
+    fn proxy<P>(&self, name: &str, path: &str) -> zbus::Result<P>
+    where
+        P: zbus::proxy::Defaults + From<zbus::Proxy<'static>>,
+    {
+        zbus::blocking::proxy::Builder::<P>::new(&self.bus)
+            .destination(name.to_owned())?
+            .path(path.to_owned())?
+            .cache_properties(CacheProperties::No)
+            .build()
+    }
+
+    /// A proxy of one interface of an object another object referred to.
+    fn proxy_of<P>(&self, at: &ObjectRefOwned) -> Result<P, String>
+    where
+        P: zbus::proxy::Defaults + From<zbus::Proxy<'static>>,
+    {
         let name = at
             .name_as_str()
             .ok_or("an accessible object without a bus name")?;
-        AccessibleProxyBlocking::builder(&self.bus)
-            .destination(name.to_owned())
-            .and_then(|builder| builder.path(at.path_as_str().to_owned()))
-            .map(|builder| builder.cache_properties(CacheProperties::No))
-            .and_then(|builder| builder.build())
+        self.proxy(name, at.path_as_str())
             .map_err(err("reach an accessible object"))
+    }
+
+    fn accessible(&self, at: &ObjectRefOwned) -> Result<AccessibleProxyBlocking<'static>, String> {
+        self.proxy_of(at)
     }
 
     /// The tree of the top-level window titled `title` of the application
@@ -79,11 +96,8 @@ impl A11yReader {
         title: &str,
         limits: TreeLimits,
     ) -> Result<Option<A11yTree>, String> {
-        let registry = AccessibleProxyBlocking::builder(&self.bus)
-            .destination("org.a11y.atspi.Registry")
-            .and_then(|builder| builder.path("/org/a11y/atspi/accessible/root"))
-            .map(|builder| builder.cache_properties(CacheProperties::No))
-            .and_then(|builder| builder.build())
+        let registry: AccessibleProxyBlocking = self
+            .proxy("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
             .map_err(err("reach the accessibility registry"))?;
         let dbus = zbus::blocking::fdo::DBusProxy::new(&self.bus)
             .map_err(err("reach the accessibility bus daemon"))?;
@@ -137,7 +151,8 @@ impl A11yReader {
     /// Reads the tree under `root`, breadth first, skipping what is not
     /// showing, until the limits.
     fn read_tree(&self, root: ObjectRefOwned, limits: TreeLimits) -> A11yTree {
-        let deadline = Instant::now() + limits.max_time;
+        let started = Instant::now();
+        let deadline = started + limits.max_time;
         // Every node read, and for each its children's places in `nodes`
         // once they are read (an unread child is left out).
         let mut nodes: Vec<A11yNode> = Vec::new();
@@ -157,13 +172,10 @@ impl A11yReader {
             }
             let role = proxy.get_role().unwrap_or(Role::Unknown);
             let name = proxy.name().ok().filter(|name| !name.is_empty());
-            let rect = ComponentProxyBlocking::builder(&self.bus)
-                .destination(at.name_as_str().unwrap_or_default().to_owned())
-                .and_then(|builder| builder.path(at.path_as_str().to_owned()))
-                .map(|builder| builder.cache_properties(CacheProperties::No))
-                .and_then(|builder| builder.build())
-                .and_then(|component| component.get_extents(CoordType::Screen))
+            let rect = self
+                .proxy_of::<ComponentProxyBlocking>(&at)
                 .ok()
+                .and_then(|component| component.get_extents(CoordType::Screen).ok())
                 .and_then(|(x, y, width, height)| {
                     // Hidden widgets report about -2^31.
                     (width > 0 && height > 0 && x > -100_000 && y > -100_000)
@@ -185,10 +197,7 @@ impl A11yReader {
         }
         tracing::debug!(
             nodes = nodes.len(),
-            ms = (limits
-                .max_time
-                .saturating_sub(deadline.saturating_duration_since(Instant::now())))
-            .as_millis(),
+            ms = started.elapsed().as_millis(),
             "read an accessibility tree"
         );
         A11yTree { root: 0, nodes }

@@ -37,33 +37,36 @@ pub fn double_click_settings() -> DoubleClickSettings {
 }
 
 /// The settings published by the owner of `_XSETTINGS_S<screen>`.
-fn read_xsettings() -> Result<Vec<(String, super::xsettings::Value)>, String> {
-    let (conn, screen_num) = x11rb::connect(None).map_err(|err| err.to_string())?;
-    let intern = |name: &[u8]| -> Result<Atom, String> {
-        Ok(conn
-            .intern_atom(false, name)
-            .map_err(|err| err.to_string())?
-            .reply()
-            .map_err(|err| err.to_string())?
-            .atom)
-    };
-    let selection = intern(format!("_XSETTINGS_S{screen_num}").as_bytes())?;
+fn read_xsettings() -> Result<Vec<(String, super::xsettings::Value)>, PlatformError> {
+    let (conn, screen_num) =
+        x11rb::connect(None).map_err(|err| PlatformError::Connect(err.to_string()))?;
+    let selection = intern(&conn, format!("_XSETTINGS_S{screen_num}").as_bytes())?;
     let owner = conn
         .get_selection_owner(selection)
-        .map_err(|err| err.to_string())?
+        .map_err(query_err)?
         .reply()
-        .map_err(|err| err.to_string())?
+        .map_err(query_err)?
         .owner;
     if owner == x11rb::NONE {
-        return Err("no settings daemon owns the XSETTINGS selection".into());
+        return Err(query_err("no settings daemon owns the XSETTINGS selection"));
     }
-    let property = intern(b"_XSETTINGS_SETTINGS")?;
+    let property = intern(&conn, b"_XSETTINGS_SETTINGS")?;
     let reply = conn
         .get_property(false, owner, property, property, 0, 1 << 16)
-        .map_err(|err| err.to_string())?
+        .map_err(query_err)?
         .reply()
-        .map_err(|err| err.to_string())?;
-    super::xsettings::parse(&reply.value)
+        .map_err(query_err)?;
+    super::xsettings::parse(&reply.value).map_err(query_err)
+}
+
+/// The atom of this name, created if the server has none yet.
+fn intern(conn: &RustConnection, name: &[u8]) -> Result<Atom, PlatformError> {
+    Ok(conn
+        .intern_atom(false, name)
+        .map_err(query_err)?
+        .reply()
+        .map_err(query_err)?
+        .atom)
 }
 
 struct Atoms {
@@ -99,19 +102,11 @@ impl WindowProbe {
         let (conn, screen_num) =
             x11rb::connect(None).map_err(|err| PlatformError::Connect(err.to_string()))?;
         let root = conn.setup().roots[screen_num].root;
-        let intern = |name: &[u8]| -> Result<Atom, PlatformError> {
-            Ok(conn
-                .intern_atom(false, name)
-                .map_err(query_err)?
-                .reply()
-                .map_err(query_err)?
-                .atom)
-        };
         let atoms = Atoms {
-            net_active_window: intern(b"_NET_ACTIVE_WINDOW")?,
-            net_wm_name: intern(b"_NET_WM_NAME")?,
-            utf8_string: intern(b"UTF8_STRING")?,
-            net_wm_pid: intern(b"_NET_WM_PID")?,
+            net_active_window: intern(&conn, b"_NET_ACTIVE_WINDOW")?,
+            net_wm_name: intern(&conn, b"_NET_WM_NAME")?,
+            utf8_string: intern(&conn, b"UTF8_STRING")?,
+            net_wm_pid: intern(&conn, b"_NET_WM_PID")?,
         };
         Ok(WindowProbe { conn, root, atoms })
     }
