@@ -15,6 +15,45 @@ pub struct Gray {
     pub values: Vec<f64>,
 }
 
+/// Luminance with the ITU-R BT.601 weights.
+fn luma(r: u8, g: u8, b: u8) -> f64 {
+    0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b)
+}
+
+/// The integer factor that brings the longer side within `max_side`.
+fn shrink_factor(width: usize, height: usize, max_side: usize) -> usize {
+    width.max(height).div_ceil(max_side.max(1)).max(1)
+}
+
+/// Area averages of `factor` x `factor` blocks of a `width` x `height` image
+/// whose value at a pixel index is `value_at(index)`.
+fn block_averages(
+    width: usize,
+    height: usize,
+    factor: usize,
+    value_at: impl Fn(usize) -> f64,
+) -> Gray {
+    let (small_width, small_height) = (width / factor, height / factor);
+    let mut values = vec![0.0; small_width * small_height];
+    for y in 0..small_height {
+        for x in 0..small_width {
+            let mut sum = 0.0;
+            for dy in 0..factor {
+                let row = (y * factor + dy) * width;
+                for dx in 0..factor {
+                    sum += value_at(row + x * factor + dx);
+                }
+            }
+            values[y * small_width + x] = sum / (factor * factor) as f64;
+        }
+    }
+    Gray {
+        width: small_width,
+        height: small_height,
+        values,
+    }
+}
+
 impl Gray {
     /// Luminance with the ITU-R BT.601 weights.
     pub fn luminance(image: &RgbaImage) -> Gray {
@@ -22,7 +61,7 @@ impl Gray {
             .pixels()
             .map(|pixel| {
                 let [r, g, b, _] = pixel.0;
-                0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b)
+                luma(r, g, b)
             })
             .collect();
         Gray {
@@ -36,33 +75,15 @@ impl Gray {
     /// the full-size luminance image in between (a thumbnail of a 1080p frame
     /// would otherwise allocate 16 MB).
     pub fn luminance_downscaled(image: &RgbaImage, max_side: usize) -> Gray {
-        let (full_width, full_height) = (image.width() as usize, image.height() as usize);
-        let factor = full_width.max(full_height).div_ceil(max_side.max(1)).max(1);
+        let (width, height) = (image.width() as usize, image.height() as usize);
+        let factor = shrink_factor(width, height, max_side);
         if factor == 1 {
             return Gray::luminance(image);
         }
-        let (width, height) = (full_width / factor, full_height / factor);
         let raw = image.as_raw();
-        let mut values = vec![0.0; width * height];
-        for y in 0..height {
-            for x in 0..width {
-                let mut sum = 0.0;
-                for dy in 0..factor {
-                    let row = (y * factor + dy) * full_width;
-                    for dx in 0..factor {
-                        let at = (row + x * factor + dx) * 4;
-                        let (r, g, b) = (raw[at], raw[at + 1], raw[at + 2]);
-                        sum += 0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b);
-                    }
-                }
-                values[y * width + x] = sum / (factor * factor) as f64;
-            }
-        }
-        Gray {
-            width,
-            height,
-            values,
-        }
+        block_averages(width, height, factor, |idx| {
+            luma(raw[idx * 4], raw[idx * 4 + 1], raw[idx * 4 + 2])
+        })
     }
 
     pub fn from_luma8(image: &image::GrayImage) -> Gray {
@@ -76,29 +97,11 @@ impl Gray {
     /// Shrunk by an integer factor (area average) so that no side exceeds
     /// `max_side`; unchanged when already small enough.
     pub fn downscaled(&self, max_side: usize) -> Gray {
-        let factor = self.width.max(self.height).div_ceil(max_side.max(1)).max(1);
+        let factor = shrink_factor(self.width, self.height, max_side);
         if factor == 1 {
             return self.clone();
         }
-        let (width, height) = (self.width / factor, self.height / factor);
-        let mut values = vec![0.0; width * height];
-        for y in 0..height {
-            for x in 0..width {
-                let mut sum = 0.0;
-                for dy in 0..factor {
-                    let row = (y * factor + dy) * self.width;
-                    for dx in 0..factor {
-                        sum += self.values[row + x * factor + dx];
-                    }
-                }
-                values[y * width + x] = sum / (factor * factor) as f64;
-            }
-        }
-        Gray {
-            width,
-            height,
-            values,
-        }
+        block_averages(self.width, self.height, factor, |idx| self.values[idx])
     }
 }
 
