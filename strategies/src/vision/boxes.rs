@@ -5,7 +5,10 @@
 //! flat-region step nor a connected outline finds them. Here a border is
 //! found as edges: horizontal and vertical runs of pixels that contrast with
 //! their neighbour across the run; a top and a bottom run of the same extent,
-//! joined by a left and a right run, make a box.
+//! joined by a left and a right run, make a box. Where linked buttons meet,
+//! a side may be a step from one fill to the other instead of a line; boxes
+//! that share a border are the parts of one control, and their chain is a box
+//! too (a spin button, a row of linked toggle buttons).
 
 use super::PixelRect;
 
@@ -15,6 +18,9 @@ pub struct BoxOptions {
     /// A pixel is on an edge when its luminance differs from the pixel across
     /// the edge by at least this much.
     pub min_contrast: u8,
+    /// ... and from the pixel on its other side by at least this much, in the
+    /// same direction (a line is darker, or lighter, than both sides).
+    pub min_weak_contrast: u8,
     /// Edge runs shorter than this are glyph strokes, not borders.
     pub min_run: u32,
     /// How far the ends of the four sides may miss each other (rounded
@@ -30,6 +36,7 @@ impl Default for BoxOptions {
     fn default() -> Self {
         BoxOptions {
             min_contrast: 24,
+            min_weak_contrast: 8,
             min_run: 12,
             corner_slack: 5,
             min_height: 12,
@@ -90,16 +97,25 @@ fn edge_runs(
                     };
                     Some(luma[y * w + x])
                 };
-                let here = across(0).unwrap_or(0);
-                let differs = |k: isize| {
-                    across(k).is_some_and(|other| here.abs_diff(other) >= options.min_contrast)
+                let here = i16::from(across(0).unwrap_or(0));
+                // A line is darker (or lighter) than both sides: strongly on
+                // one side, at least weakly on the other (a button's outer
+                // edge often meets a shadow or a fill of nearly its shade).
+                let step = |k: isize| across(k).map(|other| here - i16::from(other));
+                let strong = i16::from(options.min_contrast);
+                let weak = i16::from(options.min_weak_contrast);
+                let line_between = |a: Option<i16>, b: Option<i16>| match (a, b) {
+                    (Some(a), Some(b)) => {
+                        a.signum() == b.signum()
+                            && a.abs().max(b.abs()) >= strong
+                            && a.abs().min(b.abs()) >= weak
+                    }
+                    _ => false,
                 };
-                let alike = |k: isize| {
-                    across(k).is_some_and(|other| here.abs_diff(other) < options.min_contrast)
-                };
-                (differs(-1) && differs(1))
-                    || (differs(-1) && alike(1) && differs(2))
-                    || (differs(1) && alike(-1) && differs(-2))
+                let alike = |k: isize| step(k).is_some_and(|d| d.abs() < weak);
+                line_between(step(-1), step(1))
+                    || (alike(1) && line_between(step(-1), step(2)))
+                    || (alike(-1) && line_between(step(-2), step(1)))
             };
             match (on_line, start) {
                 (true, None) => start = Some(pos),
@@ -118,6 +134,24 @@ fn edge_runs(
         }
     }
     runs
+}
+
+/// Whether column `x` is a step edge (the shade changes from column `x - 1`
+/// to `x + 1`) along enough of the rows `from..=to`: where two linked
+/// buttons meet, one's fill ends at the other's border with no line between.
+fn is_step_side(luma: &[u8], width: u32, x: u32, from: u32, to: u32, options: &BoxOptions) -> bool {
+    if x == 0 || x + 1 >= width {
+        return false;
+    }
+    let needed = (f64::from(to - from + 1) * options.min_side_coverage).ceil() as u32;
+    let w = width as usize;
+    let steps = (from..=to)
+        .filter(|&y| {
+            let row = y as usize * w;
+            luma[row + x as usize - 1].abs_diff(luma[row + x as usize + 1]) >= options.min_contrast
+        })
+        .count();
+    steps as u32 >= needed
 }
 
 /// Whether a run in column (or row) `at` of `runs` (sorted by `at`) covers
@@ -169,11 +203,21 @@ pub fn bordered_boxes(
         // The sides: columns near the ends of the top and bottom (rounded
         // corners put them up to `slack` pixels further out).
         let (lo, hi) = (top.start.min(bottom.start), top.end.max(bottom.end));
-        let left =
-            (lo.saturating_sub(slack)..=lo + 1).find(|&x| has_side(&columns, x, y0, y1, options));
-        let right = (hi.saturating_sub(1)..=(hi + slack).min(width - 1))
+        // A drawn line first; a step edge only where there is none (a step
+        // is also seen a pixel outside every line).
+        let line_side = |x: u32| has_side(&columns, x, y0, y1, options);
+        let step_side = |x: u32| is_step_side(luma, width, x, y0, y1, options);
+        let lefts = lo.saturating_sub(slack)..=lo + 1;
+        let rights = hi.saturating_sub(1)..=(hi + slack).min(width - 1);
+        let left = lefts
+            .clone()
+            .find(|&x| line_side(x))
+            .or_else(|| lefts.clone().find(|&x| step_side(x)));
+        let right = rights
+            .clone()
             .rev()
-            .find(|&x| has_side(&columns, x, y0, y1, options));
+            .find(|&x| line_side(x))
+            .or_else(|| rights.clone().rev().find(|&x| step_side(x)));
         let (Some(left), Some(right)) = (left, right) else {
             continue;
         };
@@ -187,7 +231,59 @@ pub fn bordered_boxes(
             height: bottom.at - top.at + 1,
         });
     }
+    let groups = linked_groups(&boxes);
+    boxes.extend(groups);
     boxes
+}
+
+/// Boxes that share a border line with a neighbour of the same extent are
+/// the parts of one linked control: a spin button's entry and its two
+/// buttons, a row of linked toggle buttons. Each maximal chain of two or more
+/// parts is an element too (the parts stay).
+fn linked_groups(boxes: &[PixelRect]) -> Vec<PixelRect> {
+    const SLACK: u32 = 2;
+    // Whether `after` is the next part after `rect`: below it (vertical) or
+    // right of it, sharing its border line.
+    let follows = |rect: &PixelRect, after: &PixelRect, vertical: bool| {
+        if vertical {
+            after.y.abs_diff(rect.bottom() - 1) <= 1
+                && after.x.abs_diff(rect.x) <= SLACK
+                && after.right().abs_diff(rect.right()) <= SLACK
+        } else {
+            after.x.abs_diff(rect.right() - 1) <= 1
+                && after.y.abs_diff(rect.y) <= SLACK
+                && after.bottom().abs_diff(rect.bottom()) <= SLACK
+        }
+    };
+    let mut groups: Vec<PixelRect> = Vec::new();
+    for vertical in [true, false] {
+        let next: Vec<Option<usize>> = boxes
+            .iter()
+            .map(|rect| {
+                boxes
+                    .iter()
+                    .position(|after| follows(rect, after, vertical))
+            })
+            .collect();
+        let mut has_previous = vec![false; boxes.len()];
+        for after in next.iter().flatten() {
+            has_previous[*after] = true;
+        }
+        // Each chain from its first part; a bound on the parts guards
+        // against a cycle of near-identical boxes.
+        for first in (0..boxes.len()).filter(|idx| !has_previous[*idx]) {
+            let (mut group, mut last, mut parts) = (boxes[first], first, 1);
+            while let Some(after) = next[last].filter(|_| parts < 16) {
+                group = group.union(&boxes[after]);
+                last = after;
+                parts += 1;
+            }
+            if parts >= 2 && !groups.contains(&group) {
+                groups.push(group);
+            }
+        }
+    }
+    groups
 }
 
 #[cfg(test)]
@@ -265,6 +361,63 @@ mod tests {
             );
         }
         assert_eq!(found.len(), buttons.len(), "nothing else: {found:?}");
+    }
+
+    #[test]
+    fn a_stack_sharing_its_borders_is_three_parts_and_one_group() {
+        // A vertical spin button: entry, plus and minus, one border apart.
+        let parts = [
+            rect(20, 20, 34, 34),
+            rect(20, 53, 34, 34),
+            rect(20, 86, 34, 34),
+        ];
+        let image = gtk_like(&parts);
+        let found = bordered_boxes(&luminance(&image), 300, 200, &BoxOptions::default());
+        for part in &parts {
+            assert!(found.contains(part), "{part:?} not in {found:?}");
+        }
+        assert!(
+            found.contains(&rect(20, 20, 34, 100)),
+            "no group in {found:?}"
+        );
+        assert_eq!(found.len(), 4, "nothing else: {found:?}");
+    }
+
+    #[test]
+    fn linked_buttons_meeting_without_a_line_are_told_apart_by_the_step() {
+        // Two linked toggle buttons in a darker bar: the pressed one's dark
+        // fill meets the other's light fill with no line between them, and
+        // their outer border is barely darker than the bar outside.
+        let mut image = RgbaImage::from_pixel(200, 80, Rgba([218, 218, 218, 255]));
+        let grey = |v: u8| Rgba([v, v, v, 255]);
+        for y in 21..52 {
+            for x in 21..140 {
+                image.put_pixel(x, y, grey(if x < 80 { 202 } else { 240 }));
+            }
+            image.put_pixel(20, y, grey(192));
+            image.put_pixel(140, y, grey(200));
+            image.put_pixel(141, y, grey(213));
+        }
+        // Top and bottom borders, broken where the buttons meet.
+        for x in (20..=140).filter(|x| *x != 80) {
+            image.put_pixel(x, 20, grey(180));
+            image.put_pixel(x, 52, grey(185));
+        }
+        let found = bordered_boxes(&luminance(&image), 200, 80, &BoxOptions::default());
+        let near = |want: PixelRect| {
+            found.iter().any(|b| {
+                b.x.abs_diff(want.x) <= 1
+                    && b.y == want.y
+                    && b.right().abs_diff(want.right()) <= 1
+                    && b.height == want.height
+            })
+        };
+        assert!(near(rect(20, 20, 61, 33)), "no pressed button in {found:?}");
+        assert!(near(rect(80, 20, 61, 33)), "no other button in {found:?}");
+        assert!(
+            found.contains(&rect(20, 20, 121, 33)),
+            "no group in {found:?}"
+        );
     }
 
     #[test]

@@ -5,11 +5,16 @@
 //! 2. Pixels in small areas are *ink* (glyphs and their anti-aliasing); ink
 //!    dilated across letter gaps joins into words, and words on one line with
 //!    word-sized gaps join into *text lines* (labels, list rows, menu items,
-//!    which often have no border or fill at all).
+//!    which often have no border or fill at all). Words of one line further
+//!    apart than a space are its *items* too (menu titles, toolbar icons).
+//!    Each text segment covers its ink's hit area: a compact icon or glyph
+//!    gets the toolkit's usual padding around it, in units of the window's
+//!    text height (a flat button is only its icon on screen).
 //! 3. A small square region with a text line right beside it is a *labelled
 //!    control* (a checkbox or radio button with its label).
 //! 4. Boxes drawn as a thin border ([`super::boxes`]): buttons and fields
-//!    with a gradient fill and rounded corners.
+//!    with a gradient fill and rounded corners, linked buttons and their
+//!    group.
 //! 5. [`super::refine`] removes the background, noise and duplicates.
 
 use image::{Rgb, RgbImage, RgbaImage};
@@ -30,6 +35,14 @@ pub struct ClassicalSegmenter {
     pub letter_gap: u32,
     /// Words on one line join when the gap is below this share of the line height.
     pub word_gap_ratio: f64,
+    /// Within a line, words further apart than this share of the line height
+    /// are separate items too.
+    pub item_gap_ratio: f64,
+    /// A squarish item at most this many text heights wide (and at most two
+    /// high) is compact: an icon or a glyph.
+    pub compact_item_ratio: f64,
+    /// The padding around a compact item, in text heights on each side.
+    pub padding_ratio: f64,
     /// Text lines taller than this are not text.
     pub max_line_height: u32,
     pub boxes: super::boxes::BoxOptions,
@@ -44,11 +57,40 @@ impl Default for ClassicalSegmenter {
             max_glyph_side: 40,
             letter_gap: 3,
             word_gap_ratio: 0.9,
+            item_gap_ratio: 0.25,
+            compact_item_ratio: 2.5,
+            padding_ratio: 0.7,
             max_line_height: 48,
             boxes: super::boxes::BoxOptions::default(),
             refine: RefineOptions::default(),
         }
     }
+}
+
+/// A line of text: its box and the words (ink joined across letter gaps) in
+/// it, left to right.
+#[derive(Debug, Clone)]
+struct TextLine {
+    rect: PixelRect,
+    words: Vec<PixelRect>,
+}
+
+/// The window's unit of length for padding: the median height of its lines
+/// of text (of those at least three times as wide as high, words rather than
+/// digits and bullets; of all lines when there are none), 0 without text.
+fn text_height(lines: &[TextLine]) -> u32 {
+    let median = |mut heights: Vec<u32>| {
+        heights.sort_unstable();
+        heights.get(heights.len() / 2).copied()
+    };
+    let wide = lines
+        .iter()
+        .filter(|line| line.rect.width >= 3 * line.rect.height)
+        .map(|line| line.rect.height)
+        .collect();
+    median(wide)
+        .or_else(|| median(lines.iter().map(|line| line.rect.height).collect()))
+        .unwrap_or(0)
 }
 
 /// Per-label statistics of connected areas.
@@ -204,7 +246,7 @@ impl ClassicalSegmenter {
         width: u32,
         height: u32,
         regions: &[PixelRect],
-    ) -> Vec<PixelRect> {
+    ) -> Vec<TextLine> {
         let dilated = dilate(
             ink,
             width as usize,
@@ -235,10 +277,10 @@ impl ClassicalSegmenter {
                 .min_by_key(|region| region.area())
                 .copied()
         };
-        let mut lines: Vec<PixelRect> = Vec::new();
+        let mut lines: Vec<TextLine> = Vec::new();
         words.sort_by_key(|rect| (rect.x, rect.y));
         for word in words {
-            let joined = lines.iter_mut().find(|line| {
+            let joined = lines.iter_mut().find(|TextLine { rect: line, .. }| {
                 let overlap = line.y.max(word.y) < line.bottom().min(word.bottom());
                 let overlap_height = line
                     .bottom()
@@ -254,11 +296,69 @@ impl ClassicalSegmenter {
                     && container(&line.union(&word)) == container(&word)
             });
             match joined {
-                Some(line) => *line = line.union(&word),
-                None => lines.push(word),
+                Some(line) => {
+                    line.rect = line.rect.union(&word);
+                    line.words.push(word);
+                }
+                None => lines.push(TextLine {
+                    rect: word,
+                    words: vec![word],
+                }),
             }
         }
         lines
+    }
+
+    /// Where a click on this ink lands on its element: text and icons are
+    /// drawn inside padding that belongs to them (a flat button, a menu
+    /// title). A compact item (a squarish icon, or a single glyph no larger
+    /// than a text height: a digit, a close cross, a minimize bar) gets a square of
+    /// the toolkit's usual padding around it, measured in `unit`, the window's
+    /// typical text height (so it scales with the DPI); a word or a line a
+    /// margin in proportion to its own height. `rect` is dilated ink.
+    fn hit_area(&self, rect: PixelRect, unit: u32, width: u32, height: u32) -> PixelRect {
+        let dilation_x = self.letter_gap;
+        let ink_width = rect.width.saturating_sub(2 * dilation_x);
+        let ink_height = rect.height.saturating_sub(2);
+        let squarish = 2 * ink_width <= 3 * ink_height && 2 * ink_height <= 3 * ink_width;
+        let compact = (squarish
+            && f64::from(rect.width) <= self.compact_item_ratio * f64::from(unit)
+            && rect.height <= 2 * unit)
+            || (ink_width <= unit && ink_height <= unit);
+        if !compact {
+            return rect.padded(
+                (rect.height / 2).max(3),
+                (rect.height / 4).max(2),
+                width,
+                height,
+            );
+        }
+        let side = ink_width.max(ink_height) + (f64::from(unit) * 2.0 * self.padding_ratio) as u32;
+        rect.padded(
+            side.saturating_sub(rect.width).div_ceil(2),
+            side.saturating_sub(rect.height).div_ceil(2),
+            width,
+            height,
+        )
+    }
+
+    /// The separate items of a text line: runs of its words split where the
+    /// gap is wider than a word space (a menu bar's titles, a tab's label
+    /// and its close button, a toolbar's icons). Empty for a line of one item.
+    fn items(&self, line: &TextLine) -> Vec<PixelRect> {
+        let mut items: Vec<PixelRect> = Vec::new();
+        for word in &line.words {
+            match items.last_mut() {
+                Some(item)
+                    if f64::from(word.x.saturating_sub(item.right()))
+                        <= self.item_gap_ratio * f64::from(line.rect.height) =>
+                {
+                    *item = item.union(word);
+                }
+                _ => items.push(*word),
+            }
+        }
+        if items.len() < 2 { Vec::new() } else { items }
     }
 }
 
@@ -285,8 +385,13 @@ impl Segmenter for ClassicalSegmenter {
             let Some(stats) = stats else { continue };
             let rect = stats.rect();
             let fill = f64::from(stats.count) / rect.area() as f64;
+            // A straight rule one or two pixels thick is a separator or a
+            // piece of a border, not a glyph: as ink it would join the text
+            // on both sides of it.
+            let rule = rect.width.min(rect.height) <= 2 && rect.width.max(rect.height) >= 20;
             let glyph_sized = stats.count <= self.max_glyph_pixels
-                && rect.width.max(rect.height) <= self.max_glyph_side;
+                && rect.width.max(rect.height) <= self.max_glyph_side
+                && !rule;
             if stats.count >= self.min_region_pixels
                 && rect.width >= 6
                 && rect.height >= 6
@@ -337,12 +442,16 @@ impl Segmenter for ClassicalSegmenter {
             .map(|segment| segment.rect)
             .collect();
         let lines = self.text_lines(&ink, width, height, &regions);
+        let unit = text_height(&lines);
         for line in &lines {
-            let padded = line.padded(3, 2, width, height);
-            segments.push(
-                Segment::from_mask(SegmentKind::Text, Mask::full(padded)).expect("a full mask"),
-            );
+            for rect in std::iter::once(line.rect).chain(self.items(line)) {
+                let padded = self.hit_area(rect, unit, width, height);
+                segments.push(
+                    Segment::from_mask(SegmentKind::Text, Mask::full(padded)).expect("a full mask"),
+                );
+            }
         }
+        let lines: Vec<PixelRect> = lines.into_iter().map(|line| line.rect).collect();
         // A small square box with a text line just right of it, centred on the
         // same row: a checkbox or radio button and its label.
         for small in &small_boxes {
@@ -369,5 +478,88 @@ impl Segmenter for ClassicalSegmenter {
             );
         }
         Ok(finish(refine(segments, width, height, &self.refine)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgba;
+
+    /// Draws "text" as glyph-like bars (2 px wide, `height` high, 2 px apart)
+    /// from `x` over `width` pixels.
+    fn word(image: &mut RgbaImage, x: u32, y: u32, width: u32, height: u32) {
+        for bar in (x..x + width).step_by(4) {
+            for dy in 0..height {
+                for dx in 0..2 {
+                    image.put_pixel(bar + dx, y + dy, Rgba([40, 40, 40, 255]));
+                }
+            }
+        }
+    }
+
+    fn text_rects(segments: &[Segment]) -> Vec<PixelRect> {
+        segments
+            .iter()
+            .filter(|segment| segment.kind == SegmentKind::Text)
+            .map(|segment| segment.rect)
+            .collect()
+    }
+
+    #[test]
+    fn items_of_a_line_are_targets_and_an_icon_gets_its_padding() {
+        let mut image = RgbaImage::from_pixel(320, 140, Rgba([246, 245, 244, 255]));
+        // A sentence: the window's text height (dilated ink: 12 px).
+        word(&mut image, 20, 10, 160, 10);
+        word(&mut image, 20, 110, 140, 10);
+        // A menu bar: three titles on one line, further apart than words.
+        for x in [20, 52, 84] {
+            word(&mut image, x, 40, 22, 10);
+        }
+        // A flat close button: a 10 x 10 cross alone.
+        for k in 0..10 {
+            image.put_pixel(250 + k, 80 + k, Rgba([40, 40, 40, 255]));
+            image.put_pixel(259 - k, 80 + k, Rgba([40, 40, 40, 255]));
+        }
+        // A separator: a rule, not a glyph.
+        for y in 40..70 {
+            image.put_pixel(200, y, Rgba([150, 150, 150, 255]));
+        }
+        let segments = ClassicalSegmenter::default().segment(&image).unwrap();
+        let texts = text_rects(&segments);
+        assert!(
+            !texts.iter().any(|r| r.contains_point(200, 55)),
+            "a rule taken for text: {texts:?}"
+        );
+        // The line as a whole, and each title on its own.
+        assert!(
+            texts
+                .iter()
+                .any(|r| r.x <= 20 && r.right() >= 120 && r.y <= 40),
+            "no menu bar line in {texts:?}"
+        );
+        for x in [20, 52, 84] {
+            assert!(
+                texts
+                    .iter()
+                    .any(|r| r.x < x && r.x + 12 >= x && r.right() > x + 22 && r.right() < x + 36),
+                "no item at {x} in {texts:?}"
+            );
+        }
+        // The cross's hit area: a square of the cross and 0.7 text heights on
+        // each side (10 + 2 * 8 = 26 px, give or take rounding), centred on it.
+        let cross = texts
+            .iter()
+            .find(|r| r.contains_point(255, 85))
+            .unwrap_or_else(|| panic!("no segment on the cross in {texts:?}"));
+        assert!(
+            (24..=28).contains(&cross.width) && (24..=28).contains(&cross.height),
+            "{cross:?}"
+        );
+        let centre = (cross.x * 2 + cross.width, cross.y * 2 + cross.height);
+        assert!(
+            centre.0.abs_diff(510) <= 2 && centre.1.abs_diff(170) <= 2,
+            "{cross:?}"
+        );
     }
 }
