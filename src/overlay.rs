@@ -24,6 +24,8 @@ fn colour(kind: SegmentKind) -> Rgba<u8> {
         SegmentKind::Text => Rgba([30, 136, 229, 255]),
         SegmentKind::LabelledControl => Rgba([67, 160, 71, 255]),
         SegmentKind::Outline => Rgba([251, 140, 0, 255]),
+        SegmentKind::Row => Rgba([142, 36, 170, 255]),
+        SegmentKind::Slider => Rgba([0, 137, 123, 255]),
     }
 }
 

@@ -104,6 +104,8 @@ fn role_of(segment: &Segment, label: &str) -> &'static str {
         SegmentKind::LabelledControl => "checkbox",
         SegmentKind::Text => "text",
         SegmentKind::Outline => "box",
+        SegmentKind::Row => "list row",
+        SegmentKind::Slider => "slider",
         SegmentKind::Region if rect.width <= 28 && rect.height <= 28 && label.is_empty() => {
             "small box"
         }

@@ -12,6 +12,7 @@ pub mod cache;
 pub mod classical;
 pub mod refine;
 pub mod scale;
+pub mod sliders;
 pub mod ssim;
 
 use serde::{Deserialize, Serialize};
@@ -217,6 +218,11 @@ pub enum SegmentKind {
     LabelledControl,
     /// Something drawn with edges and no flat fill: an icon, an outline.
     Outline,
+    /// A row of a list or a table with no border of its own: the band across
+    /// its container that a row's contents repeat down at a regular pitch.
+    Row,
+    /// A slider: the track its knob can travel, as thick as the knob.
+    Slider,
 }
 
 /// One element of a window image.

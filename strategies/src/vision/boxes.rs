@@ -49,10 +49,10 @@ impl Default for BoxOptions {
 /// An edge run: along a row (`at` is the row) or a column (`at` is the
 /// column), from `start` to `end` inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Run {
-    at: u32,
-    start: u32,
-    end: u32,
+pub(super) struct Run {
+    pub(super) at: u32,
+    pub(super) start: u32,
+    pub(super) end: u32,
 }
 
 /// Luminance of an RGBA image, one byte a pixel.
@@ -169,16 +169,32 @@ fn has_side(runs: &[Run], at: u32, from: u32, to: u32, options: &BoxOptions) -> 
         })
 }
 
-/// The boxes with a visible border in an image given as its luminance.
+/// The line runs of an image along its rows and its columns, each in order
+/// of `at` (one line after another): what boxes and sliders are made of.
+#[derive(Debug, Clone)]
+pub struct Edges {
+    pub(super) rows: Vec<Run>,
+    pub(super) columns: Vec<Run>,
+}
+
+impl Edges {
+    pub fn find(luma: &[u8], width: u32, height: u32, options: &BoxOptions) -> Edges {
+        Edges {
+            rows: edge_runs(luma, width, height, true, options),
+            columns: edge_runs(luma, width, height, false, options),
+        }
+    }
+}
+
+/// The boxes with a visible border in an image given as its luminance, from
+/// its [`Edges`].
 pub fn bordered_boxes(
+    edges: &Edges,
     luma: &[u8],
     width: u32,
-    height: u32,
     options: &BoxOptions,
 ) -> Vec<PixelRect> {
-    let rows = edge_runs(luma, width, height, true, options);
-    let columns = edge_runs(luma, width, height, false, options);
-    // Rows are in order of `at` already (one line after another); columns too.
+    let (rows, columns) = (&edges.rows, &edges.columns);
     let mut boxes = Vec::new();
     for (idx, top) in rows.iter().enumerate() {
         let slack = options.corner_slack;
@@ -205,7 +221,7 @@ pub fn bordered_boxes(
         let (lo, hi) = (top.start.min(bottom.start), top.end.max(bottom.end));
         // A drawn line first; a step edge only where there is none (a step
         // is also seen a pixel outside every line).
-        let line_side = |x: u32| has_side(&columns, x, y0, y1, options);
+        let line_side = |x: u32| has_side(columns, x, y0, y1, options);
         let step_side = |x: u32| is_step_side(luma, width, x, y0, y1, options);
         let lefts = lo.saturating_sub(slack)..=lo + 1;
         let rights = hi.saturating_sub(1)..=(hi + slack).min(width - 1);
@@ -291,6 +307,12 @@ mod tests {
     use super::*;
     use image::{Rgba, RgbaImage};
 
+    fn find_boxes(luma: &[u8], width: u32, height: u32) -> Vec<PixelRect> {
+        let options = BoxOptions::default();
+        let edges = Edges::find(luma, width, height, &options);
+        bordered_boxes(&edges, luma, width, &options)
+    }
+
     /// A light window with GTK-like buttons: a 1 px border whose top and
     /// sides are one grey and bottom a darker one, anti-aliased rounded
     /// corners, and a vertical gradient fill.
@@ -353,7 +375,7 @@ mod tests {
         ];
         let image = gtk_like(&buttons);
         let luma = luminance(&image);
-        let found = bordered_boxes(&luma, 300, 200, &BoxOptions::default());
+        let found = find_boxes(&luma, 300, 200);
         for button in &buttons {
             assert!(
                 found.iter().any(|b| b == button),
@@ -372,7 +394,7 @@ mod tests {
             rect(20, 86, 34, 34),
         ];
         let image = gtk_like(&parts);
-        let found = bordered_boxes(&luminance(&image), 300, 200, &BoxOptions::default());
+        let found = find_boxes(&luminance(&image), 300, 200);
         for part in &parts {
             assert!(found.contains(part), "{part:?} not in {found:?}");
         }
@@ -403,7 +425,7 @@ mod tests {
             image.put_pixel(x, 20, grey(180));
             image.put_pixel(x, 52, grey(185));
         }
-        let found = bordered_boxes(&luminance(&image), 200, 80, &BoxOptions::default());
+        let found = find_boxes(&luminance(&image), 200, 80);
         let near = |want: PixelRect| {
             found.iter().any(|b| {
                 b.x.abs_diff(want.x) <= 1
@@ -438,9 +460,6 @@ mod tests {
             image.put_pixel(10, y, Rgba([150, 150, 150, 255]));
         }
         let luma = luminance(&image);
-        assert_eq!(
-            bordered_boxes(&luma, 200, 120, &BoxOptions::default()),
-            vec![]
-        );
+        assert_eq!(find_boxes(&luma, 200, 120), vec![]);
     }
 }

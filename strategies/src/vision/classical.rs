@@ -15,12 +15,18 @@
 //! 4. Boxes drawn as a thin border ([`super::boxes`]): buttons and fields
 //!    with a gradient fill and rounded corners, linked buttons and their
 //!    group.
-//! 5. [`super::refine`] removes the background, noise and duplicates.
+//! 5. Sliders ([`super::sliders`]): a thin track with a knob on it.
+//! 6. *Rows* of lists drawn without borders: inside a container, contents
+//!    that repeat down it at a regular pitch, wider than a paragraph's line
+//!    spacing; each row reaches across the container.
+//! 7. [`super::refine`] removes the background, noise and duplicates.
 
 use image::{Rgb, RgbImage, RgbaImage};
 use imageproc::region_labelling::{Connectivity, connected_components};
 
+use super::boxes::{Edges, bordered_boxes};
 use super::refine::{RefineOptions, refine};
+use super::sliders::{SliderOptions, sliders};
 use super::{Mask, PixelRect, Segment, SegmentKind, Segmenter, VisionError, finish};
 
 /// The segmenter's thresholds, in image pixels.
@@ -38,6 +44,12 @@ pub struct ClassicalSegmenter {
     /// Within a line, words further apart than this share of the line height
     /// are separate items too.
     pub item_gap_ratio: f64,
+    /// List rows: at least this many bands, at a pitch between these many
+    /// text heights, each pitch within this share of the run's first.
+    pub min_list_rows: usize,
+    pub min_row_pitch_ratio: f64,
+    pub max_row_pitch_ratio: f64,
+    pub row_pitch_tolerance: f64,
     /// A squarish item at most this many text heights wide (and at most two
     /// high) is compact: an icon or a glyph.
     pub compact_item_ratio: f64,
@@ -46,6 +58,7 @@ pub struct ClassicalSegmenter {
     /// Text lines taller than this are not text.
     pub max_line_height: u32,
     pub boxes: super::boxes::BoxOptions,
+    pub sliders: SliderOptions,
     pub refine: RefineOptions,
 }
 
@@ -58,10 +71,15 @@ impl Default for ClassicalSegmenter {
             letter_gap: 3,
             word_gap_ratio: 0.9,
             item_gap_ratio: 0.25,
+            min_list_rows: 3,
+            min_row_pitch_ratio: 1.5,
+            max_row_pitch_ratio: 5.0,
+            row_pitch_tolerance: 0.25,
             compact_item_ratio: 2.5,
             padding_ratio: 0.7,
             max_line_height: 48,
             boxes: super::boxes::BoxOptions::default(),
+            sliders: SliderOptions::default(),
             refine: RefineOptions::default(),
         }
     }
@@ -342,6 +360,102 @@ impl ClassicalSegmenter {
         )
     }
 
+    /// Rows of lists and tables drawn without borders: inside a container
+    /// (a region or a box), its direct contents (text lines and small
+    /// regions) fall into horizontal bands; a run of at least
+    /// `min_list_rows` bands at a regular pitch of at least
+    /// `min_row_pitch_ratio` text heights (wider than a paragraph's line
+    /// spacing) is a list, and each band's row reaches across the container
+    /// and half-way to its neighbours.
+    fn list_rows(
+        &self,
+        containers: &[PixelRect],
+        contents: &[PixelRect],
+        unit: u32,
+    ) -> Vec<PixelRect> {
+        let unit = f64::from(unit.max(1));
+        let min_pitch = self.min_row_pitch_ratio * unit;
+        let max_pitch = self.max_row_pitch_ratio * unit;
+        let big_enough = |rect: &PixelRect| {
+            f64::from(rect.width) >= 8.0 * unit && f64::from(rect.height) >= 3.0 * min_pitch
+        };
+        // Each content rectangle belongs to the smallest container around it.
+        let mut containers: Vec<PixelRect> = containers
+            .iter()
+            .filter(|rect| big_enough(rect))
+            .copied()
+            .collect();
+        containers.sort_by_key(|rect| (rect.area(), rect.y, rect.x));
+        containers.dedup();
+        let mut children: Vec<Vec<PixelRect>> = vec![Vec::new(); containers.len()];
+        for item in contents {
+            let parent = containers
+                .iter()
+                .position(|container| container != item && container.contains(item));
+            if let Some(parent) = parent {
+                children[parent].push(*item);
+            }
+        }
+        let mut rows = Vec::new();
+        for (container, mut items) in containers.iter().zip(children) {
+            items.retain(|item| item.height * 3 < container.height);
+            items.sort_by_key(|item| item.y);
+            // Bands: vertical extents of the items, merged where they overlap.
+            let mut bands: Vec<(u32, u32)> = Vec::new();
+            for item in items {
+                match bands.last_mut() {
+                    Some(band) if item.y < band.1 => band.1 = band.1.max(item.bottom()),
+                    _ => bands.push((item.y, item.bottom())),
+                }
+            }
+            let centre = |band: (u32, u32)| f64::from(band.0 + band.1) / 2.0;
+            let mut start = 0;
+            while start + 1 < bands.len() {
+                // The longest run from `start` whose pitches stay near its first.
+                let first_pitch = centre(bands[start + 1]) - centre(bands[start]);
+                let regular = |pitch: f64| {
+                    (min_pitch..=max_pitch).contains(&pitch)
+                        && (pitch - first_pitch).abs() <= self.row_pitch_tolerance * first_pitch
+                };
+                let mut end = start + 1;
+                while end + 1 < bands.len() && regular(centre(bands[end + 1]) - centre(bands[end]))
+                {
+                    end += 1;
+                }
+                if !regular(first_pitch) || end + 1 - start < self.min_list_rows {
+                    start += 1;
+                    continue;
+                }
+                let run = &bands[start..=end];
+                for (idx, band) in run.iter().enumerate() {
+                    // Half-way to the neighbours; at the ends of the run, the
+                    // same margin as on the other side.
+                    let gap_above = idx
+                        .checked_sub(1)
+                        .map(|before| band.0.saturating_sub(run[before].1));
+                    let gap_below = run.get(idx + 1).map(|after| after.0.saturating_sub(band.1));
+                    let (above, below) = match (gap_above, gap_below) {
+                        (Some(above), Some(below)) => (above, below),
+                        (Some(gap), None) | (None, Some(gap)) => (gap, gap),
+                        (None, None) => (0, 0),
+                    };
+                    let top = band.0.saturating_sub(above / 2).max(container.y);
+                    let bottom = (band.1 + below.div_ceil(2)).min(container.bottom());
+                    if bottom > top {
+                        rows.push(PixelRect {
+                            x: container.x,
+                            y: top,
+                            width: container.width,
+                            height: bottom - top,
+                        });
+                    }
+                }
+                start = end;
+            }
+        }
+        rows
+    }
+
     /// The separate items of a text line: runs of its words split where the
     /// gap is wider than a word space (a menu bar's titles, a tab's label
     /// and its close button, a toolbar's icons). Empty for a line of one item.
@@ -421,13 +535,14 @@ impl Segmenter for ClassicalSegmenter {
             }
         }
 
-        // Ink inside a region's box but outside its mask is the anti-aliasing
-        // of its rounded corners, not text.
+        // Ink inside a region's box (or a pixel outside it) but
+        // outside its mask is the anti-aliasing of its rounded corners and
+        // its border, not text.
         for segment in segments
             .iter()
             .filter(|segment| segment.kind == SegmentKind::Region)
         {
-            let rect = segment.rect;
+            let rect = segment.rect.padded(1, 1, width, height);
             for y in rect.y..rect.bottom() {
                 for x in rect.x..rect.right() {
                     if !segment.mask.get(x, y) {
@@ -472,10 +587,27 @@ impl Segmenter for ClassicalSegmenter {
         }
         // Boxes drawn as a thin border around a gradient or a busy fill.
         let luma = super::boxes::luminance(image);
-        for rect in super::boxes::bordered_boxes(&luma, width, height, &self.boxes) {
+        let edges = Edges::find(&luma, width, height, &self.boxes);
+        for rect in bordered_boxes(&edges, &luma, width, &self.boxes) {
             segments.push(
                 Segment::from_mask(SegmentKind::Outline, Mask::full(rect)).expect("a full mask"),
             );
+        }
+        for rect in sliders(&edges, &luma, (width, height), unit, &self.sliders) {
+            segments.push(
+                Segment::from_mask(SegmentKind::Slider, Mask::full(rect)).expect("a full mask"),
+            );
+        }
+        // Rows of lists without borders, from what repeats down a container.
+        let contents: Vec<PixelRect> = lines.iter().chain(&regions).copied().collect();
+        let containers: Vec<PixelRect> = segments
+            .iter()
+            .filter(|segment| matches!(segment.kind, SegmentKind::Region | SegmentKind::Outline))
+            .map(|segment| segment.rect)
+            .collect();
+        for rect in self.list_rows(&containers, &contents, unit) {
+            segments
+                .push(Segment::from_mask(SegmentKind::Row, Mask::full(rect)).expect("a full mask"));
         }
         Ok(finish(refine(segments, width, height, &self.refine)))
     }
@@ -561,5 +693,52 @@ mod tests {
             centre.0.abs_diff(510) <= 2 && centre.1.abs_diff(170) <= 2,
             "{cross:?}"
         );
+    }
+
+    fn rects_of(segments: &[Segment], kind: SegmentKind) -> Vec<PixelRect> {
+        segments
+            .iter()
+            .filter(|segment| segment.kind == kind)
+            .map(|segment| segment.rect)
+            .collect()
+    }
+
+    #[test]
+    fn a_list_without_borders_has_rows_and_a_paragraph_has_none() {
+        let mut image = RgbaImage::from_pixel(640, 260, Rgba([230, 230, 230, 255]));
+        // Two white panels: a list of five entries 30 px apart, with a
+        // swatch at the end of each; a paragraph of lines 14 px apart.
+        for (x0, x1) in [(20, 300), (340, 620)] {
+            for y in 20..220 {
+                for x in x0..x1 {
+                    image.put_pixel(x, y, Rgba([255, 255, 255, 255]));
+                }
+            }
+        }
+        for row in 0..5 {
+            let y = 40 + row * 30;
+            word(&mut image, 30, y, 40 + row * 8, 10);
+            for yy in y - 2..y + 12 {
+                for x in 260..290 {
+                    image.put_pixel(x, yy, Rgba([200, 120, 120, 255]));
+                }
+            }
+        }
+        for line in 0..10 {
+            word(&mut image, 350, 30 + line * 14, 240, 10);
+        }
+        let segments = ClassicalSegmenter::default().segment(&image).unwrap();
+        let rows = rects_of(&segments, SegmentKind::Row);
+        assert_eq!(rows.len(), 5, "{rows:?}");
+        for (row, rect) in rows.iter().enumerate() {
+            // Across the panel; from half-way to the row above to half-way
+            // to the row below (the entries' bands are 38 + 30 k to 52 + 30 k).
+            let top = 38 + 30 * row as u32 - 8;
+            assert_eq!((rect.x, rect.width), (20, 280), "{rect:?}");
+            assert!(
+                rect.y.abs_diff(top) <= 1 && rect.height.abs_diff(30) <= 1,
+                "{rect:?}"
+            );
+        }
     }
 }

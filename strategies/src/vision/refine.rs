@@ -35,6 +35,8 @@ fn priority(kind: SegmentKind) -> u8 {
         SegmentKind::LabelledControl => 1,
         SegmentKind::Text => 2,
         SegmentKind::Outline => 3,
+        SegmentKind::Row => 4,
+        SegmentKind::Slider => 5,
     }
 }
 
