@@ -160,40 +160,47 @@ fn the_segmentation_cache_is_reused_across_processes_only_while_the_target_is_un
 #[test]
 fn segmentation_recall_on_gtk3_widget_factory_with_accessibility_ground_truth() {
     let display = Display::start(1600, 1000);
-    let out = display.dir.path();
-    // The application and the reader of its AT-SPI tree share one D-Bus
-    // session; the script writes window.png and truth.json.
-    run_ok(
-        display
-            .command("dbus-run-session")
-            .args(["--", "bash"])
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/scripts/gtk-capture.sh"
-            ))
-            .arg("1")
-            .arg(out)
-            .env("REPRISE", env!("CARGO_BIN_EXE_reprise")),
-    );
-    let truth: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("truth.json")).unwrap()).unwrap();
-    let widgets: Vec<[f64; 4]> = truth
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|widget| rect_of(&widget["rect"]))
-        .collect();
-    assert!(
-        widgets.len() >= 40,
-        "the tree gave {} widgets",
-        widgets.len()
-    );
-    let (recall, _) = recall_and_precision(&display, &out.join("window.png"), &widgets);
-    // Measured 0.82 on the first page (BENCHMARKS.md); the floor keeps it
-    // from silently regressing.
-    assert!(
-        recall >= 0.75,
-        "recall {recall:.2} of {} widgets",
-        widgets.len()
-    );
+    let mut report = Vec::new();
+    for page in ["1", "2", "3"] {
+        let out = display.dir.path().join(format!("page{page}"));
+        std::fs::create_dir_all(&out).unwrap();
+        // The application and the reader of its AT-SPI tree share one D-Bus
+        // session; the script shows the page and writes window.png and
+        // truth.json.
+        run_ok(
+            display
+                .command("dbus-run-session")
+                .args(["--", "bash"])
+                .arg(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/scripts/gtk-capture.sh"
+                ))
+                .arg(page)
+                .arg(&out)
+                .env("REPRISE", env!("CARGO_BIN_EXE_reprise")),
+        );
+        let truth: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("truth.json")).unwrap())
+                .unwrap();
+        let widgets: Vec<[f64; 4]> = truth
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|widget| rect_of(&widget["rect"]))
+            .collect();
+        assert!(
+            widgets.len() >= 30,
+            "page {page}: the tree gave {} widgets",
+            widgets.len()
+        );
+        let (recall, precision) = recall_and_precision(&display, &out.join("window.png"), &widgets);
+        report.push(format!(
+            "page {page}: recall {recall:.2} precision {precision:.2} of {} widgets",
+            widgets.len()
+        ));
+        // Measured 0.98, 1.00 and 0.98 (BENCHMARKS.md); the floor keeps it
+        // from silently regressing.
+        assert!(recall >= 0.9, "recall fell below the floor: {report:?}");
+    }
+    eprintln!("{}", report.join("\n"));
 }
