@@ -77,61 +77,76 @@ fn edge_runs(
     options: &BoxOptions,
 ) -> Vec<Run> {
     let (w, h) = (width as usize, height as usize);
-    let (lines, length) = if horizontal { (h, w) } else { (w, h) };
-    let across_len = if horizontal { h } else { w };
+    let strong = i16::from(options.min_contrast);
+    let weak = i16::from(options.min_weak_contrast);
+    // Whether the pixel at `idx` is on a line running across `stride` (the
+    // step to the neighbour across the line); `before2`/`after2`: whether
+    // the pixels two steps across exist. A line is darker (or lighter) than
+    // both sides: strongly on one side, at least weakly on the other (a
+    // button's outer edge often meets a shadow or a fill of nearly its shade).
+    let on_line = |idx: usize, stride: usize, before2: bool, after2: bool| {
+        let here = i16::from(luma[idx]);
+        let step = |other: usize| here - i16::from(luma[other]);
+        let between = |a: i16, b: i16| {
+            a.signum() == b.signum()
+                && a.abs().max(b.abs()) >= strong
+                && a.abs().min(b.abs()) >= weak
+        };
+        let (before, after) = (step(idx - stride), step(idx + stride));
+        between(before, after)
+            || (after2 && after.abs() < weak && between(before, step(idx + 2 * stride)))
+            || (before2 && before.abs() < weak && between(step(idx - 2 * stride), after))
+    };
     let mut runs = Vec::new();
-    for line in 0..lines {
-        let mut start: Option<usize> = None;
-        for pos in 0..=length {
-            let on_line = pos < length && {
-                // `across(k)`: the pixel k steps across the line from here.
-                let across = |k: isize| -> Option<u8> {
-                    let c = line as isize + k;
-                    if c < 0 || c as usize >= across_len {
-                        return None;
+    // A run of `line` that ended before `pos`, if long enough.
+    let close = |line: usize, first: usize, pos: usize, runs: &mut Vec<Run>| {
+        if (pos - first) as u32 >= options.min_run {
+            runs.push(Run {
+                at: line as u32,
+                start: first as u32,
+                end: pos as u32 - 1,
+            });
+        }
+    };
+    // Row by row either way, so the pixels are read in memory order. The
+    // first and last line have no pixel on one side: no line there.
+    if horizontal {
+        for y in 1..h.saturating_sub(1) {
+            let mut start: Option<usize> = None;
+            for x in 0..=w {
+                let here = x < w && on_line(y * w + x, w, y >= 2, y + 2 < h);
+                match (here, start) {
+                    (true, None) => start = Some(x),
+                    (false, Some(first)) => {
+                        close(y, first, x, &mut runs);
+                        start = None;
                     }
-                    let (x, y) = if horizontal {
-                        (pos, c as usize)
-                    } else {
-                        (c as usize, pos)
-                    };
-                    Some(luma[y * w + x])
-                };
-                let here = i16::from(across(0).unwrap_or(0));
-                // A line is darker (or lighter) than both sides: strongly on
-                // one side, at least weakly on the other (a button's outer
-                // edge often meets a shadow or a fill of nearly its shade).
-                let step = |k: isize| across(k).map(|other| here - i16::from(other));
-                let strong = i16::from(options.min_contrast);
-                let weak = i16::from(options.min_weak_contrast);
-                let line_between = |a: Option<i16>, b: Option<i16>| match (a, b) {
-                    (Some(a), Some(b)) => {
-                        a.signum() == b.signum()
-                            && a.abs().max(b.abs()) >= strong
-                            && a.abs().min(b.abs()) >= weak
-                    }
-                    _ => false,
-                };
-                let alike = |k: isize| step(k).is_some_and(|d| d.abs() < weak);
-                line_between(step(-1), step(1))
-                    || (alike(1) && line_between(step(-1), step(2)))
-                    || (alike(-1) && line_between(step(-2), step(1)))
-            };
-            match (on_line, start) {
-                (true, None) => start = Some(pos),
-                (false, Some(first)) => {
-                    if (pos - first) as u32 >= options.min_run {
-                        runs.push(Run {
-                            at: line as u32,
-                            start: first as u32,
-                            end: pos as u32 - 1,
-                        });
-                    }
-                    start = None;
+                    _ => {}
                 }
-                _ => {}
             }
         }
+    } else {
+        let mut starts: Vec<Option<usize>> = vec![None; w];
+        for y in 0..=h {
+            let inner = 1..w.saturating_sub(1);
+            for (x, start) in starts
+                .iter_mut()
+                .enumerate()
+                .take(inner.end)
+                .skip(inner.start)
+            {
+                let here = y < h && on_line(y * w + x, 1, x >= 2, x + 2 < w);
+                match (here, *start) {
+                    (true, None) => *start = Some(y),
+                    (false, Some(first)) => {
+                        close(x, first, y, &mut runs);
+                        *start = None;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        runs.sort_unstable_by_key(|run| (run.at, run.start));
     }
     runs
 }

@@ -246,12 +246,16 @@ fn dilate(bits: &[bool], width: usize, height: usize, rx: usize, ry: usize) -> V
             horizontal[y * width + x] = near_before || near_after;
         }
     }
+    // Vertically, row by row (in memory order): a row is the union of the
+    // rows within `ry` of it.
     let mut out = vec![false; bits.len()];
-    for x in 0..width {
-        for y in 0..height {
-            let from = y.saturating_sub(ry);
-            let to = (y + ry).min(height - 1);
-            out[y * width + x] = (from..=to).any(|yy| horizontal[yy * width + x]);
+    for y in 0..height {
+        let row = &mut out[y * width..(y + 1) * width];
+        for near in y.saturating_sub(ry)..=(y + ry).min(height - 1) {
+            let source = &horizontal[near * width..(near + 1) * width];
+            for (bit, set) in row.iter_mut().zip(source) {
+                *bit |= *set;
+            }
         }
     }
     out
