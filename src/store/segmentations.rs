@@ -30,6 +30,12 @@ pub struct NewSegmentation<'a> {
     pub segments_json: &'a str,
 }
 
+/// The cache lookup's query: answered from the index `segmentations_key`
+/// alone (schema version 5).
+pub(super) const CANDIDATES: &str =
+    "SELECT id, phash, thumbnail_width, image_hash FROM segmentations
+     WHERE segmenter = ?1 AND width = ?2 AND height = ?3 ORDER BY id DESC";
+
 impl Store {
     /// Rows of this segmenter for images of this size.
     pub fn segmentation_candidates(
@@ -38,10 +44,7 @@ impl Store {
         width: u32,
         height: u32,
     ) -> Result<Vec<SegmentationRow>> {
-        let mut statement = self.conn.prepare_cached(
-            "SELECT id, phash, thumbnail_width, image_hash FROM segmentations
-             WHERE segmenter = ?1 AND width = ?2 AND height = ?3 ORDER BY id DESC",
-        )?;
+        let mut statement = self.conn.prepare_cached(CANDIDATES)?;
         let rows = statement.query_map(params![segmenter, width, height], |row| {
             Ok(SegmentationRow {
                 id: row.get(0)?,

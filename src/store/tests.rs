@@ -409,3 +409,56 @@ fn a_patch_whose_key_frame_is_missing_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[test]
+fn a_version_4_store_keeps_its_cached_segmentations_and_finds_them_by_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.sqlite");
+    let new = |phash: u64| NewSegmentation {
+        segmenter: "classical-test",
+        width: 800,
+        height: 600,
+        phash,
+        thumbnail: &[7; 12],
+        thumbnail_width: 4,
+        image_hash: "00ab",
+        image_png: b"not looked at here",
+        segments_json: "[]",
+    };
+    {
+        // A store as version 4 left it: the old index, two cached rows.
+        let mut store = Store::open(&path).unwrap();
+        store
+            .conn
+            .execute_batch(
+                "DROP INDEX segmentations_key;
+                 CREATE INDEX segmentations_size ON segmentations(segmenter, width, height);
+                 PRAGMA user_version = 4;",
+            )
+            .unwrap();
+        store.insert_segmentation(&new(1)).unwrap();
+        store.insert_segmentation(&new(2)).unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let version: i64 = store
+        .conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, schema::VERSION);
+    let rows = store
+        .segmentation_candidates("classical-test", 800, 600)
+        .unwrap();
+    let phashes: Vec<u64> = rows.iter().map(|row| row.phash).collect();
+    assert_eq!(phashes, vec![2, 1], "newest first");
+    assert_eq!(rows[0].image_hash, "00ab");
+    assert_eq!(rows[0].thumbnail_width, 4);
+    let plan: String = store
+        .conn
+        .query_row(
+            &format!("EXPLAIN QUERY PLAN {}", segmentations::CANDIDATES),
+            params!["classical-test", 800, 600],
+            |row| row.get(3),
+        )
+        .unwrap();
+    assert!(plan.contains("COVERING INDEX segmentations_key"), "{plan}");
+}
