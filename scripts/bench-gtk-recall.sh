@@ -10,13 +10,9 @@ profile=${1:-release}
 bash scripts/setup-debian.sh # gtk-3-examples and python3-pyatspi among the rest
 if [[ $profile == release ]]; then cargo build --release --locked --bin reprise; else cargo build --locked --bin reprise; fi
 reprise=$PWD/target/$profile/reprise
-work=$(mktemp -d)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
 unset WAYLAND_DISPLAY XDG_SESSION_TYPE
 source scripts/display.sh
-start_display 1600x1000 "$work"
+start_private_display 1600x1000
 
 measure() { # label, page (1 to 3)
   local label=$1 page=$2 w h

@@ -14,14 +14,9 @@ profile=${3:-release}
 unset WAYLAND_DISPLAY XDG_SESSION_TYPE
 if [[ $profile == release ]]; then cargo build --release --locked --bin reprise; else cargo build --locked --bin reprise; fi
 reprise=$PWD/target/$profile/reprise
-work=$(mktemp -d)
-export REPRISE_STORE=$work/store.sqlite
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-
 source scripts/display.sh
-start_display 1920x1080 "$work"
+start_private_display 1920x1080
+export REPRISE_STORE=$work/store.sqlite
 xcalc -geometry +100+100 >/dev/null 2>&1 & pids+=($!)
 xterm -geometry 80x24+600+100 >/dev/null 2>&1 & pids+=($!)
 sleep 1

@@ -16,14 +16,9 @@ if [[ $profile == release ]]; then cargo build --release --locked --bin reprise;
 cargo build --locked -p reprise-fixture
 reprise=$PWD/target/$profile/reprise
 fixture=$PWD/target/debug/reprise-fixture
-work=$(mktemp -d)
-export REPRISE_STORE=$work/store.sqlite
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-
 source scripts/display.sh
-start_display 1280x800 "$work"
+start_private_display 1280x800
+export REPRISE_STORE=$work/store.sqlite
 "$reprise" import recordings/fixture-demo.reprise >/dev/null
 
 expected='click User name,click Remember me,click row:Gamma,double_click row:Gamma,click Save,text alice'

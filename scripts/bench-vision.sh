@@ -9,12 +9,8 @@ unset WAYLAND_DISPLAY XDG_SESSION_TYPE
 cargo build --release --locked --bin reprise
 cargo build --locked -p reprise-fixture
 reprise=$PWD/target/release/reprise
-work=$(mktemp -d)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
 source scripts/display.sh
-start_display 1920x1080 "$work"
+start_private_display 1920x1080
 xcalc -geometry +1300+100 >/dev/null 2>&1 & pids+=($!)
 xterm -geometry 80x24+1000+600 >/dev/null 2>&1 & pids+=($!)
 sleep 0.5

@@ -28,3 +28,12 @@ start_display() { # SIZE (e.g. 1280x800) WORKDIR
   echo "error: openbox on display $DISPLAY does not manage windows" >&2
   return 1
 }
+
+# For a script of its own: a fresh work directory (`work`) and a private
+# display; on exit, everything in `pids` is killed and the directory removed.
+start_private_display() { # SIZE
+  work=$(mktemp -d)
+  pids=()
+  trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"' EXIT
+  start_display "$1" "$work"
+}
