@@ -218,7 +218,7 @@ fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
 
 /// The classical segmenter's name and version in the segmentation cache; a
 /// change to its output must change this, so stale segmentations are not reused.
-pub const CLASSICAL_SEGMENTER: &str = "classical-4";
+pub const CLASSICAL_SEGMENTER: &str = "classical-5";
 
 /// Writes to a temporary file beside the target and renames it, so a failed
 /// write never leaves a half-written file under the requested name.

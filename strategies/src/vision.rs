@@ -182,7 +182,11 @@ impl Mask {
     /// non-convex mask's centroid may not be), else the covered pixel nearest
     /// to it.
     pub fn click_point(&self) -> Option<(u32, u32)> {
-        let (cx, cy) = self.centroid()?;
+        self.click_point_near(self.centroid()?)
+    }
+
+    /// The covered pixel nearest `centroid` (the mask's own centroid).
+    fn click_point_near(&self, (cx, cy): (f64, f64)) -> Option<(u32, u32)> {
         let (px, py) = (cx.floor() as u32, cy.floor() as u32);
         if self.get(px, py) {
             return Some((px, py));
@@ -244,7 +248,7 @@ impl Segment {
     /// A segment from a mask, with its centroid and click point.
     pub fn from_mask(kind: SegmentKind, mask: Mask) -> Option<Segment> {
         let centroid = mask.centroid()?;
-        let click_point = mask.click_point()?;
+        let click_point = mask.click_point_near(centroid)?;
         Some(Segment {
             id: 0,
             kind,

@@ -1,7 +1,9 @@
 //! Classical segmentation for user interfaces, with no model weights.
 //!
 //! 1. Quantize the colours and label connected areas of one colour: large,
-//!    compact ones are *regions* (buttons, text fields, panels, boxes).
+//!    compact ones are *regions* (buttons, text fields, panels, boxes),
+//!    unless they are bands of a gradient (soft edges, lighter on one side
+//!    and darker on another) or glyph-sized shapes drawn with strokes.
 //! 2. Pixels in small areas are *ink* (glyphs and their anti-aliasing); ink
 //!    dilated across letter gaps joins into words, and words on one line with
 //!    word-sized gaps join into *text lines* (labels, list rows, menu items,
@@ -34,6 +36,13 @@ use super::{Mask, PixelRect, Segment, SegmentKind, Segmenter, VisionError, finis
 pub struct ClassicalSegmenter {
     /// A flat area at least this large (pixels) is a region candidate.
     pub min_region_pixels: u32,
+    /// A flat area whose boundary is mostly soft (more than this share; the
+    /// colour beyond it one quantization step away, lighter on one side and
+    /// darker on another) is a band of a gradient, not a region.
+    pub max_soft_edge_share: f64,
+    /// A glyph-sized area is a region (a small box) only when it fills at
+    /// least this share of its rectangle; otherwise it is a stroked shape.
+    pub min_glyph_region_fill: f64,
     /// Areas smaller than this, with no side longer than `max_glyph_side`, are ink.
     pub max_glyph_pixels: u32,
     pub max_glyph_side: u32,
@@ -66,6 +75,8 @@ impl Default for ClassicalSegmenter {
     fn default() -> Self {
         ClassicalSegmenter {
             min_region_pixels: 60,
+            max_soft_edge_share: 0.5,
+            min_glyph_region_fill: 0.6,
             max_glyph_pixels: 160,
             max_glyph_side: 40,
             letter_gap: 3,
@@ -154,6 +165,60 @@ fn area_stats(labels: &image::ImageBuffer<image::Luma<u32>, Vec<u32>>) -> Vec<Op
         entry.count += 1;
     }
     stats
+}
+
+/// Which labels are bands of a gradient rather than elements: most of the
+/// label's boundary (pixel pairs across which the label changes) is soft, the
+/// colour beyond it only one quantization step away, and that colour is
+/// lighter along part of the boundary and darker along another part (a flat
+/// field on a panel of nearly its shade is soft all round but one way only).
+fn gradient_bands(
+    quantized: &RgbImage,
+    labels: &image::ImageBuffer<image::Luma<u32>, Vec<u32>>,
+    n_labels: usize,
+    max_soft_share: f64,
+) -> Vec<bool> {
+    let (width, height) = quantized.dimensions();
+    let (colours, ids) = (quantized.as_raw(), labels.as_raw());
+    // Per label: boundary pairs in all; soft ones towards a lighter colour,
+    // and towards a darker one.
+    let mut counts = vec![[0u32; 3]; n_labels];
+    let mut pair = |a: usize, b: usize| {
+        let (label_a, label_b) = (ids[a] as usize, ids[b] as usize);
+        if label_a == label_b {
+            return;
+        }
+        let (pa, pb) = (&colours[a * 3..a * 3 + 3], &colours[b * 3..b * 3 + 3]);
+        let near = pa.iter().zip(pb).all(|(ca, cb)| ca.abs_diff(*cb) <= 4);
+        let sum = |pixel: &[u8]| pixel.iter().map(|c| u32::from(*c)).sum::<u32>();
+        counts[label_a][0] += 1;
+        counts[label_b][0] += 1;
+        if near && sum(pa) != sum(pb) {
+            let a_darker = sum(pa) < sum(pb);
+            counts[label_a][if a_darker { 1 } else { 2 }] += 1;
+            counts[label_b][if a_darker { 2 } else { 1 }] += 1;
+        }
+    };
+    let (w, h) = (width as usize, height as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let idx = y * w + x;
+            if x + 1 < w {
+                pair(idx, idx + 1);
+            }
+            if y + 1 < h {
+                pair(idx, idx + w);
+            }
+        }
+    }
+    counts
+        .iter()
+        .map(|[total, lighter, darker]| {
+            let total = f64::from((*total).max(1));
+            f64::from(lighter + darker) / total > max_soft_share
+                && f64::from(*lighter.min(darker)) >= 0.1 * total
+        })
+        .collect()
 }
 
 /// The most common colour on the image's border: the window's background.
@@ -495,6 +560,7 @@ impl Segmenter for ClassicalSegmenter {
         let background = border_colour(&quantized);
         let labels = connected_components(&quantized, Connectivity::Four, background);
         let stats = area_stats(&labels);
+        let bands = gradient_bands(&quantized, &labels, stats.len(), self.max_soft_edge_share);
 
         let mut segments: Vec<Segment> = Vec::new();
         let mut ink = vec![false; (width * height) as usize];
@@ -510,10 +576,15 @@ impl Segmenter for ClassicalSegmenter {
             let glyph_sized = stats.count <= self.max_glyph_pixels
                 && rect.width.max(rect.height) <= self.max_glyph_side
                 && !rule;
+            // A glyph-sized shape drawn with strokes (a letter or an icon at
+            // a high DPI) is ink even when it is big enough to be a region.
+            let stroked = glyph_sized && fill < self.min_glyph_region_fill;
             if stats.count >= self.min_region_pixels
                 && rect.width >= 6
                 && rect.height >= 6
                 && fill >= 0.4
+                && !stroked
+                && !bands[label]
             {
                 let mask = filled_mask(&labels, label as u32, rect);
                 if let Some(segment) = Segment::from_mask(SegmentKind::Region, mask) {
@@ -744,5 +815,66 @@ mod tests {
                 "{rect:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_gradient_is_not_a_heap_of_regions_but_a_field_one_shade_off_is_a_region() {
+        let mut image = RgbaImage::from_pixel(400, 200, Rgba([246, 245, 244, 255]));
+        // A colour plane: a diagonal gradient (a colour chooser's).
+        for y in 10..190 {
+            for x in 10..190 {
+                let red = 120 + ((x + y) / 3) as u8;
+                image.put_pixel(x, y, Rgba([red, (x / 4) as u8, 20, 255]));
+            }
+        }
+        // A text field barely lighter than its panel.
+        for y in 80..110 {
+            for x in 220..380 {
+                image.put_pixel(x, y, Rgba([251, 250, 249, 255]));
+            }
+        }
+        let segments = ClassicalSegmenter::default().segment(&image).unwrap();
+        let regions = rects_of(&segments, SegmentKind::Region);
+        let in_plane = regions
+            .iter()
+            .filter(|r| r.x >= 10 && r.right() <= 190 && r.area() < 150 * 150)
+            .count();
+        assert!(
+            in_plane <= 2,
+            "{in_plane} regions in the gradient: {regions:?}"
+        );
+        assert!(
+            regions.contains(&PixelRect {
+                x: 220,
+                y: 80,
+                width: 160,
+                height: 30
+            }),
+            "{regions:?}"
+        );
+    }
+
+    #[test]
+    fn a_stroked_icon_at_a_high_dpi_is_ink_with_a_hit_area() {
+        let mut image = RgbaImage::from_pixel(200, 100, Rgba([246, 245, 244, 255]));
+        // A close cross 16 px wide with strokes 4 px across (as at scale 2):
+        // large enough for a region, but drawn with strokes.
+        for k in 0..16i32 {
+            for t in -1..=2i32 {
+                for (x, y) in [(k + t, k), (15 - k + t, k)] {
+                    if (0..16).contains(&x) {
+                        image.put_pixel(100 + x as u32, 40 + y as u32, Rgba([40, 40, 40, 255]));
+                    }
+                }
+            }
+        }
+        let segments = ClassicalSegmenter::default().segment(&image).unwrap();
+        let texts = text_rects(&segments);
+        assert!(
+            texts
+                .iter()
+                .any(|r| r.contains_point(108, 48) && r.width > 20 && r.height > 20),
+            "no hit area around the cross: {segments:?}"
+        );
     }
 }

@@ -41,30 +41,48 @@ fn priority(kind: SegmentKind) -> u8 {
 }
 
 /// Morphological opening (erosion then dilation, 3x3) of a mask; `None` when
-/// nothing is left.
+/// nothing is left. Outside the mask counts as unset. The 3x3 square is
+/// separable: each step is a pass along the rows, then one down the columns.
 pub fn open(mask: &Mask) -> Option<Mask> {
-    let (w, h) = (mask.rect.width as i64, mask.rect.height as i64);
-    let at = |bits: &[bool], x: i64, y: i64| {
-        x >= 0 && y >= 0 && x < w && y < h && bits[(y * w + x) as usize]
-    };
-    let mut eroded = vec![false; mask.bits.len()];
-    for y in 0..h {
-        for x in 0..w {
-            eroded[(y * w + x) as usize] =
-                (-1..=1).all(|dy| (-1..=1).all(|dx| at(&mask.bits, x + dx, y + dy)));
-        }
-    }
-    let mut opened = vec![false; mask.bits.len()];
-    for y in 0..h {
-        for x in 0..w {
-            opened[(y * w + x) as usize] =
-                (-1..=1).any(|dy| (-1..=1).any(|dx| at(&eroded, x + dx, y + dy)));
-        }
-    }
+    let (w, h) = (mask.rect.width as usize, mask.rect.height as usize);
+    let eroded = square_pass(&mask.bits, w, h, true);
+    let opened = square_pass(&eroded, w, h, false);
     opened.iter().any(|bit| *bit).then_some(Mask {
         rect: mask.rect,
         bits: opened,
     })
+}
+
+/// One 3x3 erosion (`erode`: a pixel stays set only if its whole square is
+/// set, pixels outside counting as unset) or dilation (set if any of its
+/// square is).
+fn square_pass(bits: &[bool], w: usize, h: usize, erode: bool) -> Vec<bool> {
+    let combine = |a: bool, b: bool| if erode { a && b } else { a || b };
+    let at = |line: &[bool], idx: Option<usize>| idx.and_then(|idx| line.get(idx).copied());
+    // Along the rows: each pixel with its left and right neighbours.
+    let mut across = vec![false; bits.len()];
+    for (row, out) in bits.chunks(w.max(1)).zip(across.chunks_mut(w.max(1))) {
+        for (x, bit) in out.iter_mut().enumerate() {
+            let [left, right] =
+                [at(row, x.checked_sub(1)), at(row, Some(x + 1))].map(|side| side.unwrap_or(false));
+            *bit = if erode {
+                left && row[x] && right
+            } else {
+                left || row[x] || right
+            };
+        }
+    }
+    // Down the columns, row by row in memory order.
+    let mut out = vec![false; bits.len()];
+    for y in 0..h {
+        for x in 0..w {
+            let here = across[y * w + x];
+            let above = y.checked_sub(1).is_some_and(|up| across[up * w + x]);
+            let below = y + 1 < h && across[(y + 1) * w + x];
+            out[y * w + x] = combine(combine(above, here), below);
+        }
+    }
+    out
 }
 
 /// Refines candidate segments of a `width` x `height` image.
@@ -83,7 +101,8 @@ pub fn refine(
     };
     let mut kept: Vec<Segment> = Vec::new();
     let mut candidates = candidates;
-    candidates.sort_by_key(|segment| {
+    // The key counts a mask's pixels: computed once per candidate.
+    candidates.sort_by_cached_key(|segment| {
         (
             priority(segment.kind),
             std::cmp::Reverse(segment.mask.count()),
