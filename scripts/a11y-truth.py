@@ -6,7 +6,10 @@ application). Prints a JSON array of {"role", "name", "rect": [x, y, w, h]}
 in the coordinates of the window whose client area starts at ORIGIN_X,
 ORIGIN_Y on the screen.
 
-Usage: a11y-truth.py APPLICATION_NAME ORIGIN_X ORIGIN_Y WIDTH HEIGHT
+Under GDK_SCALE, GTK reports its boxes in logical pixels: SCALE (default 1)
+turns them into the image's pixels.
+
+Usage: a11y-truth.py APPLICATION_NAME ORIGIN_X ORIGIN_Y WIDTH HEIGHT [SCALE]
 """
 import json
 import sys
@@ -26,6 +29,7 @@ MAX_NODES = 20000
 
 def main():
     app_name, ox, oy, width, height = sys.argv[1], *map(int, sys.argv[2:6])
+    scale = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     desktop = pyatspi.Registry.getDesktop(0)
     apps = [app for app in desktop if app is not None and app.name == app_name]
     if not apps:
@@ -50,7 +54,8 @@ def main():
             box = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
         except NotImplementedError:
             continue
-        x, y, w, h = box.x - ox, box.y - oy, box.width, box.height
+        x, y = box.x * scale - ox, box.y * scale - oy
+        w, h = box.width * scale, box.height * scale
         # Hidden widgets report about -2^31; keep what lies in the window.
         if w < 4 or h < 4 or x < 0 or y < 0 or x + w > width or y + h > height:
             continue
