@@ -198,7 +198,7 @@ impl<R: TextReader> Describer for OfflineDescriber<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vision::{Mask, PixelRect};
+    use crate::vision::PixelRect;
 
     struct Fixed(Vec<&'static str>);
 
@@ -209,14 +209,14 @@ mod tests {
     }
 
     pub(super) fn segment(kind: SegmentKind, x: u32, y: u32, width: u32, height: u32) -> Segment {
-        Segment::from_mask(
+        Segment::full(
             kind,
-            Mask::full(PixelRect {
+            PixelRect {
                 x,
                 y,
                 width,
                 height,
-            }),
+            },
         )
         .unwrap()
     }

@@ -245,6 +245,11 @@ pub struct Segment {
 }
 
 impl Segment {
+    /// A segment covering the whole of `rect`; `None` when it is empty.
+    pub fn full(kind: SegmentKind, rect: PixelRect) -> Option<Segment> {
+        Segment::from_mask(kind, Mask::full(rect))
+    }
+
     /// A segment from a mask, with its centroid and click point.
     pub fn from_mask(kind: SegmentKind, mask: Mask) -> Option<Segment> {
         let centroid = mask.centroid()?;

@@ -603,10 +603,7 @@ impl Segmenter for ClassicalSegmenter {
                 }
             } else if fill < 0.4 && rect.width >= 8 && rect.height >= 8 && stats.count >= 16 {
                 // A thin frame with no fill of its own: an outlined box.
-                segments.push(
-                    Segment::from_mask(SegmentKind::Outline, Mask::full(rect))
-                        .expect("a full mask"),
-                );
+                segments.extend(Segment::full(SegmentKind::Outline, rect));
             }
         }
 
@@ -636,9 +633,7 @@ impl Segmenter for ClassicalSegmenter {
         for line in &lines {
             for rect in std::iter::once(line.rect).chain(self.items(line)) {
                 let padded = self.hit_area(rect, unit, width, height);
-                segments.push(
-                    Segment::from_mask(SegmentKind::Text, Mask::full(padded)).expect("a full mask"),
-                );
+                segments.extend(Segment::full(SegmentKind::Text, padded));
             }
         }
         let lines: Vec<PixelRect> = lines.into_iter().map(|line| line.rect).collect();
@@ -654,25 +649,24 @@ impl Segmenter for ClassicalSegmenter {
             });
             if let Some(label) = label {
                 let rect = small.union(&label.padded(3, 2, width, height));
-                segments.push(
-                    Segment::from_mask(SegmentKind::LabelledControl, Mask::full(rect))
-                        .expect("a full mask"),
-                );
+                segments.extend(Segment::full(SegmentKind::LabelledControl, rect));
             }
         }
         // Boxes drawn as a thin border around a gradient or a busy fill.
         let luma = super::boxes::luminance(image);
         let edges = Edges::find(&luma, width, height, &self.boxes);
-        for rect in bordered_boxes(&edges, &luma, width, &self.boxes) {
-            segments.push(
-                Segment::from_mask(SegmentKind::Outline, Mask::full(rect)).expect("a full mask"),
-            );
-        }
-        for rect in sliders(&edges, &luma, (width, height), unit, &self.sliders) {
-            segments.push(
-                Segment::from_mask(SegmentKind::Slider, Mask::full(rect)).expect("a full mask"),
-            );
-        }
+        let boxes = bordered_boxes(&edges, &luma, width, &self.boxes);
+        let sliders = sliders(&edges, &luma, (width, height), unit, &self.sliders);
+        segments.extend(
+            boxes
+                .into_iter()
+                .filter_map(|rect| Segment::full(SegmentKind::Outline, rect)),
+        );
+        segments.extend(
+            sliders
+                .into_iter()
+                .filter_map(|rect| Segment::full(SegmentKind::Slider, rect)),
+        );
         // Rows of lists without borders, from what repeats down a container.
         let contents: Vec<PixelRect> = lines.iter().chain(&regions).copied().collect();
         let containers: Vec<PixelRect> = segments
@@ -680,10 +674,11 @@ impl Segmenter for ClassicalSegmenter {
             .filter(|segment| matches!(segment.kind, SegmentKind::Region | SegmentKind::Outline))
             .map(|segment| segment.rect)
             .collect();
-        for rect in self.list_rows(&containers, &contents, unit) {
-            segments
-                .push(Segment::from_mask(SegmentKind::Row, Mask::full(rect)).expect("a full mask"));
-        }
+        let rows = self.list_rows(&containers, &contents, unit);
+        segments.extend(
+            rows.into_iter()
+                .filter_map(|rect| Segment::full(SegmentKind::Row, rect)),
+        );
         Ok(finish(refine(segments, width, height, &self.refine)))
     }
 }
@@ -705,10 +700,10 @@ mod tests {
         }
     }
 
-    fn text_rects(segments: &[Segment]) -> Vec<PixelRect> {
+    fn rects_of(segments: &[Segment], kind: SegmentKind) -> Vec<PixelRect> {
         segments
             .iter()
-            .filter(|segment| segment.kind == SegmentKind::Text)
+            .filter(|segment| segment.kind == kind)
             .map(|segment| segment.rect)
             .collect()
     }
@@ -733,7 +728,7 @@ mod tests {
             image.put_pixel(200, y, Rgba([150, 150, 150, 255]));
         }
         let segments = ClassicalSegmenter::default().segment(&image).unwrap();
-        let texts = text_rects(&segments);
+        let texts = rects_of(&segments, SegmentKind::Text);
         assert!(
             !texts.iter().any(|r| r.contains_point(200, 55)),
             "a rule taken for text: {texts:?}"
@@ -768,14 +763,6 @@ mod tests {
             centre.0.abs_diff(510) <= 2 && centre.1.abs_diff(170) <= 2,
             "{cross:?}"
         );
-    }
-
-    fn rects_of(segments: &[Segment], kind: SegmentKind) -> Vec<PixelRect> {
-        segments
-            .iter()
-            .filter(|segment| segment.kind == kind)
-            .map(|segment| segment.rect)
-            .collect()
     }
 
     #[test]
@@ -869,7 +856,7 @@ mod tests {
             }
         }
         let segments = ClassicalSegmenter::default().segment(&image).unwrap();
-        let texts = text_rects(&segments);
+        let texts = rects_of(&segments, SegmentKind::Text);
         assert!(
             texts
                 .iter()

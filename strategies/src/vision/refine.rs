@@ -58,28 +58,23 @@ pub fn open(mask: &Mask) -> Option<Mask> {
 /// square is).
 fn square_pass(bits: &[bool], w: usize, h: usize, erode: bool) -> Vec<bool> {
     let combine = |a: bool, b: bool| if erode { a && b } else { a || b };
-    let at = |line: &[bool], idx: Option<usize>| idx.and_then(|idx| line.get(idx).copied());
+    let of_three = |before: bool, here: bool, after: bool| combine(combine(before, here), after);
     // Along the rows: each pixel with its left and right neighbours.
     let mut across = vec![false; bits.len()];
     for (row, out) in bits.chunks(w.max(1)).zip(across.chunks_mut(w.max(1))) {
         for (x, bit) in out.iter_mut().enumerate() {
-            let [left, right] =
-                [at(row, x.checked_sub(1)), at(row, Some(x + 1))].map(|side| side.unwrap_or(false));
-            *bit = if erode {
-                left && row[x] && right
-            } else {
-                left || row[x] || right
-            };
+            let left = x > 0 && row[x - 1];
+            let right = x + 1 < row.len() && row[x + 1];
+            *bit = of_three(left, row[x], right);
         }
     }
     // Down the columns, row by row in memory order.
     let mut out = vec![false; bits.len()];
     for y in 0..h {
         for x in 0..w {
-            let here = across[y * w + x];
-            let above = y.checked_sub(1).is_some_and(|up| across[up * w + x]);
+            let above = y > 0 && across[(y - 1) * w + x];
             let below = y + 1 < h && across[(y + 1) * w + x];
-            out[y * w + x] = combine(combine(above, here), below);
+            out[y * w + x] = of_three(above, across[y * w + x], below);
         }
     }
     out
@@ -145,14 +140,14 @@ mod tests {
     use super::*;
 
     fn square(x: u32, y: u32, side: u32, kind: SegmentKind) -> Segment {
-        Segment::from_mask(
+        Segment::full(
             kind,
-            Mask::full(PixelRect {
+            PixelRect {
                 x,
                 y,
                 width: side,
                 height: side,
-            }),
+            },
         )
         .unwrap()
     }
@@ -178,25 +173,25 @@ mod tests {
 
     #[test]
     fn background_tiny_and_thin_masks_go() {
-        let background = Segment::from_mask(
+        let background = Segment::full(
             SegmentKind::Region,
-            Mask::full(PixelRect {
+            PixelRect {
                 x: 0,
                 y: 0,
                 width: 100,
                 height: 100,
-            }),
+            },
         )
         .unwrap();
         let tiny = square(50, 50, 3, SegmentKind::Region);
-        let thin = Segment::from_mask(
+        let thin = Segment::full(
             SegmentKind::Region,
-            Mask::full(PixelRect {
+            PixelRect {
                 x: 5,
                 y: 5,
                 width: 60,
                 height: 2,
-            }),
+            },
         )
         .unwrap();
         let kept = refine(

@@ -192,17 +192,17 @@ pub fn find_target(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vision::{Mask, PixelRect, SegmentKind};
+    use crate::vision::{PixelRect, SegmentKind};
 
     fn segment(x: u32, y: u32) -> Segment {
-        Segment::from_mask(
+        Segment::full(
             SegmentKind::Region,
-            Mask::full(PixelRect {
+            PixelRect {
                 x,
                 y,
                 width: 40,
                 height: 20,
-            }),
+            },
         )
         .unwrap()
     }
