@@ -151,6 +151,30 @@ fn edge_runs(
     runs
 }
 
+/// How many of the rows `from..=to` a side must cover.
+fn side_coverage_needed(from: u32, to: u32, options: &BoxOptions) -> u32 {
+    (f64::from(to - from + 1) * options.min_side_coverage).ceil() as u32
+}
+
+/// The runs after `runs[idx]`, at most `max_distance` lines further, whose
+/// ends are within `slack` of its ends: the other edge of a box or a track.
+pub(super) fn same_extent_after(
+    runs: &[Run],
+    idx: usize,
+    max_distance: u32,
+    slack: u32,
+) -> impl Iterator<Item = &Run> {
+    let first = runs[idx];
+    runs[idx + 1..]
+        .iter()
+        .take_while(move |run| run.at <= first.at + max_distance)
+        .filter(move |run| {
+            run.at > first.at
+                && run.start.abs_diff(first.start) <= slack
+                && run.end.abs_diff(first.end) <= slack
+        })
+}
+
 /// Whether column `x` is a step edge (the shade changes from column `x - 1`
 /// to `x + 1`) along enough of the rows `from..=to`: where two linked
 /// buttons meet, one's fill ends at the other's border with no line between.
@@ -158,7 +182,7 @@ fn is_step_side(luma: &[u8], width: u32, x: u32, from: u32, to: u32, options: &B
     if x == 0 || x + 1 >= width {
         return false;
     }
-    let needed = (f64::from(to - from + 1) * options.min_side_coverage).ceil() as u32;
+    let needed = side_coverage_needed(from, to, options);
     let w = width as usize;
     let steps = (from..=to)
         .filter(|&y| {
@@ -173,7 +197,7 @@ fn is_step_side(luma: &[u8], width: u32, x: u32, from: u32, to: u32, options: &B
 /// enough of `from..=to`.
 fn has_side(runs: &[Run], at: u32, from: u32, to: u32, options: &BoxOptions) -> bool {
     let first = runs.partition_point(|run| run.at < at);
-    let needed = (f64::from(to - from + 1) * options.min_side_coverage).ceil() as u32;
+    let needed = side_coverage_needed(from, to, options);
     runs[first..]
         .iter()
         .take_while(|run| run.at == at)
@@ -216,14 +240,7 @@ pub fn bordered_boxes(
         // The nearest run below with the same extent is this box's bottom: a
         // farther one would close a box stacked below, and one too near means
         // this run is the bottom of a box (or one row of a thick border).
-        let bottom = rows[idx + 1..]
-            .iter()
-            .take_while(|run| run.at <= top.at + options.max_height)
-            .find(|run| {
-                run.at > top.at
-                    && run.start.abs_diff(top.start) <= slack
-                    && run.end.abs_diff(top.end) <= slack
-            });
+        let bottom = same_extent_after(rows, idx, options.max_height, slack).next();
         let Some(bottom) = bottom.filter(|run| run.at >= top.at + options.min_height) else {
             continue;
         };

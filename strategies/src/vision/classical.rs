@@ -96,6 +96,10 @@ impl Default for ClassicalSegmenter {
     }
 }
 
+/// How far ink is grown up and down (and `letter_gap` sideways) before it
+/// is joined into words.
+const LINE_DILATION: u32 = 1;
+
 /// A line of text: its box and the words (ink joined across letter gaps) in
 /// it, left to right.
 #[derive(Debug, Clone)]
@@ -339,7 +343,7 @@ impl ClassicalSegmenter {
             width as usize,
             height as usize,
             self.letter_gap as usize,
-            1,
+            LINE_DILATION as usize,
         );
         let blob_image = image::GrayImage::from_fn(width, height, |x, y| {
             image::Luma([u8::from(dilated[(y * width + x) as usize]) * 255])
@@ -404,9 +408,8 @@ impl ClassicalSegmenter {
     /// typical text height (so it scales with the DPI); a word or a line a
     /// margin in proportion to its own height. `rect` is dilated ink.
     fn hit_area(&self, rect: PixelRect, unit: u32, width: u32, height: u32) -> PixelRect {
-        let dilation_x = self.letter_gap;
-        let ink_width = rect.width.saturating_sub(2 * dilation_x);
-        let ink_height = rect.height.saturating_sub(2);
+        let ink_width = rect.width.saturating_sub(2 * self.letter_gap);
+        let ink_height = rect.height.saturating_sub(2 * LINE_DILATION);
         let squarish = 2 * ink_width <= 3 * ink_height && 2 * ink_height <= 3 * ink_width;
         let compact = (squarish
             && f64::from(rect.width) <= self.compact_item_ratio * f64::from(unit)

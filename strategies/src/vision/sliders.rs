@@ -8,7 +8,7 @@
 //! is a small circle.
 
 use super::PixelRect;
-use super::boxes::{Edges, Run};
+use super::boxes::{Edges, Run, same_extent_after};
 
 /// Thresholds, in image pixels and luminance levels.
 #[derive(Debug, Clone)]
@@ -115,14 +115,8 @@ fn along(
     // across with the same extent.
     let mut pieces: Vec<Piece> = Vec::new();
     for (idx, first) in runs.iter().enumerate() {
-        let second = runs[idx + 1..]
-            .iter()
-            .take_while(|run| run.at <= first.at + max_thickness)
-            .find(|run| {
-                run.at >= first.at + options.min_track_thickness
-                    && run.start.abs_diff(first.start) <= options.slack
-                    && run.end.abs_diff(first.end) <= options.slack
-            });
+        let second = same_extent_after(runs, idx, max_thickness, options.slack)
+            .find(|run| run.at >= first.at + options.min_track_thickness);
         if let Some(second) = second {
             pieces.push(Piece {
                 top: first.at,
@@ -202,21 +196,21 @@ fn along(
         let half_knob = reach / 2;
         let start = first.start.saturating_sub(half_knob);
         let end = (last.end + half_knob).min(length - 1);
-        let (along_from, along_len) = (start, end - start + 1);
-        let (across_from, across_len) = (knob_top, knob_bottom - knob_top + 1);
+        let (along_from, track_length) = (start, end - start + 1);
+        let (across_from, thickness) = (knob_top, knob_bottom - knob_top + 1);
         found.push(if horizontal {
             PixelRect {
                 x: along_from,
                 y: across_from,
-                width: along_len,
-                height: across_len,
+                width: track_length,
+                height: thickness,
             }
         } else {
             PixelRect {
                 x: across_from,
                 y: along_from,
-                width: across_len,
-                height: along_len,
+                width: thickness,
+                height: track_length,
             }
         });
     }
