@@ -130,11 +130,8 @@ impl A11yReader {
                 let Ok(proxy) = self.accessible(&frame) else {
                     continue;
                 };
-                if proxy.name().is_ok_and(|name| name == title) {
-                    return Ok(Some(self.read_tree(frame, limits)));
-                }
                 let states = proxy.get_state().unwrap_or_default();
-                if states.contains(State::Active) {
+                if proxy.name().is_ok_and(|name| name == title) || states.contains(State::Active) {
                     return Ok(Some(self.read_tree(frame, limits)));
                 }
                 if states.contains(State::Showing) {
@@ -208,8 +205,7 @@ impl A11yReader {
 pub fn accesskit_role(role: Role) -> accesskit::Role {
     use accesskit::Role as A;
     match role {
-        Role::Button | Role::PushButtonMenu => A::Button,
-        Role::ToggleButton => A::Button,
+        Role::Button | Role::PushButtonMenu | Role::ToggleButton => A::Button,
         Role::CheckBox => A::CheckBox,
         Role::RadioButton => A::RadioButton,
         Role::ComboBox => A::ComboBox,

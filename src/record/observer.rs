@@ -87,9 +87,14 @@ pub fn spawn(
     let (observation_sender, observations) = mpsc::sync_channel(queue_frames.max(1));
     let (window_sender, window_changes) = mpsc::channel();
     let tree_requests = tree_reader.map(|reader| spawn_tree_reader(reader, window_sender.clone()));
-    if let (Some(requests), Some(window)) = (&tree_requests, &last_window) {
-        let _ = requests.try_send(window.clone());
-    }
+    // Asks for a window's tree when the reader is free (else the change is
+    // skipped: the queue holds one).
+    let request_tree = move |window: &Option<ActiveWindow>| {
+        if let (Some(requests), Some(window)) = (&tree_requests, window) {
+            let _ = requests.try_send(window.clone());
+        }
+    };
+    request_tree(&last_window);
     let (trigger, triggers) = mpsc::sync_channel::<()>(1);
     let counters = Arc::new(ObserverCounters::default());
     let stop = Arc::new(AtomicBool::new(false));
@@ -118,11 +123,7 @@ pub fn spawn(
                     Ok(window) => {
                         if window != last_window {
                             last_window.clone_from(&window);
-                            // Its tree, when the reader is free (else the
-                            // change is skipped: the queue holds one).
-                            if let (Some(requests), Some(window)) = (&tree_requests, &window) {
-                                let _ = requests.try_send(window.clone());
-                            }
+                            request_tree(&window);
                             let _ = window_sender.send(Observation::Window { at, window });
                         }
                     }
