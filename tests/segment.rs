@@ -24,6 +24,16 @@ fn rect_of(value: &Value) -> [f64; 4] {
     }
 }
 
+/// The `rect` of each item of a JSON array.
+fn rects(items: &Value) -> Vec<[f64; 4]> {
+    items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| rect_of(&item["rect"]))
+        .collect()
+}
+
 /// Recall and precision of the segmentation of the fixture started with `args`.
 fn measure(args: &[&str]) -> (f64, f64, usize) {
     let mut display = Display::start(1280, 800);
@@ -62,12 +72,7 @@ fn recall_and_precision(
         "--json",
     ])))
     .unwrap();
-    let boxes: Vec<[f64; 4]> = segments
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|segment| rect_of(&segment["rect"]))
-        .collect();
+    let boxes = rects(&segments);
     let found = widgets
         .iter()
         .filter(|widget| boxes.iter().any(|b| iou(**widget, *b) >= 0.5))
@@ -184,12 +189,7 @@ fn segmentation_recall_on_gtk3_widget_factory_with_accessibility_ground_truth() 
         let truth: Value =
             serde_json::from_str(&std::fs::read_to_string(out.join("truth.json")).unwrap())
                 .unwrap();
-        let widgets: Vec<[f64; 4]> = truth
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|widget| rect_of(&widget["rect"]))
-            .collect();
+        let widgets = rects(&truth);
         assert!(
             widgets.len() >= 30,
             "page {page} at scale {scale}: the tree gave {} widgets",
