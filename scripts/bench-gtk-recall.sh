@@ -13,7 +13,6 @@ profile=${1:-release}
 bash scripts/setup-debian.sh # gtk-3-examples and python3-pyatspi among the rest
 if [[ $profile == release ]]; then cargo build --release --locked --bin reprise; else cargo build --locked --bin reprise; fi
 reprise=$PWD/target/$profile/reprise
-unset WAYLAND_DISPLAY XDG_SESSION_TYPE
 source scripts/display.sh
 start_private_display 3200x1800 # room for the window at scale 2
 

@@ -11,7 +11,6 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 starts=${2:-50}
 profile=${3:-release}
-unset WAYLAND_DISPLAY XDG_SESSION_TYPE
 if [[ $profile == release ]]; then cargo build --release --locked --bin reprise; else cargo build --locked --bin reprise; fi
 reprise=$PWD/target/$profile/reprise
 source scripts/display.sh

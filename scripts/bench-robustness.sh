@@ -10,7 +10,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-release}
-unset WAYLAND_DISPLAY XDG_SESSION_TYPE
 export OMP_THREAD_LIMIT=1
 if [[ $profile == release ]]; then cargo build --release --locked --bin reprise; else cargo build --locked --bin reprise; fi
 cargo build --locked -p reprise-fixture

@@ -5,7 +5,6 @@
 # cached segmentations. The images are taken on a private Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-unset WAYLAND_DISPLAY XDG_SESSION_TYPE
 cargo build --release --locked --bin reprise
 cargo build --locked -p reprise-fixture
 reprise=$PWD/target/release/reprise

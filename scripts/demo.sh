@@ -6,7 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
-unset WAYLAND_DISPLAY XDG_SESSION_TYPE
 # Tesseract is several times faster on two cores with one OpenMP thread.
 export OMP_THREAD_LIMIT=1
 

@@ -3,6 +3,8 @@
 # waits until both answer. The caller keeps `pids` and kills them on exit.
 start_display() { # SIZE (e.g. 1280x800) WORKDIR
   local size=$1 work=$2
+  # Everything from here on talks to this X server, not to a Wayland session.
+  unset WAYLAND_DISPLAY XDG_SESSION_TYPE
   Xvfb -displayfd 3 -screen 0 "${size}x24" -nolisten tcp 3>"$work/display" 2>/dev/null &
   pids+=($!)
   for _ in $(seq 100); do [[ -s $work/display ]] && break; sleep 0.1; done

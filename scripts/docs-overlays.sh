@@ -6,7 +6,6 @@
 # Usage: scripts/docs-overlays.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-unset WAYLAND_DISPLAY XDG_SESSION_TYPE
 cargo build --release --locked --bin reprise
 cargo build --locked -p reprise-fixture
 reprise=$PWD/target/release/reprise
