@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Record a desktop task once, replay it on a screen that has drifted.
 #[derive(Debug, Parser)]
@@ -88,14 +88,26 @@ pub struct ReplayArgs {
     /// A recording's id, a unique prefix of it, or its name.
     pub recording: String,
     /// How to find each action's target: `naive` (the recorded coordinates),
-    /// `visual` (the recorded element, found again on the screen; offline), or
-    /// `vanilla` (a model decides each action; needs a provider).
-    #[arg(long, default_value = "naive")]
-    pub strategy: String,
+    /// `visual` (the recorded element, found again by its identity in the
+    /// accessibility tree, else on the screen; offline), or `vanilla` (a
+    /// model decides each action; needs a provider).
+    #[arg(long, value_enum, default_value_t = StrategyChoice::Naive)]
+    pub strategy: StrategyChoice,
     /// How the visual strategy describes elements: `offline` (OCR, no model)
     /// or `llm` (the configured model provider).
-    #[arg(long, default_value = "offline", value_name = "offline|llm")]
-    pub describer: String,
+    #[arg(long, value_enum, default_value_t = DescriberChoice::Offline)]
+    pub describer: DescriberChoice,
+    /// Which rungs of the visual strategy's ladder may find a target, in
+    /// order: `structural` (the element's role, name and row in the
+    /// accessibility tree) and `visual` (its description and look in the
+    /// pixels). `--rungs visual` compares with pixels alone.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "structural,visual"
+    )]
+    pub rungs: Vec<RungChoice>,
     /// Replace typed text: `--replace alice=bob` (repeatable; no model needed).
     #[arg(long, value_name = "OLD=NEW")]
     pub replace: Vec<String>,
@@ -120,6 +132,28 @@ pub struct ReplayArgs {
     /// The longest wait for the screen to settle before a step.
     #[arg(long, default_value_t = 3.0, value_name = "SECONDS")]
     pub settle_timeout: f64,
+}
+
+/// `--strategy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StrategyChoice {
+    Naive,
+    Visual,
+    Vanilla,
+}
+
+/// `--describer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DescriberChoice {
+    Offline,
+    Llm,
+}
+
+/// `--rungs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RungChoice {
+    Structural,
+    Visual,
 }
 
 #[derive(Debug, Args)]

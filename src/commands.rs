@@ -241,6 +241,11 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         timeout: std::time::Duration::from_secs_f64(args.settle_timeout),
         ..Default::default()
     };
+    if args.rungs.is_empty() {
+        bail!(UsageError(
+            "--rungs needs structural, visual or both".into()
+        ));
+    }
     let replacements = args
         .replace
         .iter()
@@ -251,11 +256,15 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         .collect::<Result<Vec<_>, _>>()?;
     let request = crate::replay::ReplayRequest {
         recording: args.recording.clone(),
-        strategy: args.strategy.clone(),
+        strategy: args.strategy,
+        rungs: reprise_strategies::visual::Rungs {
+            structural: args.rungs.contains(&crate::cli::RungChoice::Structural),
+            visual: args.rungs.contains(&crate::cli::RungChoice::Visual),
+        },
         speed: args.speed,
         replacements,
         instructions: args.instructions.clone(),
-        describer: args.describer.clone(),
+        describer: args.describer,
         config: config.map(std::path::Path::to_path_buf),
         options: reprise_strategies::ReplayOptions {
             max_steps: args.max_steps,
@@ -266,7 +275,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         },
     };
     eprintln!(
-        "replaying {:?} with {}{}: move the pointer into a screen corner or press {} to abort",
+        "replaying {:?} with {:?}{}: move the pointer into a screen corner or press {} to abort",
         args.recording,
         args.strategy,
         if args.dry_run { " (dry run)" } else { "" },

@@ -88,6 +88,78 @@ pub fn window_tree_reader() -> Option<WindowTreeReader> {
     }
 }
 
+/// Names the element under a point of the screen (the pointer's position at
+/// a press), through the platform's accessibility hit-testing.
+pub type ElementReader =
+    Box<dyn FnMut((f64, f64)) -> Option<reprise_models::ElementIdentity> + Send>;
+
+/// A reader of the elements under presses where the platform exposes an
+/// accessibility tree (AT-SPI on Linux); `None` elsewhere. Like
+/// [`window_tree_reader`], it connects on first use, on its own thread. It
+/// asks the application of the window under the pointer (a popup menu's
+/// too, which the window manager does not list).
+pub fn element_reader() -> Option<ElementReader> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut reader: Option<Result<(a11y::A11yReader, WindowProbe), ()>> = None;
+        Some(Box::new(move |point: (f64, f64)| {
+            let connected = reader.get_or_insert_with(|| {
+                let bus = a11y::A11yReader::connect()
+                    .map_err(|err| tracing::debug!("no elements under presses: {err}"))?;
+                let probe = WindowProbe::connect()
+                    .map_err(|err| tracing::debug!("no elements under presses: {err}"))?;
+                Ok((bus, probe))
+            });
+            let (reader, probe) = connected.as_ref().ok()?;
+            let pid = probe.pid_at_pointer().ok().flatten();
+            match reader.element_at(pid, point) {
+                Ok(element) => element,
+                Err(err) => {
+                    tracing::debug!("no element under the press: {err}");
+                    None
+                }
+            }
+        }))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Reads the live tree of an application's window, named as a recorded
+/// element names it (the accessible application's name and the window's
+/// identity).
+pub type TreeFinder = Box<
+    dyn FnMut(
+            &str,
+            &reprise_models::WindowIdentity,
+        ) -> Result<Option<reprise_models::A11yTree>, String>
+        + Send,
+>;
+
+/// A [`TreeFinder`] where the platform exposes accessibility trees (AT-SPI on
+/// Linux); `None` elsewhere. It connects on first use.
+pub fn tree_finder() -> Option<TreeFinder> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut reader: Option<Result<a11y::A11yReader, String>> = None;
+        Some(Box::new(
+            move |app: &str, window: &reprise_models::WindowIdentity| {
+                let reader = reader
+                    .get_or_insert_with(a11y::A11yReader::connect)
+                    .as_ref()
+                    .map_err(Clone::clone)?;
+                reader.tree_of(app, window, a11y::TreeLimits::default())
+            },
+        ))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 /// Why a platform query failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PlatformError {

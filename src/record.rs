@@ -2,6 +2,7 @@
 //! observer, all stamped on one monotonic clock anchored at the start, written
 //! to the store in transactions at least every 250 ms.
 
+mod elements;
 mod observer;
 mod stop;
 
@@ -107,6 +108,7 @@ pub fn record(
         options.queue_frames,
         platform::window_tree_reader(),
     );
+    let mut elements = platform::element_reader().and_then(elements::spawn);
     let mut writer = Writer::new(recording.id.clone(), monitor, start);
     if let Some(window) = first_window {
         writer.add_window(0.0, window, None);
@@ -139,6 +141,13 @@ pub fn record(
                     if is_press {
                         let _ = observer.trigger.try_send(());
                     }
+                    if let (true, Some(elements), Some(x), Some(y)) =
+                        (is_press, elements.as_mut(), event.mouse_x, event.mouse_y)
+                        && event.name == EventName::Click
+                        && elements.offer(timestamp, (x, y))
+                    {
+                        writer.pending_elements.insert(timestamp.to_bits());
+                    }
                     match stop_sequence.feed(event) {
                         Verdict::Record(events) => writer.events.extend(events),
                         Verdict::Stop(events) => {
@@ -150,7 +159,7 @@ pub fn record(
             }
             Ok(InputMessage::Failed(reason)) => {
                 observer.stop();
-                writer.drain(&mut observer, &mut stop_sequence, true);
+                writer.drain(&mut observer, elements.as_ref(), &mut stop_sequence, true);
                 writer.flush(store)?;
                 bail!("{reason}; what was recorded so far is kept, marked incomplete");
             }
@@ -163,7 +172,7 @@ pub fn record(
         let now = start.elapsed().as_secs_f64();
         writer.events.extend(stop_sequence.expire(now));
         if last_flush.elapsed() >= FLUSH_INTERVAL {
-            writer.drain(&mut observer, &mut stop_sequence, false);
+            writer.drain(&mut observer, elements.as_ref(), &mut stop_sequence, false);
             writer.flush(store)?;
             last_flush = Instant::now();
         }
@@ -192,8 +201,16 @@ pub fn record(
         }
     }
     observer.stop();
-    writer.drain(&mut observer, &mut stop_sequence, true);
+    writer.drain(&mut observer, elements.as_ref(), &mut stop_sequence, true);
     writer.flush(store)?;
+    if let Some(elements) = &elements
+        && elements.dropped > 0
+    {
+        tracing::info!(
+            presses = elements.dropped,
+            "presses recorded without their element: the reader was busy"
+        );
+    }
     store.finish_recording(&recording.id)?;
     let counters = &observer.counters;
     Ok(RecordSummary {
@@ -227,6 +244,10 @@ struct Writer {
     stored_hashes: std::collections::HashSet<String>,
     /// The active window as last stored.
     current_window: Option<platform::ActiveWindow>,
+    /// Presses (by their timestamp's bits) whose element is being read.
+    pending_elements: std::collections::HashSet<u64>,
+    /// Elements read, waiting for their press to be linked.
+    elements: std::collections::HashMap<u64, reprise_models::ElementIdentity>,
 }
 
 impl Writer {
@@ -245,6 +266,36 @@ impl Writer {
             next_event_seq: 0,
             stored_hashes: std::collections::HashSet::new(),
             current_window: None,
+            pending_elements: std::collections::HashSet::new(),
+            elements: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Takes in the elements read so far; when `finish`, waits for the
+    /// outstanding ones (bounded by the link wait).
+    fn take_elements(&mut self, elements: Option<&elements::ElementThread>, finish: bool) {
+        let Some(elements) = elements else {
+            self.pending_elements.clear();
+            return;
+        };
+        let deadline = Instant::now() + Duration::from_secs_f64(MAX_LINK_WAIT_SECONDS);
+        loop {
+            let answer = if finish && !self.pending_elements.is_empty() {
+                let left = deadline.saturating_duration_since(Instant::now());
+                elements.answers.recv_timeout(left).ok()
+            } else {
+                elements.answers.try_recv().ok()
+            };
+            let Some((timestamp, element)) = answer else {
+                break;
+            };
+            self.pending_elements.remove(&timestamp.to_bits());
+            if let Some(element) = element {
+                self.elements.insert(timestamp.to_bits(), element);
+            }
+        }
+        if finish {
+            self.pending_elements.clear();
         }
     }
 
@@ -271,9 +322,11 @@ impl Writer {
     fn drain(
         &mut self,
         observer: &mut observer::ObserverHandle,
+        elements: Option<&elements::ElementThread>,
         stop_sequence: &mut StopSequence,
         finish: bool,
     ) {
+        self.take_elements(elements, finish);
         while let Ok(observation) = observer.observations.try_recv() {
             match observation {
                 Observation::Frame {
@@ -346,10 +399,12 @@ impl Writer {
             .events
             .iter()
             .take_while(|event| {
+                let waited_enough = now - event.timestamp > MAX_LINK_WAIT_SECONDS;
                 finish
                     || (event.timestamp < held_from
-                        && (event.timestamp <= self.observed_until
-                            || now - event.timestamp > MAX_LINK_WAIT_SECONDS))
+                        && (event.timestamp <= self.observed_until || waited_enough)
+                        && (!self.pending_elements.contains(&event.timestamp.to_bits())
+                            || waited_enough))
             })
             .count();
         for mut event in self.events.drain(..n_ready) {
@@ -357,6 +412,7 @@ impl Writer {
             event.screenshot_id = frames_before.checked_sub(1).map(|idx| idx as u32);
             let windows_before = self.window_times.partition_point(|&t| t <= event.timestamp);
             event.window_state_id = windows_before.checked_sub(1).map(|idx| idx as u32);
+            event.element = self.elements.remove(&event.timestamp.to_bits());
             self.ready_events.push(event);
         }
     }

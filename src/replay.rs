@@ -12,6 +12,7 @@ use reprise_models::{ReduceOptions, reduce, screenshot::content_hash};
 use reprise_strategies::{NaiveStrategy, ReplayOptions, ReplayOutcome, ReplayStrategy, run_replay};
 use serde_json::json;
 
+use crate::cli::{DescriberChoice, StrategyChoice};
 use crate::frames::encode_png;
 use crate::store::{RunRecord, Store};
 pub use abort::{ABORT_KEYS, AbortWatcher};
@@ -21,7 +22,9 @@ pub use desktop::LiveDesktop;
 #[derive(Debug, Clone)]
 pub struct ReplayRequest {
     pub recording: String,
-    pub strategy: String,
+    pub strategy: crate::cli::StrategyChoice,
+    /// The visual strategy's rungs.
+    pub rungs: reprise_strategies::visual::Rungs,
     pub speed: f64,
     pub options: ReplayOptions,
     /// `--replace OLD=NEW` substitutions of typed text.
@@ -30,8 +33,8 @@ pub struct ReplayRequest {
     pub instructions: Option<String>,
     /// The config file with the model settings.
     pub config: Option<std::path::PathBuf>,
-    /// `offline` or `llm`: how the visual strategy describes elements.
-    pub describer: String,
+    /// How the visual strategy describes elements.
+    pub describer: crate::cli::DescriberChoice,
 }
 
 /// How a replay went, for the command's output and exit code.
@@ -67,7 +70,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     );
     // Instructions need a model: with none configured, a clear refusal
     // before anything is replayed.
-    let mut llm = if request.instructions.is_some() || request.strategy == "vanilla" {
+    let mut llm = if request.instructions.is_some() || request.strategy == StrategyChoice::Vanilla {
         Some(model_chain(store, request.config.as_deref(), &run_id)?)
     } else {
         None
@@ -79,16 +82,18 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             "--replace found none of its text in what the recording types".into()
         ));
     }
-    let mut strategy: Box<dyn ReplayStrategy> = match request.strategy.as_str() {
-        "naive" if request.instructions.is_some() => anyhow::bail!(crate::exit::UsageError(
-            "--instructions works with --strategy visual or vanilla".into()
-        )),
-        "naive" => Box::new(NaiveStrategy::new(
+    let mut strategy: Box<dyn ReplayStrategy> = match request.strategy {
+        StrategyChoice::Naive if request.instructions.is_some() => {
+            anyhow::bail!(crate::exit::UsageError(
+                "--instructions works with --strategy visual or vanilla".into()
+            ))
+        }
+        StrategyChoice::Naive => Box::new(NaiveStrategy::new(
             trees,
             bundle.window_states.clone(),
             request.speed,
         )),
-        "visual" => {
+        StrategyChoice::Visual => {
             let mut visual = visual_strategy(store, &bundle, trees, request, &run_id)?;
             if let (Some(instructions), Some(llm)) = (&request.instructions, llm.as_mut()) {
                 let render = render_prompt();
@@ -110,16 +115,13 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             }
             Box::new(visual)
         }
-        "vanilla" => Box::new(reprise_strategies::vanilla::VanillaStrategy::new(
+        StrategyChoice::Vanilla => Box::new(reprise_strategies::vanilla::VanillaStrategy::new(
             Box::new(llm.expect("vanilla always has a model")),
             render_prompt(),
             &bundle.recording.task_description,
             &trees,
             request.instructions.as_deref(),
         )),
-        other => anyhow::bail!(crate::exit::UsageError(format!(
-            "unknown strategy {other:?}: use naive or visual"
-        ))),
     };
     let mut desktop = LiveDesktop::connect(request.options.dry_run)
         .context("connect to the display (is DISPLAY set?)")?;
@@ -137,6 +139,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             "skip_failures": request.options.skip_failures,
             "max_steps": request.options.max_steps,
             "replacements": request.replacements,
+            "rungs": {"structural": request.rungs.structural, "visual": request.rungs.visual},
         }),
         started: now(),
         ended: None,
@@ -250,23 +253,20 @@ fn visual_strategy(
     let cache_store =
         Store::open(store.path()).context("open the store for the segmentation cache")?;
     let (describer, describer_name): (Box<dyn reprise_strategies::describe::Describer>, &str) =
-        match request.describer.as_str() {
-            "offline" => (
+        match request.describer {
+            DescriberChoice::Offline => (
                 Box::new(reprise_strategies::describe::OfflineDescriber::new(
                     crate::describe::TesseractReader::new()?,
                 )),
                 OFFLINE_DESCRIBER,
             ),
-            "llm" => (
+            DescriberChoice::Llm => (
                 Box::new(reprise_strategies::describe::LlmDescriber::new(
                     Box::new(model_chain(store, request.config.as_deref(), run_id)?),
                     render_prompt(),
                 )),
                 "llm-1",
             ),
-            other => anyhow::bail!(crate::exit::UsageError(format!(
-                "unknown describer {other:?}: use offline or llm"
-            ))),
         };
     let mut vision = Vision {
         segmenter: Box::new(reprise_strategies::vision::classical::ClassicalSegmenter::default()),
@@ -292,11 +292,10 @@ fn visual_strategy(
     };
     let steps = prepare(trees, &bundle.window_states, &mut frame_of, &mut vision)
         .map_err(|err| anyhow::anyhow!("prepare the recording for visual replay: {err}"))?;
-    Ok(reprise_strategies::visual::VisualStrategy::new(
-        steps,
-        vision,
-        request.speed,
-    ))
+    Ok(
+        reprise_strategies::visual::VisualStrategy::new(steps, vision, request.speed)
+            .with_rungs(request.rungs),
+    )
 }
 
 fn now() -> String {

@@ -114,6 +114,11 @@ pub struct ActionEvent {
     /// Index of the window state in effect when this event happened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_state_id: Option<u32>,
+    /// For a press, the element under the pointer as the accessibility tree
+    /// named it (`None` where the window exposes no tree, or it did not
+    /// answer in time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<crate::ElementIdentity>,
     /// Derived for key events by [`ActionEvent::fill_text`]; never read from input.
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
@@ -141,6 +146,7 @@ impl ActionEvent {
             canonical_key_vk: None,
             screenshot_id: None,
             window_state_id: None,
+            element: None,
             text: None,
             children: Vec::new(),
         }

@@ -4,6 +4,7 @@
 //! [`WindowState`]s they link to. [`reduce`] turns the raw events into the
 //! parent/child trees that replay works on.
 
+pub mod element;
 pub mod event;
 pub mod geometry;
 pub mod recording;
@@ -11,6 +12,7 @@ pub mod reduce;
 pub mod screenshot;
 pub mod window;
 
+pub use element::{ElementIdentity, ElementState, PathStep, WindowIdentity, identity_of};
 pub use event::{ActionEvent, EventName, MouseButton};
 pub use geometry::{Point, Rect, ScreenGeometry};
 pub use recording::{

@@ -55,6 +55,9 @@ pub struct A11yNode {
     /// Screen box, when the platform reports one for a visible element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rect: Option<Rect>,
+    /// The states identity and effects depend on (selected, checked, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub states: Vec<crate::ElementState>,
     /// Indexes into the tree's `nodes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<u32>,
@@ -98,12 +101,14 @@ mod tests {
                     role: accesskit::Role::Window,
                     name: Some("Demo".into()),
                     rect: Some(Rect::new(0, 0, 100, 50)),
+                    states: vec![],
                     children: vec![1],
                 },
                 A11yNode {
                     role: accesskit::Role::Button,
                     name: Some("OK".into()),
                     rect: Some(Rect::new(10, 10, 30, 20)),
+                    states: vec![crate::ElementState::Focused],
                     children: vec![],
                 },
             ],

@@ -10,7 +10,8 @@ use atspi_common::{CoordType, ObjectRefOwned, Role, State};
 use atspi_proxies::accessible::AccessibleProxyBlocking;
 use atspi_proxies::bus::BusProxyBlocking;
 use atspi_proxies::component::ComponentProxyBlocking;
-use reprise_models::{A11yNode, A11yTree, Rect};
+use atspi_proxies::table::TableProxyBlocking;
+use reprise_models::{A11yNode, A11yTree, ElementIdentity, ElementState, Rect, WindowIdentity};
 use zbus::blocking::Connection;
 use zbus::proxy::CacheProperties;
 
@@ -29,6 +30,15 @@ impl Default for TreeLimits {
         }
     }
 }
+
+/// No method call waits longer than this for an application's answer: one
+/// that does not answer in time is treated as exposing nothing.
+const METHOD_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// A node with more children than this (a spreadsheet reports 2^31 cells, a
+/// large list tens of thousands of rows) is never asked for all of them:
+/// that costs the application far more than the recorder may.
+pub const MAX_CHILDREN_READ: i32 = 1000;
 
 /// A connection to the accessibility bus, kept for repeated reads.
 pub struct A11yReader {
@@ -53,6 +63,7 @@ impl A11yReader {
             .and_then(|bus| bus.get_address())
             .map_err(err("ask for the accessibility bus"))?;
         let bus = zbus::blocking::connection::Builder::address(address.as_str())
+            .map(|builder| builder.method_timeout(METHOD_TIMEOUT))
             .and_then(|builder| builder.build())
             .map_err(err("connect to the accessibility bus"))?;
         Ok(A11yReader { bus })
@@ -161,34 +172,15 @@ impl A11yReader {
             let Ok(proxy) = self.accessible(&at) else {
                 continue;
             };
-            let Ok(states) = proxy.get_state() else {
+            let Some(node) = self.node(&at, &proxy, parent.is_none()) else {
                 continue;
             };
-            if parent.is_some() && !states.contains(State::Showing) {
-                continue;
-            }
-            let role = proxy.get_role().unwrap_or(Role::Unknown);
-            let name = proxy.name().ok().filter(|name| !name.is_empty());
-            let rect = self
-                .proxy_of::<ComponentProxyBlocking>(&at)
-                .ok()
-                .and_then(|component| component.get_extents(CoordType::Screen).ok())
-                .and_then(|(x, y, width, height)| {
-                    // Hidden widgets report about -2^31.
-                    (width > 0 && height > 0 && x > -100_000 && y > -100_000)
-                        .then(|| Rect::new(x, y, width as u32, height as u32))
-                });
             let idx = nodes.len();
-            nodes.push(A11yNode {
-                role: accesskit_role(role),
-                name,
-                rect,
-                children: Vec::new(),
-            });
+            nodes.push(node);
             if let Some(parent) = parent {
                 nodes[parent].children.push(idx as u32);
             }
-            for child in proxy.get_children().unwrap_or_default() {
+            for child in self.children(&proxy) {
                 queue.push_back((child, Some(idx)));
             }
         }
@@ -199,6 +191,261 @@ impl A11yReader {
         );
         A11yTree { root: 0, nodes }
     }
+}
+
+impl A11yReader {
+    /// One node: its role, name, states and screen box; `None` when it is
+    /// not showing (the root is kept anyway) or does not answer.
+    fn node(
+        &self,
+        at: &ObjectRefOwned,
+        proxy: &AccessibleProxyBlocking<'static>,
+        is_root: bool,
+    ) -> Option<A11yNode> {
+        let states = proxy.get_state().ok()?;
+        if !is_root && !states.contains(State::Showing) {
+            return None;
+        }
+        let role = proxy.get_role().unwrap_or(Role::Unknown);
+        let name = proxy.name().ok().filter(|name| !name.is_empty());
+        let rect = self
+            .proxy_of::<ComponentProxyBlocking>(at)
+            .ok()
+            .and_then(|component| component.get_extents(CoordType::Screen).ok())
+            .and_then(|(x, y, width, height)| {
+                // Hidden widgets report about -2^31.
+                (width > 0 && height > 0 && x > -100_000 && y > -100_000)
+                    .then(|| Rect::new(x, y, width as u32, height as u32))
+            });
+        Some(A11yNode {
+            role: accesskit_role(role),
+            name,
+            rect,
+            states: element_states(states),
+            children: Vec::new(),
+        })
+    }
+
+    /// A node's children, unless it has more than [`MAX_CHILDREN_READ`].
+    fn children(&self, proxy: &AccessibleProxyBlocking<'static>) -> Vec<ObjectRefOwned> {
+        match proxy.child_count() {
+            Ok(count) if count <= MAX_CHILDREN_READ => proxy.get_children().unwrap_or_default(),
+            Ok(count) => {
+                tracing::debug!(count, "children not read: too many");
+                Vec::new()
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The accessible applications whose process is `pid` (all when `None`),
+    /// with their names.
+    fn applications(&self, pid: Option<u32>) -> Result<Vec<(String, ObjectRefOwned)>, String> {
+        let registry: AccessibleProxyBlocking = self
+            .proxy("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
+            .map_err(err("reach the accessibility registry"))?;
+        let dbus = zbus::blocking::fdo::DBusProxy::new(&self.bus)
+            .map_err(err("reach the accessibility bus daemon"))?;
+        let apps = registry
+            .get_children()
+            .map_err(err("list the accessible applications"))?;
+        let mut found = Vec::new();
+        for app in apps {
+            if let Some(pid) = pid {
+                let Some(bus_name) = app
+                    .name_as_str()
+                    .and_then(|name| zbus::names::BusName::try_from(name).ok())
+                else {
+                    continue;
+                };
+                if dbus.get_connection_unix_process_id(bus_name).ok() != Some(pid) {
+                    continue;
+                }
+            }
+            let Ok(proxy) = self.accessible(&app) else {
+                continue;
+            };
+            found.push((proxy.name().unwrap_or_default(), app));
+        }
+        Ok(found)
+    }
+
+    /// The element under `point` (logical screen coordinates) in the
+    /// windows of the application with process id `pid`: the deepest one
+    /// AT-SPI's hit-testing reaches, or its nearest ancestor with an
+    /// identity, with the other cells of its row or its siblings (a label).
+    /// Bounded: at most 32 levels and [`MAX_CHILDREN_READ`] siblings.
+    pub fn element_at(
+        &self,
+        pid: Option<u32>,
+        point: (f64, f64),
+    ) -> Result<Option<ElementIdentity>, String> {
+        let (x, y) = (point.0.round() as i32, point.1.round() as i32);
+        for (app_name, app) in self.applications(pid)? {
+            let Ok(app) = self.accessible(&app) else {
+                continue;
+            };
+            // The smallest showing window that contains the point: a dialog
+            // or a popup menu lies over the window it belongs to.
+            let mut best: Option<(u64, ObjectRefOwned, A11yNode)> = None;
+            for frame in app.get_children().unwrap_or_default() {
+                let Ok(proxy) = self.accessible(&frame) else {
+                    continue;
+                };
+                let Some(node) = self.node(&frame, &proxy, false) else {
+                    continue;
+                };
+                let Some(rect) = node.rect.filter(|rect| rect.contains(point.0, point.1)) else {
+                    continue;
+                };
+                let area = u64::from(rect.width) * u64::from(rect.height);
+                if best
+                    .as_ref()
+                    .is_none_or(|(best_area, ..)| area < *best_area)
+                {
+                    best = Some((area, frame, node));
+                }
+            }
+            let Some((_, frame, frame_node)) = best else {
+                continue;
+            };
+            // Down the chain of hit-tested children.
+            let mut nodes = vec![frame_node];
+            let mut chain = vec![frame];
+            for _ in 0..32 {
+                let at = chain.last().expect("the chain starts with the window");
+                let Ok(component) = self.proxy_of::<ComponentProxyBlocking>(at) else {
+                    break;
+                };
+                let Ok(child) = component.get_accessible_at_point(x, y, CoordType::Screen) else {
+                    break;
+                };
+                if is_null(&child) || child.path_as_str() == at.path_as_str() {
+                    break;
+                }
+                let Ok(proxy) = self.accessible(&child) else {
+                    break;
+                };
+                let Some(node) = self.node(&child, &proxy, true) else {
+                    break;
+                };
+                let idx = nodes.len() as u32;
+                nodes.last_mut().expect("a parent").children.push(idx);
+                nodes.push(node);
+                chain.push(child);
+            }
+            if chain.len() > 1 {
+                self.add_neighbours(&chain, &mut nodes);
+            }
+            let target = nodes.len() as u32 - 1;
+            let tree = A11yTree { root: 0, nodes };
+            return Ok(reprise_models::identity_of(&tree, &app_name, target));
+        }
+        Ok(None)
+    }
+
+    /// Adds the hit element's neighbours under its parent (the last two of
+    /// `chain`): the cells of its row where the parent is a table, else the
+    /// parent's other children.
+    fn add_neighbours(&self, chain: &[ObjectRefOwned], nodes: &mut Vec<A11yNode>) {
+        let target = &chain[chain.len() - 1];
+        let parent = &chain[chain.len() - 2];
+        let parent_idx = nodes.len() - 2;
+        let Ok(target_proxy) = self.accessible(target) else {
+            return;
+        };
+        let row_cells = self
+            .proxy_of::<TableProxyBlocking>(parent)
+            .ok()
+            .and_then(|table| {
+                let index = target_proxy.get_index_in_parent().ok()?;
+                let row = table.get_row_at_index(index).ok()?;
+                let n_columns = table.ncolumns().ok()?.clamp(0, 64);
+                Some(
+                    (0..n_columns)
+                        .filter_map(|column| table.get_accessible_at(row, column).ok())
+                        .collect::<Vec<_>>(),
+                )
+            });
+        let neighbours = match row_cells {
+            Some(cells) if !cells.is_empty() => cells,
+            _ => match self.accessible(parent) {
+                Ok(parent) => self.children(&parent),
+                Err(_) => return,
+            },
+        };
+        for neighbour in neighbours {
+            if neighbour.path_as_str() == target.path_as_str() || is_null(&neighbour) {
+                continue;
+            }
+            let Ok(proxy) = self.accessible(&neighbour) else {
+                continue;
+            };
+            if let Some(node) = self.node(&neighbour, &proxy, false) {
+                let idx = nodes.len() as u32;
+                nodes[parent_idx].children.push(idx);
+                nodes.push(node);
+            }
+        }
+    }
+
+    /// The tree of the showing window `window` of the application named
+    /// `app`: the one with the window's name, else the only showing one.
+    pub fn tree_of(
+        &self,
+        app: &str,
+        window: &WindowIdentity,
+        limits: TreeLimits,
+    ) -> Result<Option<A11yTree>, String> {
+        for (app_name, app_ref) in self.applications(None)? {
+            if app_name != app {
+                continue;
+            }
+            let Ok(app_proxy) = self.accessible(&app_ref) else {
+                continue;
+            };
+            let mut showing = Vec::new();
+            for frame in app_proxy.get_children().unwrap_or_default() {
+                let Ok(proxy) = self.accessible(&frame) else {
+                    continue;
+                };
+                let states = proxy.get_state().unwrap_or_default();
+                if !states.contains(State::Showing) {
+                    continue;
+                }
+                let name = proxy.name().ok().filter(|name| !name.is_empty());
+                if window.name.is_some() && name == window.name {
+                    return Ok(Some(self.read_tree(frame, limits)));
+                }
+                showing.push(frame);
+            }
+            if window.name.is_none() && showing.len() == 1 {
+                return Ok(showing.pop().map(|frame| self.read_tree(frame, limits)));
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn is_null(at: &ObjectRefOwned) -> bool {
+    at.is_null() || at.path_as_str() == "/org/a11y/atspi/null"
+}
+
+/// The AT-SPI states identity and effects depend on.
+fn element_states(states: atspi_common::StateSet) -> Vec<ElementState> {
+    [
+        (State::Focused, ElementState::Focused),
+        (State::Checked, ElementState::Checked),
+        (State::Selected, ElementState::Selected),
+        (State::Editable, ElementState::Editable),
+        (State::Sensitive, ElementState::Sensitive),
+        (State::Expanded, ElementState::Expanded),
+        (State::Pressed, ElementState::Pressed),
+    ]
+    .into_iter()
+    .filter(|(state, _)| states.contains(*state))
+    .map(|(_, element_state)| element_state)
+    .collect()
 }
 
 /// AT-SPI's role in accesskit's vocabulary (`Unknown` where it has no match).

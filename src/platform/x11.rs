@@ -140,7 +140,22 @@ impl WindowProbe {
         if window == 0 {
             return Ok(None);
         }
-        self.describe(window).map(Some)
+        match self.describe(window) {
+            Ok(window) => Ok(Some(window)),
+            // `_NET_ACTIVE_WINDOW` may still name a window that just closed
+            // (a dialog the last step dismissed): that is no active window,
+            // not a failure.
+            Err(_) if !self.exists(window) => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Whether the window still exists on the server.
+    fn exists(&self, window: Window) -> bool {
+        self.conn
+            .get_geometry(window)
+            .ok()
+            .is_some_and(|cookie| cookie.reply().is_ok())
     }
 
     /// The pointer's position in root coordinates.
@@ -152,6 +167,45 @@ impl WindowProbe {
             .reply()
             .map_err(query_err)?;
         Ok((f64::from(reply.root_x), f64::from(reply.root_y)))
+    }
+
+    /// The process of the top-level window under the pointer, found down the
+    /// X server's stacking order from the root (so an override-redirect
+    /// popup menu counts), or `None` when no window there says.
+    pub fn pid_at_pointer(&self) -> Result<Option<u32>, PlatformError> {
+        let reply = self
+            .conn
+            .query_pointer(self.root)
+            .map_err(query_err)?
+            .reply()
+            .map_err(query_err)?;
+        if reply.child == x11rb::NONE {
+            return Ok(None);
+        }
+        // The window manager's frame holds the client a level or two down.
+        let mut frontier = vec![reply.child];
+        for _ in 0..3 {
+            let mut next = Vec::new();
+            for window in frontier {
+                let pid =
+                    self.property(window, self.atoms.net_wm_pid, AtomEnum::CARDINAL.into())?;
+                if let Some(bytes) = pid.get(..4) {
+                    return Ok(Some(u32::from_ne_bytes(
+                        bytes.try_into().expect("four bytes"),
+                    )));
+                }
+                let tree = self
+                    .conn
+                    .query_tree(window)
+                    .map_err(query_err)?
+                    .reply()
+                    .map_err(query_err)?;
+                next.extend(tree.children);
+            }
+            next.truncate(64);
+            frontier = next;
+        }
+        Ok(None)
     }
 
     fn describe(&self, window: Window) -> Result<ActiveWindow, PlatformError> {

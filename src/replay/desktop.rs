@@ -1,13 +1,14 @@
 //! The live desktop behind the strategies' `Desktop` port: xcap frames, the
 //! X11 window probe and enigo injection.
 
-use reprise_models::{ScreenGeometry, WindowState};
+use reprise_models::{A11yTree, ScreenGeometry, WindowState};
+use reprise_strategies::desktop::TreeRequest;
 use reprise_strategies::{Action, Desktop, DesktopError, Frame};
 
 use super::LastMove;
-use crate::platform::WindowProbe;
 use crate::platform::capture::ScreenCapture;
 use crate::platform::inject::Injector;
+use crate::platform::{TreeFinder, WindowProbe};
 
 pub struct LiveDesktop {
     capture: ScreenCapture,
@@ -15,6 +16,7 @@ pub struct LiveDesktop {
     /// `None` in a dry run: nothing can be injected.
     injector: Option<Injector>,
     last_move: LastMove,
+    trees: Option<TreeFinder>,
 }
 
 impl std::fmt::Debug for LiveDesktop {
@@ -39,6 +41,7 @@ impl LiveDesktop {
             probe,
             injector,
             last_move: LastMove::default(),
+            trees: crate::platform::tree_finder(),
         })
     }
 
@@ -69,6 +72,16 @@ impl Desktop for LiveDesktop {
             .active_window()
             .map_err(|err| DesktopError::Window(err.to_string()))?;
         Ok(window.map(|window| window.into_state(0, 0.0)))
+    }
+
+    fn accessibility_tree(
+        &mut self,
+        request: &TreeRequest,
+    ) -> Result<Option<A11yTree>, DesktopError> {
+        match &mut self.trees {
+            Some(find) => find(&request.app, &request.window).map_err(DesktopError::Window),
+            None => Ok(None),
+        }
     }
 
     fn inject(&mut self, action: &Action) -> Result<(), DesktopError> {

@@ -1,6 +1,6 @@
 //! The desktop port: what the replay loop needs from a live desktop.
 
-use reprise_models::{ScreenGeometry, WindowState};
+use reprise_models::{A11yTree, ScreenGeometry, WindowIdentity, WindowState};
 
 use crate::Action;
 
@@ -22,6 +22,15 @@ pub enum DesktopError {
     Inject(String),
 }
 
+/// Which window's accessibility tree a strategy needs for its next step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeRequest {
+    /// The accessible application's name.
+    pub app: String,
+    /// The window, as its tree names it.
+    pub window: WindowIdentity,
+}
+
 /// A live desktop (or a scripted one in tests).
 pub trait Desktop {
     fn screenshot(&mut self) -> Result<Frame, DesktopError>;
@@ -30,6 +39,16 @@ pub trait Desktop {
     fn inject(&mut self, action: &Action) -> Result<(), DesktopError>;
     /// Releases every key and button this desktop pressed and has not released.
     fn release_all(&mut self) -> Result<(), DesktopError>;
+    /// The live accessibility tree of the window `request` names, read within
+    /// a bound; `None` where no such window exposes one (or the platform has
+    /// no accessibility reader).
+    fn accessibility_tree(
+        &mut self,
+        request: &TreeRequest,
+    ) -> Result<Option<A11yTree>, DesktopError> {
+        let _ = request;
+        Ok(None)
+    }
     /// Waits; a scripted desktop may advance a clock instead.
     fn sleep(&mut self, duration: std::time::Duration) {
         std::thread::sleep(duration);

@@ -10,6 +10,7 @@ pub mod action;
 pub mod describe;
 pub mod desktop;
 pub mod edit;
+pub mod identity;
 pub mod llm;
 pub mod naive;
 pub mod replay;

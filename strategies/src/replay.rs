@@ -107,6 +107,9 @@ pub fn run_replay(
             duration_seconds: 0.0,
         };
         let mut last_frame: Option<Frame> = None;
+        // A refusal (the strategy said the replay cannot go on) is never
+        // skipped by --skip-failures.
+        let mut refused = false;
         let attempt_result = loop {
             if record.attempts > options.max_retries {
                 break AttemptResult::Failed;
@@ -133,6 +136,7 @@ pub fn run_replay(
                 }
                 Err(AttemptError::Fatal(error)) => {
                     record.errors.push(error);
+                    refused = true;
                     break AttemptResult::Failed;
                 }
             }
@@ -154,7 +158,7 @@ pub fn run_replay(
                 let _ = desktop.release_all();
                 Some(ReplayOutcome::Aborted { step: step_idx })
             }
-            AttemptResult::Failed if options.skip_failures && !is_fatal(&record) => {
+            AttemptResult::Failed if options.skip_failures && !refused => {
                 record.status = StepStatus::Skipped;
                 None
             }
@@ -182,13 +186,6 @@ pub fn run_replay(
     ReplayOutcome::StepLimit {
         steps: options.max_steps,
     }
-}
-
-fn is_fatal(record: &StepRecord) -> bool {
-    record
-        .errors
-        .last()
-        .is_some_and(|error| error.starts_with("fatal: "))
 }
 
 enum AttemptResult {
@@ -229,7 +226,16 @@ fn attempt(
     };
     record.settled = settled;
     let decide_started = Instant::now();
+    // A tree that cannot be read counts as absent: the strategy falls back
+    // to what the pixels show.
+    let tree = strategy.wants_tree(step_idx).and_then(|request| {
+        desktop.accessibility_tree(&request).unwrap_or_else(|err| {
+            tracing::warn!(step_idx, "no accessibility tree: {err}");
+            None
+        })
+    });
     let observation = Observation {
+        tree: tree.as_ref(),
         frame: &frame,
         window: window.as_ref(),
         step_idx,
@@ -242,9 +248,7 @@ fn attempt(
         Ok(Decision::Done) => return Ok(AttemptResult::Finished),
         Ok(Decision::Step(step)) => step,
         Err(StrategyError::Retryable(error)) => return Err(AttemptError::Retry(error)),
-        Err(StrategyError::Fatal(error)) => {
-            return Err(AttemptError::Fatal(format!("fatal: {error}")));
-        }
+        Err(StrategyError::Fatal(error)) => return Err(AttemptError::Fatal(error)),
     };
     record.step = Some(step.clone());
     if options.dry_run {

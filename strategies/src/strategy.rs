@@ -1,8 +1,9 @@
 //! The strategy trait: given what the screen shows now and what was replayed
 //! so far, decide the next step.
 
-use reprise_models::WindowState;
+use reprise_models::{A11yTree, WindowState};
 
+use crate::desktop::TreeRequest;
 use crate::{Frame, Step, StepRecord};
 
 /// What a strategy sees before each step.
@@ -12,6 +13,9 @@ pub struct Observation<'a> {
     pub frame: &'a Frame,
     /// The active window now, if any.
     pub window: Option<&'a WindowState>,
+    /// The live accessibility tree the strategy asked for with
+    /// [`ReplayStrategy::wants_tree`], when the window exposes one.
+    pub tree: Option<&'a A11yTree>,
     /// The index of the step about to be decided.
     pub step_idx: usize,
     /// What was replayed so far.
@@ -44,6 +48,13 @@ pub trait ReplayStrategy {
     /// Decides the next step. Called again for the same step after a failed
     /// attempt, with the failure in `history`.
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError>;
+
+    /// The window whose accessibility tree step `step_idx` needs; the loop
+    /// reads it and passes it in the [`Observation`].
+    fn wants_tree(&self, step_idx: usize) -> Option<TreeRequest> {
+        let _ = step_idx;
+        None
+    }
 
     /// Whether the loop should check each step's effect with [`Self::verify`]
     /// (it costs a wait for the screen to settle after every step).

@@ -9,9 +9,12 @@ pub mod instructions;
 pub mod matching;
 
 use image::RgbaImage;
-use reprise_models::{ActionEvent, EventName, WindowState};
+use reprise_models::element::ELEMENT_VERSION;
+use reprise_models::{ActionEvent, ElementIdentity, EventName, WindowState};
 
 use crate::describe::{Describer, Description};
+use crate::desktop::TreeRequest;
+use crate::identity::{StructuralAnswer, locate};
 use crate::naive::{actions_for, describe as describe_tree, end_time};
 use crate::vision::cache::SegmentationCache;
 use crate::vision::scale::{WindowMapping, window_crop};
@@ -52,6 +55,37 @@ pub struct PlannedStep {
     /// The recording shows the window change after this step (its frame and
     /// the next step's differ), so the replay checks that it changes too.
     pub expects_change: bool,
+}
+
+/// Which rungs of the ladder may find a target: the structural rung (the
+/// element's identity in the live accessibility tree) first, then the
+/// visual one (its description and look in the pixels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rungs {
+    pub structural: bool,
+    pub visual: bool,
+}
+
+impl Default for Rungs {
+    fn default() -> Self {
+        Rungs {
+            structural: true,
+            visual: true,
+        }
+    }
+}
+
+/// The element a recorded pointer press acted on, when the recording named
+/// it in a form this build reads.
+pub fn pressed_element(tree: &ActionEvent) -> Option<&ElementIdentity> {
+    if !is_pointer_target(tree) {
+        return None;
+    }
+    std::iter::once(tree)
+        .chain(&tree.children)
+        .filter(|event| event.mouse_pressed != Some(false))
+        .find_map(|event| event.element.as_ref())
+        .filter(|element| element.version <= ELEMENT_VERSION)
 }
 
 /// Counters for the report.
@@ -323,6 +357,7 @@ pub struct VisualStrategy {
     options: MatchOptions,
     /// The live target of the last decided step, on the screen.
     last_target: Option<reprise_models::Rect>,
+    rungs: Rungs,
 }
 
 impl std::fmt::Debug for VisualStrategy {
@@ -341,7 +376,14 @@ impl VisualStrategy {
             speed: if speed > 0.0 { speed } else { 1.0 },
             options: MatchOptions::default(),
             last_target: None,
+            rungs: Rungs::default(),
         }
+    }
+
+    /// Chooses the rungs that may find targets (both by default).
+    pub fn with_rungs(mut self, rungs: Rungs) -> Self {
+        self.rungs = rungs;
+        self
     }
 
     pub fn steps(&self) -> &[PlannedStep] {
@@ -383,6 +425,17 @@ impl ReplayStrategy for VisualStrategy {
 
     fn verifies(&self) -> bool {
         true
+    }
+
+    fn wants_tree(&self, step_idx: usize) -> Option<TreeRequest> {
+        if !self.rungs.structural {
+            return None;
+        }
+        let element = pressed_element(&self.steps.get(step_idx)?.tree)?;
+        Some(TreeRequest {
+            app: element.app.clone(),
+            window: element.window.clone(),
+        })
     }
 
     fn verify(
@@ -429,6 +482,56 @@ impl ReplayStrategy for VisualStrategy {
                 delay_before_seconds: delay,
             })
         };
+        if self.rungs.structural
+            && let Some(element) = pressed_element(tree)
+        {
+            let press = tree.position().unwrap_or((
+                f64::from(element.rect.left) + f64::from(element.rect.width) / 2.0,
+                f64::from(element.rect.top) + f64::from(element.rect.height) / 2.0,
+            ));
+            let answer = observation.tree.map_or(StructuralAnswer::NoAnswer, |live| {
+                locate(element, press, live)
+            });
+            match answer {
+                StructuralAnswer::Found {
+                    rect,
+                    point,
+                    evidence,
+                    ..
+                } => {
+                    self.last_target = Some(rect);
+                    let actions = self.actions_at(tree, Some(point));
+                    return Ok(step(
+                        Some(point),
+                        format!("found {evidence} by its identity in the accessibility tree"),
+                        actions,
+                    ));
+                }
+                StructuralAnswer::Ambiguous { candidates } => {
+                    return Err(StrategyError::Fatal(format!(
+                        "refused: {} elements fit {} and nothing tells them apart: {}",
+                        candidates.len(),
+                        element.label(),
+                        candidates.join("; ")
+                    )));
+                }
+                StructuralAnswer::Gone { reason } => return Err(StrategyError::Retryable(reason)),
+                StructuralAnswer::NoAnswer if !self.rungs.visual => {
+                    return Err(StrategyError::Retryable(format!(
+                        "{} exposes no usable accessibility tree for {}, and the visual rung is off",
+                        element.app,
+                        element.label()
+                    )));
+                }
+                StructuralAnswer::NoAnswer => {}
+            }
+        }
+        if !self.rungs.visual && matches!(planned.target, Target::Element { .. }) {
+            return Err(StrategyError::Retryable(format!(
+                "the recording names no element for {}, and the visual rung is off",
+                describe_tree(tree)
+            )));
+        }
         match &planned.target {
             Target::AsRecorded => {
                 let actions = self.actions_at(tree, None);

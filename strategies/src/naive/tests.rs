@@ -20,6 +20,7 @@ fn decide_all(strategy: &mut NaiveStrategy) -> Vec<Step> {
     let mut steps = Vec::new();
     loop {
         let observation = Observation {
+            tree: None,
             frame: &frame,
             window: None,
             step_idx: steps.len(),

@@ -1,0 +1,306 @@
+//! The element a person acted on, named by the accessibility tree: its role,
+//! name, states, box, the path from its window, and its identity band (the
+//! other cells of its row, or a control's label). One function,
+//! [`identity_of`], derives it from a tree, so the recorder (from the few
+//! nodes it reads around the pointer) and replay (from a live window's tree)
+//! compute identities by the same rules.
+
+use accesskit::Role;
+use serde::{Deserialize, Serialize};
+
+use crate::{A11yNode, A11yTree, Rect};
+
+/// The version of [`ElementIdentity`]'s stored form. A reader ignores an
+/// identity of a version it does not know (replay then falls back to pixels).
+pub const ELEMENT_VERSION: u32 = 1;
+
+/// A state of an accessible element that identity and effects depend on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ElementState {
+    Focused,
+    Checked,
+    Selected,
+    Editable,
+    Sensitive,
+    Expanded,
+    Pressed,
+}
+
+/// The window an element belongs to, as its accessibility tree names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowIdentity {
+    pub role: Role,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// One ancestor on the way from the window to an element.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathStep {
+    pub role: Role,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// Who an element is: what replay looks for in the live tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElementIdentity {
+    pub version: u32,
+    /// The accessible application's name (`zenity`, `gedit`, …).
+    pub app: String,
+    pub window: WindowIdentity,
+    pub role: Role,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub states: Vec<ElementState>,
+    /// Its box on the screen, in logical coordinates.
+    pub rect: Rect,
+    /// The ancestors from the window (exclusive) down to its parent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path: Vec<PathStep>,
+    /// For a cell or list item, the names of the other cells of its row (left
+    /// to right); for a control, its label. Empty where neither exists.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub band: Vec<String>,
+}
+
+impl ElementIdentity {
+    /// A short phrase for people: `table cell "Maria Olsen" (row: Bergen)`.
+    pub fn label(&self) -> String {
+        let mut label = role_name(self.role).to_owned();
+        if let Some(name) = &self.name {
+            label.push_str(&format!(" {name:?}"));
+        }
+        if !self.band.is_empty() {
+            let what = if is_row_member(self.role) {
+                "row"
+            } else {
+                "label"
+            };
+            label.push_str(&format!(" ({what}: {})", self.band.join(", ")));
+        }
+        label
+    }
+}
+
+/// A role in words, as people read it.
+pub fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Button => "button",
+        Role::CheckBox => "checkbox",
+        Role::RadioButton => "radio button",
+        Role::ComboBox => "combo box",
+        Role::TextInput => "text field",
+        Role::PasswordInput => "password field",
+        Role::SpinButton => "spin button",
+        Role::Slider => "slider",
+        Role::Link => "link",
+        Role::Label => "label",
+        Role::MenuItem | Role::MenuItemCheckBox | Role::MenuItemRadio => "menu item",
+        Role::Menu | Role::MenuListPopup => "menu",
+        Role::MenuBar => "menu bar",
+        Role::Cell => "table cell",
+        Role::Row => "row",
+        Role::ListItem => "list item",
+        Role::TreeItem => "tree item",
+        Role::Tab => "tab",
+        Role::Table => "table",
+        Role::List | Role::ListBox => "list",
+        Role::Image => "image",
+        Role::Window => "window",
+        Role::Dialog => "dialog",
+        _ => "element",
+    }
+}
+
+/// Roles whose identity includes the other cells of their row.
+pub fn is_row_member(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Cell | Role::GridCell | Role::ListItem | Role::TreeItem | Role::RowHeader
+    )
+}
+
+/// Roles whose identity includes their label.
+fn is_labelled_control(role: Role) -> bool {
+    matches!(
+        role,
+        Role::TextInput
+            | Role::PasswordInput
+            | Role::MultilineTextInput
+            | Role::SearchInput
+            | Role::ComboBox
+            | Role::SpinButton
+            | Role::Slider
+            | Role::CheckBox
+            | Role::RadioButton
+            | Role::Switch
+            | Role::Button
+    )
+}
+
+/// The parent of every node (`None` for the root and unreachable nodes).
+pub fn parents(tree: &A11yTree) -> Vec<Option<u32>> {
+    let mut parents = vec![None; tree.nodes.len()];
+    for (idx, node) in tree.nodes.iter().enumerate() {
+        for &child in &node.children {
+            if let Some(slot) = parents.get_mut(child as usize) {
+                *slot = Some(idx as u32);
+            }
+        }
+    }
+    parents
+}
+
+fn named(node: &A11yNode) -> Option<&str> {
+    node.name
+        .as_deref()
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+}
+
+/// Whether two boxes share most of a row: their vertical overlap is at least
+/// half the smaller height.
+fn same_row(a: &Rect, b: &Rect) -> bool {
+    let overlap = a.bottom().min(b.bottom()) - i64::from(a.top.max(b.top));
+    overlap * 2 >= i64::from(a.height.min(b.height)).max(1)
+}
+
+/// The identity band of node `idx` among its parent's children.
+pub fn band_of(tree: &A11yTree, parent: Option<u32>, idx: u32) -> Vec<String> {
+    let node = &tree.nodes[idx as usize];
+    let (Some(parent), Some(rect)) = (parent, node.rect) else {
+        return Vec::new();
+    };
+    let siblings = tree.nodes[parent as usize]
+        .children
+        .iter()
+        .copied()
+        .filter(|&sibling| sibling != idx)
+        .filter_map(|sibling| {
+            let sibling = &tree.nodes[sibling as usize];
+            Some((sibling, sibling.rect?, named(sibling)?))
+        });
+    if is_row_member(node.role) {
+        let row_given = tree.nodes[parent as usize].role == Role::Row;
+        let mut cells: Vec<(i32, String)> = siblings
+            .filter(|(_, sibling_rect, _)| row_given || same_row(&rect, sibling_rect))
+            .map(|(_, sibling_rect, name)| (sibling_rect.left, name.to_owned()))
+            .collect();
+        cells.sort_by_key(|(left, _)| *left);
+        return cells.into_iter().map(|(_, name)| name).collect();
+    }
+    if is_labelled_control(node.role) && named(node).is_none() {
+        // The nearest label on the same row to its left, else the nearest
+        // one just above it.
+        let labels: Vec<(Rect, &str)> = siblings
+            .filter(|(sibling, _, _)| sibling.role == Role::Label)
+            .map(|(_, sibling_rect, name)| (sibling_rect, name))
+            .collect();
+        let left = labels
+            .iter()
+            .filter(|(label, _)| same_row(&rect, label) && label.right() <= rect.right())
+            .min_by_key(|(label, _)| i64::from(rect.left) - label.right());
+        let above = || {
+            labels
+                .iter()
+                .filter(|(label, _)| {
+                    label.bottom() <= i64::from(rect.top) + 2
+                        && i64::from(rect.top) - label.bottom() <= 2 * i64::from(rect.height)
+                        && label.right() > i64::from(rect.left)
+                        && i64::from(label.left) < rect.right()
+                })
+                .min_by_key(|(label, _)| i64::from(rect.top) - label.bottom())
+        };
+        return left
+            .or_else(above)
+            .map(|(_, name)| vec![(*name).to_owned()])
+            .unwrap_or_default();
+    }
+    Vec::new()
+}
+
+/// The identity of node `idx` of `tree` (whose root is the window), or of
+/// its nearest ancestor that has one when it has none itself (an unnamed
+/// filler under the pointer). `None` when nothing on the way up has an
+/// identity, or the node has no box.
+pub fn identity_of(tree: &A11yTree, app: &str, idx: u32) -> Option<ElementIdentity> {
+    let parents = parents(tree);
+    let mut at = idx;
+    loop {
+        let node = tree.nodes.get(at as usize)?;
+        let band = band_of(tree, parents[at as usize], at);
+        let is_root = at == tree.root;
+        if !is_root && node.rect.is_some() && (named(node).is_some() || !band.is_empty()) {
+            return Some(identity_at(tree, &parents, app, at, band));
+        }
+        at = parents[at as usize]?;
+    }
+}
+
+fn identity_at(
+    tree: &A11yTree,
+    parents: &[Option<u32>],
+    app: &str,
+    idx: u32,
+    band: Vec<String>,
+) -> ElementIdentity {
+    let node = &tree.nodes[idx as usize];
+    let mut path = Vec::new();
+    let mut up = parents[idx as usize];
+    while let Some(ancestor) = up {
+        if ancestor == tree.root {
+            break;
+        }
+        let ancestor_node = &tree.nodes[ancestor as usize];
+        path.push(PathStep {
+            role: ancestor_node.role,
+            name: named(ancestor_node).map(str::to_owned),
+        });
+        up = parents[ancestor as usize];
+    }
+    path.reverse();
+    let root = &tree.nodes[tree.root as usize];
+    ElementIdentity {
+        version: ELEMENT_VERSION,
+        app: app.to_owned(),
+        window: WindowIdentity {
+            role: root.role,
+            name: named(root).map(str::to_owned),
+        },
+        role: node.role,
+        name: named(node).map(str::to_owned),
+        states: node.states.clone(),
+        rect: node.rect.expect("identities are taken of nodes with a box"),
+        path,
+        band,
+    }
+}
+
+/// A tree from `(depth, role, name, (left, top, width, height))` rows in
+/// depth-first order, the root at depth 0: for tests and examples.
+pub fn outline(rows: &[(usize, Role, &str, (i32, i32, u32, u32))]) -> A11yTree {
+    let mut nodes: Vec<A11yNode> = Vec::new();
+    let mut stack: Vec<usize> = Vec::new();
+    for &(depth, role, name, (left, top, width, height)) in rows {
+        stack.truncate(depth);
+        let idx = nodes.len();
+        if let Some(&parent) = stack.last() {
+            nodes[parent].children.push(idx as u32);
+        }
+        nodes.push(A11yNode {
+            role,
+            name: (!name.is_empty()).then(|| name.to_owned()),
+            rect: Some(Rect::new(left, top, width, height)),
+            states: Vec::new(),
+            children: Vec::new(),
+        });
+        stack.push(idx);
+    }
+    A11yTree { root: 0, nodes }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,223 @@
+//! Identity rules and the structural rung: find the element a person acted on
+//! again in a live accessibility tree, by who it is (role, name, the row or
+//! label it belongs to, its place in the window), never by where it was.
+//!
+//! The rules, each unit-tested below:
+//! - identity is role + name + band; two names are the same name only when
+//!   they differ by nothing but case, white space, a trailing ellipsis or
+//!   colon (what toolkits change between versions); "Olsen" is never "Olson";
+//! - a row member (cell, list item) must have the recorded band: a namesake in
+//!   another row is another element;
+//! - candidates that the band and the path cannot tell apart are refused,
+//!   with every candidate named;
+//! - no candidate in a tree that names what it shows means the target is
+//!   gone: refused, never replaced by a pixel guess.
+
+use reprise_models::element::{band_of, is_row_member, parents};
+use reprise_models::{A11yTree, ElementIdentity, Rect, identity_of};
+
+/// A window's tree names what it shows when it has at least this many named
+/// elements with a box; below that an absent target may just be unexposed,
+/// and the visual rung decides.
+pub const RICH_TREE_NAMED_NODES: usize = 3;
+
+/// Which rung found nothing, or what it found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StructuralAnswer {
+    /// Exactly one live element is the recorded one.
+    Found {
+        node_idx: u32,
+        rect: Rect,
+        /// Where to act, in logical screen coordinates: the recorded offset
+        /// inside the element, scaled to its live box.
+        point: (f64, f64),
+        evidence: String,
+    },
+    /// Several live elements fit and nothing tells them apart.
+    Ambiguous { candidates: Vec<String> },
+    /// The tree names what it shows, and the target is not among it.
+    Gone { reason: String },
+    /// The tree is too poor to decide: let the visual rung decide.
+    NoAnswer,
+}
+
+/// A name as toolkits may render it differently: case, runs of white space,
+/// a trailing ellipsis or colon, and GTK's mnemonic underscores.
+pub fn normalize_name(name: &str) -> String {
+    let mut text = name.trim().to_lowercase();
+    loop {
+        let trimmed = text
+            .trim_end_matches('…')
+            .trim_end_matches("...")
+            .trim_end_matches(':')
+            .trim_end();
+        if trimmed.len() == text.len() {
+            break;
+        }
+        text = trimmed.to_owned();
+    }
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('_', "")
+}
+
+/// Whether two accessible names are the same name (see [`normalize_name`]);
+/// any other difference, one letter or digit, makes another element.
+pub fn same_name(recorded: Option<&str>, live: Option<&str>) -> bool {
+    match (recorded, live) {
+        (None, None) => true,
+        (Some(recorded), Some(live)) => normalize_name(recorded) == normalize_name(live),
+        (Some(name), None) | (None, Some(name)) => normalize_name(name).is_empty(),
+    }
+}
+
+fn same_band(recorded: &[String], live: &[String]) -> bool {
+    recorded.len() == live.len()
+        && recorded
+            .iter()
+            .zip(live)
+            .all(|(recorded, live)| same_name(Some(recorded), Some(live)))
+}
+
+/// How many of the recorded path's steps the live path has, in order.
+fn path_score(recorded: &ElementIdentity, live: &ElementIdentity) -> usize {
+    recorded
+        .path
+        .iter()
+        .zip(&live.path)
+        .take_while(|(recorded, live)| {
+            recorded.role == live.role && same_name(recorded.name.as_deref(), live.name.as_deref())
+        })
+        .count()
+}
+
+/// Finds `recorded` (pressed at `press`, logical screen coordinates) in the
+/// live tree of its window.
+pub fn locate(recorded: &ElementIdentity, press: (f64, f64), live: &A11yTree) -> StructuralAnswer {
+    let parents = parents(live);
+    let named_nodes = live
+        .nodes
+        .iter()
+        .filter(|node| node.rect.is_some() && node.name.as_deref().is_some_and(|n| !n.is_empty()))
+        .count();
+    // Role and name first (cheap), then the identity of each survivor.
+    let candidates: Vec<(u32, ElementIdentity)> = (0..live.nodes.len() as u32)
+        .filter(|&idx| {
+            let node = &live.nodes[idx as usize];
+            node.role == recorded.role
+                && node.rect.is_some()
+                && same_name(recorded.name.as_deref(), node.name.as_deref())
+        })
+        .filter_map(|idx| {
+            // An unnamed recorded element is identified by its band alone.
+            let band = band_of(live, parents[idx as usize], idx);
+            if recorded.name.is_none() && band.is_empty() {
+                return None;
+            }
+            let identity = identity_of(live, &recorded.app, idx)?;
+            (identity.rect == live.nodes[idx as usize].rect.expect("filtered on a box"))
+                .then_some((idx, identity))
+        })
+        .collect();
+    let with_band: Vec<&(u32, ElementIdentity)> = candidates
+        .iter()
+        .filter(|(_, identity)| same_band(&recorded.band, &identity.band))
+        .collect();
+    let chosen: Vec<&(u32, ElementIdentity)> =
+        if is_row_member(recorded.role) || recorded.name.is_none() || !with_band.is_empty() {
+            with_band
+        } else {
+            // A control whose label moved or changed is still itself when its
+            // name says so.
+            candidates.iter().collect()
+        };
+    if chosen.is_empty() {
+        if named_nodes < RICH_TREE_NAMED_NODES {
+            return StructuralAnswer::NoAnswer;
+        }
+        let namesakes: Vec<String> = candidates
+            .iter()
+            .map(|(_, identity)| identity.label())
+            .collect();
+        let reason = if namesakes.is_empty() {
+            format!(
+                "no {} in the window's accessibility tree ({named_nodes} named elements)",
+                recorded.label()
+            )
+        } else {
+            format!(
+                "no {} in the window's accessibility tree; only {}",
+                recorded.label(),
+                namesakes.join("; ")
+            )
+        };
+        return StructuralAnswer::Gone { reason };
+    }
+    // Among equals, the one whose path from the window matches further.
+    let best = chosen
+        .iter()
+        .map(|(_, identity)| path_score(recorded, identity))
+        .max()
+        .unwrap_or(0);
+    let best: Vec<&&(u32, ElementIdentity)> = chosen
+        .iter()
+        .filter(|(_, identity)| path_score(recorded, identity) == best)
+        .collect();
+    if best.len() > 1 {
+        return StructuralAnswer::Ambiguous {
+            candidates: best
+                .iter()
+                .map(|(_, identity)| {
+                    let rect = identity.rect;
+                    format!("{} at ({}, {})", identity.label(), rect.left, rect.top)
+                })
+                .collect(),
+        };
+    }
+    let (node_idx, identity) = best[0];
+    let rect = identity.rect;
+    StructuralAnswer::Found {
+        node_idx: *node_idx,
+        rect,
+        point: offset_point(&recorded.rect, press, &rect),
+        evidence: format!(
+            "{} in {}",
+            identity.label(),
+            recorded
+                .window
+                .name
+                .as_deref()
+                .map_or_else(|| "its window".to_owned(), |name| format!("{name:?}"))
+        ),
+    }
+}
+
+/// The point at the same relative place in `live` as `press` was in
+/// `recorded`, kept a pixel inside the box.
+pub fn offset_point(recorded: &Rect, press: (f64, f64), live: &Rect) -> (f64, f64) {
+    let along = |at: f64, start: i32, length: u32| {
+        if length == 0 {
+            0.5
+        } else {
+            ((at - f64::from(start)) / f64::from(length)).clamp(0.0, 1.0)
+        }
+    };
+    let inside = |start: i32, length: u32, fraction: f64| {
+        let length = f64::from(length);
+        let at = f64::from(start) + fraction * length;
+        at.clamp(
+            f64::from(start) + 1.0_f64.min(length / 2.0),
+            f64::from(start) + (length - 1.0).max(length / 2.0),
+        )
+    };
+    let fx = along(press.0, recorded.left, recorded.width);
+    let fy = along(press.1, recorded.top, recorded.height);
+    (
+        inside(live.left, live.width, fx),
+        inside(live.top, live.height, fy),
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,201 @@
+use accesskit::Role;
+use reprise_models::element::outline;
+use reprise_models::{A11yTree, ElementIdentity, identity_of};
+
+use super::*;
+
+/// A customers dialog with `rows` of (name, city), each row 23 px below the
+/// last, and an OK button.
+fn customers(rows: &[(&str, &str)]) -> A11yTree {
+    let mut outline_rows = vec![
+        (0, Role::Dialog, "Customers", (490, 302, 302, 260)),
+        (1, Role::Group, "", (498, 329, 286, 230)),
+        (
+            2,
+            Role::Label,
+            "Select items from the list below.",
+            (503, 334, 276, 17),
+        ),
+        (2, Role::Table, "", (504, 358, 274, 160)),
+        (3, Role::ColumnHeader, "Name", (504, 358, 86, 25)),
+        (3, Role::ColumnHeader, "City", (590, 358, 188, 25)),
+    ];
+    for (row, (name, city)) in rows.iter().enumerate() {
+        let top = 384 + 23 * row as i32;
+        outline_rows.push((3, Role::Cell, name, (506, top, 82, 21)));
+        outline_rows.push((3, Role::Cell, city, (592, top, 184, 21)));
+    }
+    let below_rows = 384 + 23 * rows.len() as i32 + 20;
+    outline_rows.push((2, Role::Button, "OK", (698, below_rows, 86, 34)));
+    outline(&outline_rows)
+}
+
+const RECORDED_ROWS: &[(&str, &str)] = &[
+    ("Maria Olsen", "Bergen"),
+    ("Per Hansen", "Oslo"),
+    ("Maria Olsen", "Tromsø"),
+];
+
+/// The identity of the cell named `name` in the row of `city`, as recorded.
+fn recorded_cell(name: &str, city: &str) -> ElementIdentity {
+    let tree = customers(RECORDED_ROWS);
+    let idx = (0..tree.nodes.len() as u32)
+        .find(|&idx| {
+            identity_of(&tree, "zenity", idx).is_some_and(|identity| {
+                identity.name.as_deref() == Some(name) && identity.band == [city]
+            })
+        })
+        .expect("the recorded cell");
+    identity_of(&tree, "zenity", idx).unwrap()
+}
+
+/// What the structural rung answers for `recorded` in `live`, in words:
+/// `found <label> at (x, y)`, `ambiguous: …`, `gone: …` or `no answer`.
+fn check(recorded: &ElementIdentity, live: &A11yTree, expect: &str) {
+    let press = (
+        f64::from(recorded.rect.left) + 10.0,
+        f64::from(recorded.rect.top) + 10.0,
+    );
+    let answer = match locate(recorded, press, live) {
+        StructuralAnswer::Found {
+            node_idx, point, ..
+        } => format!(
+            "found {} at ({}, {})",
+            identity_of(live, "zenity", node_idx).unwrap().label(),
+            point.0,
+            point.1
+        ),
+        StructuralAnswer::Ambiguous { candidates } => {
+            format!("ambiguous: {}", candidates.join("; "))
+        }
+        StructuralAnswer::Gone { reason } => format!("gone: {reason}"),
+        StructuralAnswer::NoAnswer => "no answer".into(),
+    };
+    assert_eq!(answer, expect);
+}
+
+#[test]
+fn the_same_list_finds_the_same_row() {
+    check(
+        &recorded_cell("Maria Olsen", "Tromsø"),
+        &customers(RECORDED_ROWS),
+        r#"found table cell "Maria Olsen" (row: Tromsø) at (516, 440)"#,
+    );
+}
+
+#[test]
+fn rows_inserted_above_or_resorted_do_not_move_the_target() {
+    let target = recorded_cell("Maria Olsen", "Tromsø");
+    // A decoy above: a near-namesake, and the namesake from Bergen.
+    check(
+        &target,
+        &customers(&[
+            ("Maria Olson", "Tromsø"),
+            ("Anne Berg", "Oslo"),
+            ("Maria Olsen", "Bergen"),
+            ("Per Hansen", "Oslo"),
+            ("Maria Olsen", "Tromsø"),
+        ]),
+        r#"found table cell "Maria Olsen" (row: Tromsø) at (516, 486)"#,
+    );
+    // Sorted the other way round.
+    check(
+        &target,
+        &customers(&[
+            ("Maria Olsen", "Tromsø"),
+            ("Per Hansen", "Oslo"),
+            ("Maria Olsen", "Bergen"),
+        ]),
+        r#"found table cell "Maria Olsen" (row: Tromsø) at (516, 394)"#,
+    );
+}
+
+#[test]
+fn a_removed_target_is_gone_even_with_namesakes_left() {
+    check(
+        &recorded_cell("Maria Olsen", "Tromsø"),
+        &customers(&[
+            ("Maria Olsen", "Bergen"),
+            ("Maria Olson", "Tromsø"),
+            ("Per Hansen", "Oslo"),
+        ]),
+        r#"gone: no table cell "Maria Olsen" (row: Tromsø) in the window's accessibility tree; only table cell "Maria Olsen" (row: Bergen)"#,
+    );
+}
+
+#[test]
+fn twins_that_nothing_tells_apart_are_refused_with_both_named() {
+    check(
+        &recorded_cell("Maria Olsen", "Tromsø"),
+        &customers(&[("Maria Olsen", "Tromsø"), ("Maria Olsen", "Tromsø")]),
+        r#"ambiguous: table cell "Maria Olsen" (row: Tromsø) at (506, 384); table cell "Maria Olsen" (row: Tromsø) at (506, 407)"#,
+    );
+}
+
+#[test]
+fn a_poor_tree_leaves_the_decision_to_the_visual_rung() {
+    let poor = outline(&[
+        (0, Role::Window, "Calculator", (0, 0, 300, 300)),
+        (1, Role::Canvas, "", (0, 0, 300, 300)),
+    ]);
+    check(&recorded_cell("Per Hansen", "Oslo"), &poor, "no answer");
+}
+
+#[test]
+fn a_button_is_found_where_the_dialog_moved_it() {
+    let recorded_tree = customers(RECORDED_ROWS);
+    let ok = (0..recorded_tree.nodes.len() as u32)
+        .find(|&idx| recorded_tree.nodes[idx as usize].name.as_deref() == Some("OK"))
+        .unwrap();
+    let recorded = identity_of(&recorded_tree, "zenity", ok).unwrap();
+    // Four rows push the button down by 23 px.
+    check(
+        &recorded,
+        &customers(&[
+            ("Anne Berg", "Oslo"),
+            ("Maria Olsen", "Bergen"),
+            ("Per Hansen", "Oslo"),
+            ("Maria Olsen", "Tromsø"),
+        ]),
+        r#"found button "OK" at (708, 506)"#,
+    );
+}
+
+/// Names that rendering may change match; any other letter or digit makes
+/// another element.
+#[test]
+fn names_match_only_where_rendering_explains_the_difference() {
+    let cases: &[(&str, &str, bool)] = &[
+        ("Maria Olsen", "Maria Olsen", true),
+        ("Maria Olsen", "maria  olsen", true),
+        ("Save As…", "Save As...", true),
+        ("Save As…", "Save As", true),
+        ("User name:", "User name", true),
+        ("_File", "File", true),
+        ("Maria Olsen", "Maria Olson", false),
+        ("Invoice 1042", "Invoice 1043", false),
+        ("OK", "OK2", false),
+        ("Open", "Open Recent", false),
+    ];
+    for &(recorded, live, expect) in cases {
+        assert_eq!(
+            same_name(Some(recorded), Some(live)),
+            expect,
+            "{recorded:?} vs {live:?}"
+        );
+    }
+    assert!(same_name(None, Some("  ")));
+    assert!(!same_name(None, Some("OK")));
+}
+
+#[test]
+fn the_click_keeps_its_place_inside_the_element() {
+    let recorded = Rect::new(100, 100, 80, 20);
+    let live = Rect::new(300, 50, 160, 40);
+    assert_eq!(
+        offset_point(&recorded, (120.0, 105.0), &live),
+        (340.0, 60.0)
+    );
+    // A press on the recorded box's edge stays a pixel inside the live one.
+    assert_eq!(offset_point(&recorded, (100.0, 99.0), &live), (301.0, 51.0));
+}
