@@ -248,6 +248,8 @@ struct Writer {
     pending_elements: std::collections::HashSet<u64>,
     /// Elements read, waiting for their press to be linked.
     elements: std::collections::HashMap<u64, reprise_models::ElementIdentity>,
+    /// The newest window state's accessibility tree, with that state's id.
+    current_tree: Option<(u32, reprise_models::A11yTree)>,
 }
 
 impl Writer {
@@ -268,6 +270,7 @@ impl Writer {
             current_window: None,
             pending_elements: std::collections::HashSet::new(),
             elements: std::collections::HashMap::new(),
+            current_tree: None,
         }
     }
 
@@ -312,6 +315,7 @@ impl Writer {
         let id = self.window_times.len() as u32;
         self.window_times.push(timestamp);
         self.current_window = Some(window.clone());
+        self.current_tree = tree.clone().map(|tree| (id, tree));
         let mut state = window.into_state(id, timestamp);
         state.a11y = tree;
         self.window_states.push(state);
@@ -407,14 +411,39 @@ impl Writer {
                             || waited_enough))
             })
             .count();
-        for mut event in self.events.drain(..n_ready) {
+        let ready: Vec<ActionEvent> = self.events.drain(..n_ready).collect();
+        for mut event in ready {
             let frames_before = self.frame_times.partition_point(|&t| t <= event.timestamp);
             event.screenshot_id = frames_before.checked_sub(1).map(|idx| idx as u32);
             let windows_before = self.window_times.partition_point(|&t| t <= event.timestamp);
             event.window_state_id = windows_before.checked_sub(1).map(|idx| idx as u32);
-            event.element = self.elements.remove(&event.timestamp.to_bits());
+            event.element = self
+                .elements
+                .remove(&event.timestamp.to_bits())
+                .or_else(|| self.element_in_snapshot(&event));
             self.ready_events.push(event);
         }
+    }
+
+    /// The element under a press in the window's snapshot tree, for a press
+    /// the hit-test could not name (the click closed the window before it
+    /// answered). Controls only: a list may have scrolled since the
+    /// snapshot, and a stale row is another row.
+    fn element_in_snapshot(&self, event: &ActionEvent) -> Option<reprise_models::ElementIdentity> {
+        if event.name != EventName::Click || event.mouse_pressed != Some(true) {
+            return None;
+        }
+        // The tree of the very window state the press belongs to, never a
+        // later window's.
+        let (state_id, tree) = self.current_tree.as_ref()?;
+        if event.window_state_id != Some(*state_id) {
+            return None;
+        }
+        let point = (event.mouse_x?, event.mouse_y?);
+        let deepest = reprise_models::element::deepest_at(tree, point)?;
+        let identity = reprise_models::identity_of(tree, &tree.app, deepest)?;
+        (!reprise_models::element::is_row_member(identity.role) && !tree.app.is_empty())
+            .then_some(identity)
     }
 
     /// Writes everything ready in one transaction.

@@ -222,6 +222,38 @@ pub fn band_of(tree: &A11yTree, parent: Option<u32>, idx: u32) -> Vec<String> {
     Vec::new()
 }
 
+/// The deepest showing node of `tree` under `point` (logical screen
+/// coordinates): down from the root, into the smallest child whose box holds
+/// the point, as AT-SPI's hit-testing descends.
+pub fn deepest_at(tree: &A11yTree, point: (f64, f64)) -> Option<u32> {
+    let holds = |idx: u32| {
+        tree.nodes
+            .get(idx as usize)
+            .and_then(|node| node.rect)
+            .is_some_and(|rect| rect.contains(point.0, point.1))
+    };
+    let mut at = tree.root;
+    if !holds(at) {
+        return None;
+    }
+    for _ in 0..tree.nodes.len() {
+        let next = tree.nodes[at as usize]
+            .children
+            .iter()
+            .copied()
+            .filter(|&child| holds(child))
+            .min_by_key(|&child| {
+                let rect = tree.nodes[child as usize].rect.expect("holds the point");
+                u64::from(rect.width) * u64::from(rect.height)
+            });
+        match next {
+            Some(child) => at = child,
+            None => break,
+        }
+    }
+    Some(at)
+}
+
 /// The identity of node `idx` of `tree` (whose root is the window), or of
 /// its nearest ancestor that has one when it has none itself (an unnamed
 /// filler under the pointer). `None` when nothing on the way up has an
@@ -299,7 +331,11 @@ pub fn outline(rows: &[(usize, Role, &str, (i32, i32, u32, u32))]) -> A11yTree {
         });
         stack.push(idx);
     }
-    A11yTree { root: 0, nodes }
+    A11yTree {
+        app: String::new(),
+        root: 0,
+        nodes,
+    }
 }
 
 #[cfg(test)]

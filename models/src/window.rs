@@ -41,6 +41,9 @@ impl WindowState {
 /// An accessibility tree in the platform-neutral vocabulary of `accesskit`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct A11yTree {
+    /// The accessible application's name (empty where it has none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub app: String,
     /// Index into `nodes` of the root.
     pub root: u32,
     pub nodes: Vec<A11yNode>,
@@ -95,6 +98,7 @@ mod tests {
     #[test]
     fn tree_round_trips_with_accesskit_roles() {
         let tree = A11yTree {
+            app: "demo".into(),
             root: 0,
             nodes: vec![
                 A11yNode {
@@ -117,6 +121,7 @@ mod tests {
         assert_eq!(serde_json::from_str::<A11yTree>(&json).unwrap(), tree);
         assert!(tree.validate().is_ok());
         let broken = A11yTree {
+            app: String::new(),
             root: 0,
             nodes: vec![A11yNode {
                 children: vec![7],

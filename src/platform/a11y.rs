@@ -107,26 +107,7 @@ impl A11yReader {
         title: &str,
         limits: TreeLimits,
     ) -> Result<Option<A11yTree>, String> {
-        let registry: AccessibleProxyBlocking = self
-            .proxy("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
-            .map_err(err("reach the accessibility registry"))?;
-        let dbus = zbus::blocking::fdo::DBusProxy::new(&self.bus)
-            .map_err(err("reach the accessibility bus daemon"))?;
-        let apps = registry
-            .get_children()
-            .map_err(err("list the accessible applications"))?;
-        for app in apps {
-            if let Some(pid) = pid {
-                let Some(name) = app.name_as_str() else {
-                    continue;
-                };
-                let Ok(bus_name) = zbus::names::BusName::try_from(name) else {
-                    continue;
-                };
-                if dbus.get_connection_unix_process_id(bus_name).ok() != Some(pid) {
-                    continue;
-                }
-            }
+        for (app_name, app) in self.applications(pid)? {
             let Ok(app) = self.accessible(&app) else {
                 continue;
             };
@@ -143,14 +124,16 @@ impl A11yReader {
                 };
                 let states = proxy.get_state().unwrap_or_default();
                 if proxy.name().is_ok_and(|name| name == title) || states.contains(State::Active) {
-                    return Ok(Some(self.read_tree(frame, limits)));
+                    return Ok(Some(self.read_app_tree(&app_name, frame, limits)));
                 }
                 if states.contains(State::Showing) {
                     showing.push(frame);
                 }
             }
             if showing.len() == 1 {
-                return Ok(showing.pop().map(|frame| self.read_tree(frame, limits)));
+                return Ok(showing
+                    .pop()
+                    .map(|frame| self.read_app_tree(&app_name, frame, limits)));
             }
         }
         Ok(None)
@@ -189,7 +172,11 @@ impl A11yReader {
             ms = started.elapsed().as_millis(),
             "read an accessibility tree"
         );
-        A11yTree { root: 0, nodes }
+        A11yTree {
+            app: String::new(),
+            root: 0,
+            nodes,
+        }
     }
 }
 
@@ -281,7 +268,9 @@ impl A11yReader {
         point: (f64, f64),
     ) -> Result<Option<ElementIdentity>, String> {
         let (x, y) = (point.0.round() as i32, point.1.round() as i32);
-        for (app_name, app) in self.applications(pid)? {
+        let apps = self.applications(pid)?;
+        tracing::debug!(?pid, apps = ?apps.iter().map(|(name, app)| (name, app.name_as_str())).collect::<Vec<_>>(), "hit-test");
+        for (app_name, app) in apps {
             let Ok(app) = self.accessible(&app) else {
                 continue;
             };
@@ -307,6 +296,7 @@ impl A11yReader {
                 }
             }
             let Some((_, frame, frame_node)) = best else {
+                tracing::debug!(app = %app_name, "no showing window of it holds the point");
                 continue;
             };
             // Down the chain of hit-tested children.
@@ -334,11 +324,23 @@ impl A11yReader {
                 nodes.push(node);
                 chain.push(child);
             }
+            // The hit element is the chain's end; its neighbours come after.
+            let target = nodes.len() as u32 - 1;
             if chain.len() > 1 {
                 self.add_neighbours(&chain, &mut nodes);
             }
-            let target = nodes.len() as u32 - 1;
-            let tree = A11yTree { root: 0, nodes };
+            tracing::debug!(
+                chain = ?nodes[..=target as usize]
+                    .iter()
+                    .map(|node| (node.role, node.name.as_deref()))
+                    .collect::<Vec<_>>(),
+                "hit-test chain"
+            );
+            let tree = A11yTree {
+                app: app_name.clone(),
+                root: 0,
+                nodes,
+            };
             return Ok(reprise_models::identity_of(&tree, &app_name, target));
         }
         Ok(None)
@@ -354,9 +356,16 @@ impl A11yReader {
         let Ok(target_proxy) = self.accessible(target) else {
             return;
         };
-        let row_cells = self
-            .proxy_of::<TableProxyBlocking>(parent)
-            .ok()
+        // Only a parent that says it is a table is asked for rows (GTK
+        // logs a critical warning for a table call on anything else).
+        let is_table = self.accessible(parent).is_ok_and(|proxy| {
+            proxy
+                .get_interfaces()
+                .is_ok_and(|interfaces| interfaces.contains(atspi_common::Interface::Table))
+        });
+        let row_cells = is_table
+            .then(|| self.proxy_of::<TableProxyBlocking>(parent).ok())
+            .flatten()
             .and_then(|table| {
                 let index = target_proxy.get_index_in_parent().ok()?;
                 let row = table.get_row_at_index(index).ok()?;
@@ -415,15 +424,27 @@ impl A11yReader {
                 }
                 let name = proxy.name().ok().filter(|name| !name.is_empty());
                 if window.name.is_some() && name == window.name {
-                    return Ok(Some(self.read_tree(frame, limits)));
+                    return Ok(Some(self.read_app_tree(&app_name, frame, limits)));
                 }
                 showing.push(frame);
             }
             if window.name.is_none() && showing.len() == 1 {
-                return Ok(showing.pop().map(|frame| self.read_tree(frame, limits)));
+                return Ok(showing
+                    .pop()
+                    .map(|frame| self.read_app_tree(&app_name, frame, limits)));
             }
         }
         Ok(None)
+    }
+}
+
+impl A11yReader {
+    /// [`Self::read_tree`], named after its application.
+    fn read_app_tree(&self, app: &str, root: ObjectRefOwned, limits: TreeLimits) -> A11yTree {
+        A11yTree {
+            app: app.to_owned(),
+            ..self.read_tree(root, limits)
+        }
     }
 }
 

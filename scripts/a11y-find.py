@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""Prints the centre "x y" of a showing accessible element, in screen
+coordinates, for tests that drive third-party applications by what their
+accessibility tree says (so no pixel position is hard-coded).
+
+Usage: a11y-find.py APP ROLE NAME [ROW_TEXT]
+  APP       the accessible application's name (zenity, gedit, ...)
+  ROLE      an AT-SPI role name ("table cell", "push button", ...)
+  NAME      the element's accessible name
+  ROW_TEXT  for a table cell: the text of another cell in its row
+Waits up to 10 s for the element; exits 1 if it never shows.
+"""
+import sys
+import time
+
+import pyatspi
+
+
+def showing(acc):
+    return acc.getState().contains(pyatspi.STATE_SHOWING)
+
+
+def extents(acc):
+    return acc.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+
+
+def find(node, role, name, row_text, depth=0):
+    if node is None or depth > 30:
+        return None
+    if node.getRoleName() == role and node.name == name and showing(node):
+        if row_text is None:
+            return node
+        ext = extents(node)
+        for sibling in node.parent:
+            other = extents(sibling)
+            if sibling.name == row_text and other.y == ext.y and showing(sibling):
+                return node
+    if node.childCount > 1000:
+        return None
+    for child in node:
+        found = find(child, role, name, row_text, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def main():
+    app_name, role, name = sys.argv[1:4]
+    row_text = sys.argv[4] if len(sys.argv) > 4 else None
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        for app in pyatspi.Registry.getDesktop(0):
+            if app is not None and app.name == app_name:
+                found = find(app, role, name, row_text)
+                if found is not None:
+                    ext = extents(found)
+                    print(ext.x + ext.width // 2, ext.y + ext.height // 2)
+                    return 0
+        time.sleep(0.2)
+    print(f"no showing {role} {name!r} in {app_name}", file=sys.stderr)
+    return 1
+
+
+sys.exit(main())
