@@ -70,11 +70,17 @@ pub fn window_tree_reader() -> Option<WindowTreeReader> {
         Some(Box::new(move |window: &ActiveWindow| {
             let connected = reader.get_or_insert_with(|| {
                 a11y::A11yReader::connect()
-                    .map_err(|err| tracing::debug!("no accessibility trees: {err}"))
+                    .map_err(|err| tracing::info!("no accessibility trees: {err}"))
             });
             let reader = connected.as_ref().ok()?;
             match reader.window_tree(window.pid, &window.title, a11y::TreeLimits::default()) {
-                Ok(tree) => tree,
+                Ok(tree) => tree.map(|mut tree| {
+                    let frame = tree.nodes.first().and_then(|root| root.rect);
+                    if let Some(frame) = frame {
+                        a11y::to_screen(&mut tree, a11y::scale_between(frame, window.rect));
+                    }
+                    tree
+                }),
                 Err(err) => {
                     tracing::debug!(title = %window.title, "no accessibility tree: {err}");
                     None
@@ -105,14 +111,14 @@ pub fn element_reader() -> Option<ElementReader> {
         Some(Box::new(move |point: (f64, f64)| {
             let connected = reader.get_or_insert_with(|| {
                 let bus = a11y::A11yReader::connect()
-                    .map_err(|err| tracing::debug!("no elements under presses: {err}"))?;
+                    .map_err(|err| tracing::info!("no elements under presses: {err}"))?;
                 let probe = WindowProbe::connect()
-                    .map_err(|err| tracing::debug!("no elements under presses: {err}"))?;
+                    .map_err(|err| tracing::info!("no elements under presses: {err}"))?;
                 Ok((bus, probe))
             });
             let (reader, probe) = connected.as_ref().ok()?;
-            let pid = probe.pid_at_pointer().ok().flatten();
-            match reader.element_at(pid, point) {
+            let window = probe.window_at_pointer().ok().flatten();
+            match reader.element_at(window.as_ref(), point) {
                 Ok(element) => element,
                 Err(err) => {
                     tracing::debug!("no element under the press: {err}");
@@ -143,14 +149,39 @@ pub type TreeFinder = Box<
 pub fn tree_finder() -> Option<TreeFinder> {
     #[cfg(target_os = "linux")]
     {
-        let mut reader: Option<Result<a11y::A11yReader, String>> = None;
+        let mut connected: Option<Result<(a11y::A11yReader, WindowProbe), String>> = None;
         Some(Box::new(
-            move |app: &str, window: &reprise_models::WindowIdentity| {
-                let reader = reader
-                    .get_or_insert_with(a11y::A11yReader::connect)
+            move |app: &str, identity: &reprise_models::WindowIdentity| {
+                let (reader, probe) = connected
+                    .get_or_insert_with(|| {
+                        let reader = a11y::A11yReader::connect()?;
+                        let probe = WindowProbe::connect().map_err(|err| err.to_string())?;
+                        Ok((reader, probe))
+                    })
                     .as_ref()
                     .map_err(Clone::clone)?;
-                reader.tree_of(app, window, a11y::TreeLimits::default())
+                let Some((mut tree, pid)) =
+                    reader.tree_of(app, identity, a11y::TreeLimits::default())?
+                else {
+                    return Ok(None);
+                };
+                // The X window of that frame gives the toolkit's scale: the
+                // application's window with the frame's name, else its only one.
+                let windows: Vec<ActiveWindow> = probe
+                    .client_windows()
+                    .map_err(|err| err.to_string())?
+                    .into_iter()
+                    .filter(|window| pid.is_some() && window.pid == pid)
+                    .collect();
+                let window = windows
+                    .iter()
+                    .find(|window| Some(&window.title) == identity.name.as_ref())
+                    .or_else(|| (windows.len() == 1).then(|| &windows[0]));
+                let frame = tree.nodes.first().and_then(|root| root.rect);
+                if let (Some(window), Some(frame)) = (window, frame) {
+                    a11y::to_screen(&mut tree, a11y::scale_between(frame, window.rect));
+                }
+                Ok(Some(tree))
             },
         ))
     }

@@ -3,6 +3,7 @@
 
 mod cli;
 mod harness;
+mod identity;
 mod llm;
 mod models;
 mod record;

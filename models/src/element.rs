@@ -311,9 +311,13 @@ fn identity_at(
     }
 }
 
+/// One row of [`outline`]: depth, role, name, and the box as
+/// `(left, top, width, height)`.
+pub type OutlineRow<'a> = (usize, Role, &'a str, (i32, i32, u32, u32));
+
 /// A tree from `(depth, role, name, (left, top, width, height))` rows in
 /// depth-first order, the root at depth 0: for tests and examples.
-pub fn outline(rows: &[(usize, Role, &str, (i32, i32, u32, u32))]) -> A11yTree {
+pub fn outline(rows: &[OutlineRow<'_>]) -> A11yTree {
     let mut nodes: Vec<A11yNode> = Vec::new();
     let mut stack: Vec<usize> = Vec::new();
     for &(depth, role, name, (left, top, width, height)) in rows {

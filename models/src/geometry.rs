@@ -36,6 +36,20 @@ impl Rect {
             && y < f64::from(self.top) + f64::from(self.height)
     }
 
+    /// This rectangle with every coordinate multiplied by `factor`.
+    pub fn scaled(&self, factor: f64) -> Rect {
+        let left = (f64::from(self.left) * factor).round();
+        let top = (f64::from(self.top) * factor).round();
+        let right = ((f64::from(self.left) + f64::from(self.width)) * factor).round();
+        let bottom = ((f64::from(self.top) + f64::from(self.height)) * factor).round();
+        Rect::new(
+            left as i32,
+            top as i32,
+            (right - left).max(0.0) as u32,
+            (bottom - top).max(0.0) as u32,
+        )
+    }
+
     pub fn right(&self) -> i64 {
         i64::from(self.left) + i64::from(self.width)
     }

@@ -62,9 +62,24 @@ impl A11yReader {
         let address = BusProxyBlocking::new(&session)
             .and_then(|bus| bus.get_address())
             .map_err(err("ask for the accessibility bus"))?;
-        let bus = zbus::blocking::connection::Builder::address(address.as_str())
-            .map(|builder| builder.method_timeout(METHOD_TIMEOUT))
-            .and_then(|builder| builder.build())
+        // zbus does not decode a percent-escaped socket path (a `,` in
+        // XDG_RUNTIME_DIR arrives as `%2c` and is looked for literally), so
+        // a plain `unix:path=` address is connected here.
+        let builder = match unix_socket_path(address.as_str()) {
+            Some(path) => std::os::unix::net::UnixStream::connect(&path)
+                .map(zbus::blocking::connection::Builder::async_io_unix_stream)
+                .map_err(|error| {
+                    format!(
+                        "connect to the accessibility bus at {}: {error}",
+                        path.display()
+                    )
+                })?,
+            None => zbus::blocking::connection::Builder::address(address.as_str())
+                .map_err(err("connect to the accessibility bus"))?,
+        };
+        let bus = builder
+            .method_timeout(METHOD_TIMEOUT)
+            .build()
             .map_err(err("connect to the accessibility bus"))?;
         Ok(A11yReader { bus })
     }
@@ -264,10 +279,10 @@ impl A11yReader {
     /// Bounded: at most 32 levels and [`MAX_CHILDREN_READ`] siblings.
     pub fn element_at(
         &self,
-        pid: Option<u32>,
+        window: Option<&super::ActiveWindow>,
         point: (f64, f64),
     ) -> Result<Option<ElementIdentity>, String> {
-        let (x, y) = (point.0.round() as i32, point.1.round() as i32);
+        let pid = window.and_then(|window| window.pid);
         let apps = self.applications(pid)?;
         tracing::debug!(?pid, apps = ?apps.iter().map(|(name, app)| (name, app.name_as_str())).collect::<Vec<_>>(), "hit-test");
         for (app_name, app) in apps {
@@ -275,8 +290,11 @@ impl A11yReader {
                 continue;
             };
             // The smallest showing window that contains the point: a dialog
-            // or a popup menu lies over the window it belongs to.
-            let mut best: Option<(u64, ObjectRefOwned, A11yNode)> = None;
+            // or a popup menu lies over the window it belongs to. Each
+            // window's boxes are in its toolkit's coordinates (GTK's are the
+            // screen's divided by its scale): the point is asked in those,
+            // and the answer is put back into the screen's.
+            let mut best: Option<(u64, f64, ObjectRefOwned, A11yNode)> = None;
             for frame in app.get_children().unwrap_or_default() {
                 let Ok(proxy) = self.accessible(&frame) else {
                     continue;
@@ -284,21 +302,29 @@ impl A11yReader {
                 let Some(node) = self.node(&frame, &proxy, false) else {
                     continue;
                 };
-                let Some(rect) = node.rect.filter(|rect| rect.contains(point.0, point.1)) else {
+                let Some(rect) = node.rect else {
                     continue;
                 };
+                let scale = window.map_or(1.0, |window| scale_between(rect, window.rect));
+                if !rect.contains(point.0 / scale, point.1 / scale) {
+                    continue;
+                }
                 let area = u64::from(rect.width) * u64::from(rect.height);
                 if best
                     .as_ref()
                     .is_none_or(|(best_area, ..)| area < *best_area)
                 {
-                    best = Some((area, frame, node));
+                    best = Some((area, scale, frame, node));
                 }
             }
-            let Some((_, frame, frame_node)) = best else {
+            let Some((_, scale, frame, frame_node)) = best else {
                 tracing::debug!(app = %app_name, "no showing window of it holds the point");
                 continue;
             };
+            let (x, y) = (
+                (point.0 / scale).round() as i32,
+                (point.1 / scale).round() as i32,
+            );
             // Down the chain of hit-tested children.
             let mut nodes = vec![frame_node];
             let mut chain = vec![frame];
@@ -336,11 +362,12 @@ impl A11yReader {
                     .collect::<Vec<_>>(),
                 "hit-test chain"
             );
-            let tree = A11yTree {
+            let mut tree = A11yTree {
                 app: app_name.clone(),
                 root: 0,
                 nodes,
             };
+            to_screen(&mut tree, scale);
             return Ok(reprise_models::identity_of(&tree, &app_name, target));
         }
         Ok(None)
@@ -399,17 +426,24 @@ impl A11yReader {
     }
 
     /// The tree of the showing window `window` of the application named
-    /// `app`: the one with the window's name, else the only showing one.
+    /// `app` (the one with the window's name, else the only showing one), in
+    /// its toolkit's coordinates, with the application's process id.
     pub fn tree_of(
         &self,
         app: &str,
         window: &WindowIdentity,
         limits: TreeLimits,
-    ) -> Result<Option<A11yTree>, String> {
+    ) -> Result<Option<(A11yTree, Option<u32>)>, String> {
+        let dbus = zbus::blocking::fdo::DBusProxy::new(&self.bus)
+            .map_err(err("reach the accessibility bus daemon"))?;
         for (app_name, app_ref) in self.applications(None)? {
             if app_name != app {
                 continue;
             }
+            let pid = app_ref
+                .name_as_str()
+                .and_then(|name| zbus::names::BusName::try_from(name).ok())
+                .and_then(|name| dbus.get_connection_unix_process_id(name).ok());
             let Ok(app_proxy) = self.accessible(&app_ref) else {
                 continue;
             };
@@ -424,14 +458,14 @@ impl A11yReader {
                 }
                 let name = proxy.name().ok().filter(|name| !name.is_empty());
                 if window.name.is_some() && name == window.name {
-                    return Ok(Some(self.read_app_tree(&app_name, frame, limits)));
+                    return Ok(Some((self.read_app_tree(&app_name, frame, limits), pid)));
                 }
                 showing.push(frame);
             }
             if window.name.is_none() && showing.len() == 1 {
                 return Ok(showing
                     .pop()
-                    .map(|frame| self.read_app_tree(&app_name, frame, limits)));
+                    .map(|frame| (self.read_app_tree(&app_name, frame, limits), pid)));
             }
         }
         Ok(None)
@@ -446,6 +480,54 @@ impl A11yReader {
             ..self.read_tree(root, limits)
         }
     }
+}
+
+/// The factor from a window's accessibility boxes to the screen's logical
+/// coordinates, from its accessible frame and its X window: GTK 3 reports
+/// boxes divided by its scale (GDK_SCALE=2 halves them). The frame may
+/// include the window manager's decorations, so the ratio is snapped to the
+/// nearest usual scale.
+pub fn scale_between(frame: Rect, window: Rect) -> f64 {
+    if frame.width == 0 {
+        return 1.0;
+    }
+    let ratio = f64::from(window.width) / f64::from(frame.width);
+    [1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0]
+        .into_iter()
+        .min_by(|a, b| (a - ratio).abs().total_cmp(&(b - ratio).abs()))
+        .filter(|scale| (scale - ratio).abs() / scale < 0.15)
+        .unwrap_or(1.0)
+}
+
+/// Puts every box of `tree` into the screen's logical coordinates.
+pub fn to_screen(tree: &mut A11yTree, scale: f64) {
+    if scale != 1.0 {
+        for node in &mut tree.nodes {
+            node.rect = node.rect.map(|rect| rect.scaled(scale));
+        }
+    }
+}
+
+/// The socket of a D-Bus address `unix:path=…[,key=value…]`, with its
+/// percent-escapes decoded; `None` for any other kind of address.
+fn unix_socket_path(address: &str) -> Option<std::path::PathBuf> {
+    let escaped = address.strip_prefix("unix:path=")?.split(',').next()?;
+    let bytes = escaped.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(at + 1..at + 3)?).ok()?;
+            decoded.push(u8::from_str_radix(hex, 16).ok()?);
+            at += 3;
+        } else {
+            decoded.push(bytes[at]);
+            at += 1;
+        }
+    }
+    Some(std::path::PathBuf::from(
+        <std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(decoded),
+    ))
 }
 
 fn is_null(at: &ObjectRefOwned) -> bool {
@@ -532,5 +614,58 @@ pub fn accesskit_role(role: Role) -> accesskit::Role {
         Role::Article => A::Article,
         Role::Timer => A::Timer,
         _ => A::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unix_socket_path;
+
+    #[test]
+    fn a_window_scale_comes_from_its_frame_and_its_x_window() {
+        use reprise_models::Rect;
+        // Measured on zenity under openbox: the frame holds the decorations.
+        let check = |frame: Rect, window: Rect, expect: f64| {
+            assert_eq!(
+                super::scale_between(frame, window),
+                expect,
+                "{frame:?} {window:?}"
+            );
+        };
+        check(
+            Rect::new(490, 302, 302, 221),
+            Rect::new(491, 322, 300, 196),
+            1.0,
+        );
+        check(
+            Rect::new(282, 90, 236, 433),
+            Rect::new(565, 200, 470, 840),
+            2.0,
+        );
+        check(Rect::new(0, 0, 400, 300), Rect::new(0, 0, 600, 450), 1.5);
+        // Nothing usual: taken as it is.
+        check(Rect::new(0, 0, 100, 100), Rect::new(0, 0, 900, 900), 1.0);
+    }
+
+    #[test]
+    fn a_socket_path_is_decoded_from_its_address() {
+        let check = |address: &str, expect: Option<&str>| {
+            assert_eq!(
+                unix_socket_path(address),
+                expect.map(std::path::PathBuf::from),
+                "{address}"
+            );
+        };
+        check(
+            "unix:path=/tmp/a%2cb/at-spi/bus_0,guid=6298",
+            Some("/tmp/a,b/at-spi/bus_0"),
+        );
+        check(
+            "unix:path=/run/user/0/at-spi/bus",
+            Some("/run/user/0/at-spi/bus"),
+        );
+        check("unix:path=/tmp/sp%20ace", Some("/tmp/sp ace"));
+        check("unix:abstract=/tmp/dbus-x", None);
+        check("unix:path=/tmp/bad%zz", None);
     }
 }

@@ -74,6 +74,7 @@ struct Atoms {
     net_wm_name: Atom,
     utf8_string: Atom,
     net_wm_pid: Atom,
+    net_client_list: Atom,
 }
 
 /// A connection kept open for repeated queries of the active window
@@ -107,6 +108,7 @@ impl WindowProbe {
             net_wm_name: intern(&conn, b"_NET_WM_NAME")?,
             utf8_string: intern(&conn, b"UTF8_STRING")?,
             net_wm_pid: intern(&conn, b"_NET_WM_PID")?,
+            net_client_list: intern(&conn, b"_NET_CLIENT_LIST")?,
         };
         Ok(WindowProbe { conn, root, atoms })
     }
@@ -169,10 +171,11 @@ impl WindowProbe {
         Ok((f64::from(reply.root_x), f64::from(reply.root_y)))
     }
 
-    /// The process of the top-level window under the pointer, found down the
-    /// X server's stacking order from the root (so an override-redirect
-    /// popup menu counts), or `None` when no window there says.
-    pub fn pid_at_pointer(&self) -> Result<Option<u32>, PlatformError> {
+    /// The top-level window under the pointer, found down the X server's
+    /// stacking order from the root (so an override-redirect popup menu
+    /// counts): the first window on the way down that names its process, or
+    /// `None` when none does.
+    pub fn window_at_pointer(&self) -> Result<Option<ActiveWindow>, PlatformError> {
         let reply = self
             .conn
             .query_pointer(self.root)
@@ -189,10 +192,8 @@ impl WindowProbe {
             for window in frontier {
                 let pid =
                     self.property(window, self.atoms.net_wm_pid, AtomEnum::CARDINAL.into())?;
-                if let Some(bytes) = pid.get(..4) {
-                    return Ok(Some(u32::from_ne_bytes(
-                        bytes.try_into().expect("four bytes"),
-                    )));
+                if pid.len() >= 4 {
+                    return self.describe(window).map(Some);
                 }
                 let tree = self
                     .conn
@@ -206,6 +207,21 @@ impl WindowProbe {
             frontier = next;
         }
         Ok(None)
+    }
+
+    /// The windows the window manager lists (`_NET_CLIENT_LIST`); one that
+    /// closes meanwhile is left out.
+    pub fn client_windows(&self) -> Result<Vec<ActiveWindow>, PlatformError> {
+        let value = self.property(
+            self.root,
+            self.atoms.net_client_list,
+            AtomEnum::WINDOW.into(),
+        )?;
+        Ok(value
+            .chunks_exact(4)
+            .map(|bytes| u32::from_ne_bytes(bytes.try_into().expect("four bytes")))
+            .filter_map(|window| self.describe(window).ok())
+            .collect())
     }
 
     fn describe(&self, window: Window) -> Result<ActiveWindow, PlatformError> {

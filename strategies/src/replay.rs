@@ -225,6 +225,7 @@ fn attempt(
         return Ok(AttemptResult::Aborted);
     };
     record.settled = settled;
+    // Deciding includes reading the tree the strategy asked for.
     let decide_started = Instant::now();
     // A tree that cannot be read counts as absent: the strategy falls back
     // to what the pixels show.

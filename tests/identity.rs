@@ -1,0 +1,115 @@
+//! Structural identity on a third-party application: a pick in zenity's GTK
+//! list is recorded with the element's identity (the cell, the other cell of
+//! its row, its window), and replayed against drifted lists. Judged by what
+//! zenity itself printed: the row chosen, or nothing when replay refused.
+
+use serde_json::Value;
+
+use crate::harness::{Display, run_ok};
+
+const TARGET: &str = "Maria Olsen|Tromsø";
+
+/// Runs `tests/scenarios/zenity-list.sh` in a D-Bus session of its own on a
+/// fresh display; returns the display (its folder holds the results).
+fn run_scenarios() -> Display {
+    let display = Display::start(1600, 1200);
+    // A comma in the path: the accessibility bus's address escapes it, and
+    // the reader must still find the socket.
+    let runtime = display.dir.path().join("run,time");
+    std::fs::create_dir(&runtime).expect("make a runtime folder");
+    std::fs::set_permissions(
+        &runtime,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .expect("make the runtime folder private");
+    run_ok(
+        display
+            .command("dbus-run-session")
+            .args([
+                "--",
+                "bash",
+                concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/scenarios/zenity-list.sh"
+                ),
+            ])
+            // The accessibility bus keeps its socket here: a private one, so
+            // parallel sessions cannot remove each other's.
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("REPRISE", env!("CARGO_BIN_EXE_reprise"))
+            .env("REPRISE_STORE", display.store())
+            .env("OMP_THREAD_LIMIT", "1")
+            .env("SCRIPTS", concat!(env!("CARGO_MANIFEST_DIR"), "/scripts"))
+            .env("OUT", display.dir.path()),
+    );
+    display
+}
+
+fn result(display: &Display, case: &str, what: &str) -> String {
+    let path = display.dir.path().join(format!("{case}.{what}"));
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("read {}: {err}", path.display()))
+        .trim()
+        .to_owned()
+}
+
+/// The elements of the recording's presses, as `role name [band]`.
+fn recorded_elements(display: &Display) -> Vec<String> {
+    let shown: Value =
+        serde_json::from_str(&run_ok(display.reprise().args(["show", "pick", "--json"])))
+            .expect("show --json prints JSON");
+    let mut elements = Vec::new();
+    for tree in shown["events"].as_array().expect("events") {
+        for event in tree["children"].as_array().into_iter().flatten() {
+            if let Some(element) = event.get("element") {
+                elements.push(format!(
+                    "{} {} {}",
+                    element["role"].as_str().unwrap_or("?"),
+                    element["name"].as_str().unwrap_or("-"),
+                    element["band"]
+                ));
+            }
+        }
+    }
+    elements
+}
+
+#[test]
+fn a_row_in_a_gtk_list_is_found_by_its_identity_and_refused_when_gone_or_twinned() {
+    let display = run_scenarios();
+    assert_eq!(result(&display, "recorded", "out"), TARGET);
+    assert_eq!(
+        recorded_elements(&display),
+        [r#"cell Maria Olsen ["Tromsø"]"#, "button OK null"]
+    );
+    // Unchanged, with decoys above it, re-sorted, in the dark theme, at
+    // twice the scale: the same person.
+    for case in ["same", "decoys", "resorted", "dark", "scale2"] {
+        assert_eq!(
+            (
+                result(&display, case, "code"),
+                result(&display, case, "out")
+            ),
+            ("0".to_owned(), TARGET.to_owned()),
+            "{case}: {}",
+            result(&display, case, "err")
+        );
+    }
+    // Gone: refused with the reason, and nothing chosen.
+    assert_eq!(result(&display, "removed", "code"), "10");
+    assert_eq!(result(&display, "removed", "out"), "");
+    let removed = result(&display, "removed", "err");
+    assert!(
+        removed.contains(r#"no table cell "Maria Olsen" (row: Tromsø)"#)
+            && removed.contains(r#"only table cell "Maria Olsen" (row: Bergen)"#),
+        "{removed}"
+    );
+    // Only a near-namesake: refused, nothing chosen.
+    assert_eq!(result(&display, "near-namesake", "code"), "10");
+    assert_eq!(result(&display, "near-namesake", "out"), "");
+    // Twins: refused, both named, nothing chosen.
+    assert_eq!(result(&display, "twins", "code"), "10");
+    assert_eq!(result(&display, "twins", "out"), "");
+    let twins = result(&display, "twins", "err");
+    assert!(twins.contains("refused: 2 elements fit"), "{twins}");
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Records a pick in a third-party GTK list (zenity --list: a tree view of
+# names and cities), then replays it against drifted lists. Runs inside
+# dbus-run-session on $DISPLAY; writes, for each case NAME, what zenity
+# printed (NAME.out), the replay's exit code (NAME.code) and its messages
+# (NAME.err) into $OUT. Used by tests/identity.rs and
+# scripts/bench-identity.sh (RUNGS chooses the ladder there).
+set -euo pipefail
+: "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
+find_element() { "$SCRIPTS/a11y-find.py" zenity "$@"; }
+
+# Start the accessibility bus before the application.
+dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
+  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+
+# list NAME NAME1 CITY1 NAME2 CITY2 ...: a list dialog tall enough to show
+# every row, printing the chosen row into $OUT/NAME.out. LOOK may hold
+# environment settings for zenity (a theme, a scale).
+list() {
+  local name=$1
+  shift
+  env ${LOOK:-} zenity --list --title Customers --height 420 --print-column=ALL \
+    --column Name --column City "$@" >"$OUT/$name.out" 2>/dev/null &
+  zenity_pid=$!
+  find_element "push button" OK >/dev/null
+}
+
+# A press held as long as a person holds one.
+press() { xdotool mousemove $1 $2 mousedown 1 sleep 0.12 mouseup 1; }
+
+# finish: zenity's answer arrives, or the dialog is closed after a refusal.
+finish() {
+  for _ in $(seq 30); do kill -0 "$zenity_pid" 2>/dev/null || break; sleep 0.1; done
+  kill "$zenity_pid" 2>/dev/null || true
+  wait "$zenity_pid" 2>/dev/null || true
+}
+
+# The recording: Maria Olsen of Tromsø (not of Bergen), then OK.
+list recorded "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
+"$REPRISE" record --name pick --duration 5 --stop-sequence none 2>"$OUT/record.err" &
+recorder=$!
+sleep 1.5
+press $(find_element "table cell" "Maria Olsen" Tromsø)
+sleep 0.8
+press $(find_element "push button" OK)
+wait $recorder
+finish
+
+# replay CASE ROWS...: replays the pick against a list of ROWS.
+replay() {
+  local name=$1
+  shift
+  list "$name" "$@"
+  set +e
+  "$REPRISE" replay pick --strategy visual ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
+    >/dev/null 2>"$OUT/$name.err"
+  echo $? >"$OUT/$name.code"
+  set -e
+  finish
+}
+replay same "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
+# A near-namesake and the namesake of Bergen above the target, rows re-sorted.
+replay decoys "Maria Olson" Tromsø "Anne Berg" Oslo "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
+replay resorted "Maria Olsen" Tromsø "Per Hansen" Oslo "Maria Olsen" Bergen
+# The target gone; its namesake and a near-namesake stay.
+replay removed "Maria Olsen" Bergen "Maria Olson" Tromsø "Per Hansen" Oslo
+# Two rows that nothing tells apart.
+replay twins "Per Hansen" Oslo "Maria Olsen" Tromsø "Maria Olsen" Tromsø
+# Only a near-namesake in the target's row ("Olson" is not "Olsen").
+replay near-namesake "Maria Olson" Tromsø "Per Hansen" Oslo
+# Another look: the dark theme, and twice the scale, with a decoy above.
+LOOK="GTK_THEME=Adwaita:dark" replay dark "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
+LOOK="GDK_SCALE=2" replay scale2 "Maria Olsen" Bergen "Maria Olsen" Tromsø "Per Hansen" Oslo
