@@ -141,33 +141,7 @@ fn write_tree(out: &mut String, event: &ActionEvent, depth: usize) {
     }
 }
 
-/// One event on one line, e.g. `singleclick left at (412, 300)` or `type "h-i"`.
+/// One event on one line (see [`ActionEvent::label`]).
 pub fn event_label(event: &ActionEvent) -> String {
-    let mut label = event.name.as_str().to_owned();
-    if let Some(button) = event.mouse_button_name {
-        label.push(' ');
-        label.push_str(button.as_str());
-        if event.name == EventName::Click {
-            label.push_str(if event.mouse_pressed == Some(true) {
-                " down"
-            } else {
-                " up"
-            });
-        }
-    }
-    if let Some((x, y)) = event.position() {
-        let _ = write!(label, " at ({x}, {y})");
-    }
-    if event.name == EventName::Scroll {
-        let _ = write!(
-            label,
-            " by ({}, {})",
-            event.mouse_dx.unwrap_or(0.0),
-            event.mouse_dy.unwrap_or(0.0)
-        );
-    }
-    if let Some(text) = &event.text {
-        let _ = write!(label, " {text:?}");
-    }
-    label
+    event.label()
 }

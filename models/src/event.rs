@@ -127,6 +127,50 @@ pub struct ActionEvent {
 }
 
 impl ActionEvent {
+    /// The event on one line, for people: `singleclick left at (412, 300)`,
+    /// `click left down at (520, 440)`, `type "h-i"`; a press that named its
+    /// element says which: `singleclick left on table cell "Maria Olsen"
+    /// (row: Tromsø) in "Customers" at (520, 440)`.
+    pub fn label(&self) -> String {
+        use std::fmt::Write as _;
+        let mut label = self.name.as_str().to_owned();
+        if let Some(button) = self.mouse_button_name {
+            label.push(' ');
+            label.push_str(button.as_str());
+            if self.name == EventName::Click {
+                label.push_str(if self.mouse_pressed == Some(true) {
+                    " down"
+                } else {
+                    " up"
+                });
+            }
+        }
+        let element = std::iter::once(self)
+            .chain(&self.children)
+            .find_map(|event| event.element.as_ref());
+        if let Some(element) = element {
+            let _ = write!(label, " on {}", element.label());
+            if let Some(window) = &element.window.name {
+                let _ = write!(label, " in {window:?}");
+            }
+        }
+        if let Some((x, y)) = self.position() {
+            let _ = write!(label, " at ({x}, {y})");
+        }
+        if self.name == EventName::Scroll {
+            let _ = write!(
+                label,
+                " by ({}, {})",
+                self.mouse_dx.unwrap_or(0.0),
+                self.mouse_dy.unwrap_or(0.0)
+            );
+        }
+        if let Some(text) = &self.text {
+            let _ = write!(label, " {text:?}");
+        }
+        label
+    }
+
     /// An event with only a name and a timestamp; the other fields are empty.
     pub fn new(name: EventName, timestamp: f64) -> Self {
         ActionEvent {

@@ -120,17 +120,7 @@ fn key_leaves(tree: &ActionEvent) -> Vec<&ActionEvent> {
 
 /// A one-line description of a tree, for reports.
 pub fn describe(tree: &ActionEvent) -> String {
-    let mut label = tree.name.as_str().to_owned();
-    if let Some(button) = tree.mouse_button_name {
-        label = format!("{label} {}", button.as_str());
-    }
-    if let Some((x, y)) = tree.position() {
-        label = format!("{label} at ({x:.0}, {y:.0})");
-    }
-    if let Some(text) = &tree.text {
-        label = format!("{label} {text:?}");
-    }
-    label
+    tree.label()
 }
 
 impl ReplayStrategy for NaiveStrategy {

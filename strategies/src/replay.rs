@@ -227,14 +227,7 @@ fn attempt(
     record.settled = settled;
     // Deciding includes reading the tree the strategy asked for.
     let decide_started = Instant::now();
-    // A tree that cannot be read counts as absent: the strategy falls back
-    // to what the pixels show.
-    let tree = strategy.wants_tree(step_idx).and_then(|request| {
-        desktop.accessibility_tree(&request).unwrap_or_else(|err| {
-            tracing::warn!(step_idx, "no accessibility tree: {err}");
-            None
-        })
-    });
+    let tree = read_tree(strategy, desktop, step_idx);
     let observation = Observation {
         tree: tree.as_ref(),
         frame: &frame,
@@ -284,13 +277,33 @@ fn attempt(
             return Ok(AttemptResult::Aborted);
         };
         let before = last_frame.as_ref().expect("the decision's frame is kept");
-        strategy
-            .verify(step_idx, before, &after, window.as_ref())
-            .map_err(|error| {
-                AttemptError::Retry(format!("the step had no visible effect: {error}"))
-            })?;
+        let tree_after = read_tree(strategy, desktop, step_idx);
+        let effect = crate::strategy::Effect {
+            before,
+            after: &after,
+            window: window.as_ref(),
+            tree: tree_after.as_ref(),
+        };
+        strategy.verify(step_idx, &effect).map_err(|error| {
+            AttemptError::Retry(format!("the step had no visible effect: {error}"))
+        })?;
     }
     Ok(AttemptResult::Done(StepStatus::Done))
+}
+
+/// The accessibility tree the strategy wants for step `step_idx`. A tree
+/// that cannot be read counts as absent: the strategy falls back to what the
+/// pixels show.
+fn read_tree(
+    strategy: &dyn ReplayStrategy,
+    desktop: &mut dyn Desktop,
+    step_idx: usize,
+) -> Option<reprise_models::A11yTree> {
+    let request = strategy.wants_tree(step_idx)?;
+    desktop.accessibility_tree(&request).unwrap_or_else(|err| {
+        tracing::warn!(step_idx, "no accessibility tree: {err}");
+        None
+    })
 }
 
 /// Waits in slices of at most 10 ms, checking `abort`; false if aborted.

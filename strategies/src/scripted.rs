@@ -4,8 +4,9 @@
 
 use std::collections::VecDeque;
 
-use reprise_models::{Rect, ScreenGeometry, WindowState};
+use reprise_models::{A11yTree, Rect, ScreenGeometry, WindowState};
 
+use crate::desktop::TreeRequest;
 use crate::{Action, Desktop, DesktopError, Frame};
 
 #[derive(Debug)]
@@ -20,6 +21,11 @@ pub struct ScriptedDesktop {
     /// Keys and buttons pressed and not yet released.
     pub held: Vec<Action>,
     pub release_all_calls: usize,
+    /// The accessibility trees to answer with, one per request, oldest
+    /// first; the last one answers every request after it. Empty: none.
+    pub trees: VecDeque<A11yTree>,
+    /// Every tree request, in order.
+    pub tree_requests: Vec<TreeRequest>,
 }
 
 impl ScriptedDesktop {
@@ -39,6 +45,8 @@ impl ScriptedDesktop {
             inject_failures: VecDeque::new(),
             held: Vec::new(),
             release_all_calls: 0,
+            trees: VecDeque::new(),
+            tree_requests: Vec::new(),
         }
     }
 
@@ -89,6 +97,18 @@ impl Desktop for ScriptedDesktop {
         }
         self.injected.push(action.clone());
         Ok(())
+    }
+
+    fn accessibility_tree(
+        &mut self,
+        request: &TreeRequest,
+    ) -> Result<Option<A11yTree>, DesktopError> {
+        self.tree_requests.push(request.clone());
+        Ok(if self.trees.len() > 1 {
+            self.trees.pop_front()
+        } else {
+            self.trees.front().cloned()
+        })
     }
 
     fn release_all(&mut self) -> Result<(), DesktopError> {

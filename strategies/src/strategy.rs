@@ -22,6 +22,17 @@ pub struct Observation<'a> {
     pub history: &'a [StepRecord],
 }
 
+/// What a step's effect is judged on: the screen before it and after it
+/// settled, the window it was decided in, and the window's accessibility
+/// tree after it (when the strategy asked for one and the window has one).
+#[derive(Debug)]
+pub struct Effect<'a> {
+    pub before: &'a Frame,
+    pub after: &'a Frame,
+    pub window: Option<&'a WindowState>,
+    pub tree: Option<&'a A11yTree>,
+}
+
 /// A strategy's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
@@ -62,16 +73,10 @@ pub trait ReplayStrategy {
         false
     }
 
-    /// Checks the effect of step `step_idx`: the screen before it and after
-    /// it settled. An error makes the loop try the step again (bounded).
-    fn verify(
-        &mut self,
-        step_idx: usize,
-        before: &Frame,
-        after: &Frame,
-        window: Option<&WindowState>,
-    ) -> Result<(), String> {
-        let _ = (step_idx, before, after, window);
+    /// Checks the effect of step `step_idx`. An error makes the loop try
+    /// the step again (bounded).
+    fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<(), String> {
+        let _ = (step_idx, effect);
         Ok(())
     }
 }

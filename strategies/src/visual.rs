@@ -16,6 +16,7 @@ use crate::describe::{Describer, Description};
 use crate::desktop::TreeRequest;
 use crate::identity::{StructuralAnswer, locate};
 use crate::naive::{actions_for, describe as describe_tree, end_time};
+use crate::strategy::Effect;
 use crate::vision::cache::SegmentationCache;
 use crate::vision::scale::{WindowMapping, window_crop};
 use crate::vision::{PixelRect, Segment, SegmentKind, Segmenter};
@@ -86,6 +87,34 @@ pub fn pressed_element(tree: &ActionEvent) -> Option<&ElementIdentity> {
         .filter(|event| event.mouse_pressed != Some(false))
         .find_map(|event| event.element.as_ref())
         .filter(|element| element.version <= ELEMENT_VERSION)
+}
+
+/// A row the recorded press selected must be selected in the live tree
+/// after the step (where the row is still there to ask: an OK that closed
+/// its dialog leaves nothing to check).
+fn verify_selection(
+    (element, press): &(ElementIdentity, (f64, f64)),
+    tree: &reprise_models::A11yTree,
+) -> Result<(), String> {
+    use reprise_models::ElementState;
+    if !reprise_models::element::is_row_member(element.role)
+        || !element.states.contains(&ElementState::Selected)
+    {
+        return Ok(());
+    }
+    match locate(element, *press, tree) {
+        StructuralAnswer::Found { node_idx, .. }
+            if !tree.nodes[node_idx as usize]
+                .states
+                .contains(&ElementState::Selected) =>
+        {
+            Err(format!(
+                "{} is not selected after the click, though the recording selected it",
+                element.label()
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Counters for the report.
@@ -357,6 +386,9 @@ pub struct VisualStrategy {
     options: MatchOptions,
     /// The live target of the last decided step, on the screen.
     last_target: Option<reprise_models::Rect>,
+    /// The recorded element and press of the last step the structural rung
+    /// decided, for its effect check.
+    last_structural: Option<(ElementIdentity, (f64, f64))>,
     rungs: Rungs,
 }
 
@@ -376,6 +408,7 @@ impl VisualStrategy {
             speed: if speed > 0.0 { speed } else { 1.0 },
             options: MatchOptions::default(),
             last_target: None,
+            last_structural: None,
             rungs: Rungs::default(),
         }
     }
@@ -438,20 +471,19 @@ impl ReplayStrategy for VisualStrategy {
         })
     }
 
-    fn verify(
-        &mut self,
-        step_idx: usize,
-        before: &Frame,
-        after: &Frame,
-        window: Option<&WindowState>,
-    ) -> Result<(), String> {
+    fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<(), String> {
         let Some(step) = self.steps.get(step_idx) else {
             return Ok(());
         };
-        let (Some(window), Some(target)) = (window, self.last_target) else {
+        if let (Some(tree), Some(element)) = (effect.tree, self.last_structural.as_ref()) {
+            verify_selection(element, tree)?;
+        }
+        let (Some(window), Some(target)) = (effect.window, self.last_target) else {
             return Ok(());
         };
-        if step.expects_change && crate::settle::same_region(before, after, Some(target)) {
+        if step.expects_change
+            && crate::settle::same_region(effect.before, effect.after, Some(target))
+        {
             return Err(format!(
                 "nothing changed at the target in {:?} after {}, though the recording shows a change",
                 window.title,
@@ -464,6 +496,7 @@ impl ReplayStrategy for VisualStrategy {
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
         let idx = observation.step_idx;
         self.last_target = None;
+        self.last_structural = None;
         let Some(planned) = self.steps.get(idx).cloned() else {
             return Ok(Decision::Done);
         };
@@ -500,6 +533,7 @@ impl ReplayStrategy for VisualStrategy {
                     ..
                 } => {
                     self.last_target = Some(rect);
+                    self.last_structural = Some((element.clone(), press));
                     let actions = self.actions_at(tree, Some(point));
                     return Ok(step(
                         Some(point),
@@ -601,3 +635,6 @@ impl ReplayStrategy for VisualStrategy {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,220 @@
+//! The visual strategy's structural rung through the real replay loop, on a
+//! scripted desktop that answers with accessibility trees: a found target,
+//! a refusal, a poor tree with the visual rung off, and an effect that did
+//! not come.
+
+use accesskit::Role;
+use image::RgbaImage;
+use reprise_models::element::outline;
+use reprise_models::{A11yTree, ActionEvent, ElementState, EventName, MouseButton, Rect};
+
+use super::*;
+use crate::describe::DescribeError;
+use crate::scripted::ScriptedDesktop;
+use crate::settle::SettleOptions;
+use crate::vision::VisionError;
+use crate::{ReplayOptions, ReplayOutcome, run_replay};
+
+/// Segments nothing: these tests never reach the visual rung's pixels.
+struct NoSegments;
+
+impl Segmenter for NoSegments {
+    fn segment(&self, _image: &RgbaImage) -> Result<Vec<Segment>, VisionError> {
+        Ok(Vec::new())
+    }
+}
+
+struct NoDescriptions;
+
+impl Describer for NoDescriptions {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+
+    fn describe(
+        &mut self,
+        _window: &RgbaImage,
+        segments: &[Segment],
+    ) -> Result<Vec<Description>, DescribeError> {
+        assert!(segments.is_empty());
+        Ok(Vec::new())
+    }
+}
+
+/// A list of `(name, city)` rows: the first cell of row `k` is at
+/// (10, 10 + 20k), 60x18.
+fn list(rows: &[(&str, &str)], selected: Option<usize>) -> A11yTree {
+    let mut outline_rows = vec![
+        (0, Role::Dialog, "Customers", (0, 0, 200, 100)),
+        (1, Role::Table, "", (5, 5, 190, 90)),
+    ];
+    for (row, (name, city)) in rows.iter().enumerate() {
+        let top = 10 + 20 * row as i32;
+        outline_rows.push((2, Role::Cell, *name, (10, top, 60, 18)));
+        outline_rows.push((2, Role::Cell, *city, (80, top, 60, 18)));
+    }
+    let mut tree = outline(&outline_rows);
+    tree.app = "zenity".into();
+    if let Some(row) = selected {
+        tree.nodes[2 + 2 * row].states.push(ElementState::Selected);
+    }
+    tree
+}
+
+/// A recorded click on the name cell of row `row` of `rows`, 5 px into it.
+fn recorded_click(rows: &[(&str, &str)], row: usize) -> PlannedStep {
+    let tree = list(rows, Some(row));
+    let mut element = reprise_models::identity_of(&tree, "zenity", 2 + 2 * row as u32).unwrap();
+    element.states = vec![ElementState::Selected];
+    let (x, y) = (15.0, f64::from(10 + 20 * row as i32) + 5.0);
+    let button = |timestamp: f64, pressed: bool| {
+        let mut event = ActionEvent::new(EventName::Click, timestamp);
+        (event.mouse_x, event.mouse_y) = (Some(x), Some(y));
+        event.mouse_button_name = Some(MouseButton::Left);
+        event.mouse_pressed = Some(pressed);
+        event
+    };
+    let mut press = button(0.0, true);
+    press.element = Some(element);
+    let mut click = ActionEvent::new(EventName::Singleclick, 0.0);
+    (click.mouse_x, click.mouse_y) = (Some(x), Some(y));
+    click.mouse_button_name = Some(MouseButton::Left);
+    click.children = vec![press, button(0.1, false)];
+    PlannedStep {
+        tree: click,
+        target: Target::AsRecorded,
+        expects_change: false,
+    }
+}
+
+const ROWS: &[(&str, &str)] = &[("Maria Olsen", "Bergen"), ("Maria Olsen", "Tromsø")];
+
+/// Replays `step` against the trees the desktop answers with; returns the
+/// outcome, the pointer moves and how many trees were asked for.
+fn check_replay(
+    step: PlannedStep,
+    trees: Vec<A11yTree>,
+    rungs: Rungs,
+) -> (ReplayOutcome, Vec<(f64, f64)>, usize) {
+    let vision = Vision {
+        segmenter: Box::new(NoSegments),
+        describer: Box::new(NoDescriptions),
+        cache: None,
+        stats: VisualStats::default(),
+    };
+    let mut strategy = VisualStrategy::new(vec![step], vision, 1.0).with_rungs(rungs);
+    let mut desktop = ScriptedDesktop::new().with_window("Customers", Rect::new(0, 0, 200, 100));
+    desktop.trees = trees.into();
+    let options = ReplayOptions {
+        max_retries: 1,
+        settle: SettleOptions {
+            timeout: std::time::Duration::from_millis(50),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let outcome = run_replay(
+        &mut strategy,
+        &mut desktop,
+        &options,
+        &|| false,
+        &mut |_, _| {},
+    );
+    let moves = desktop
+        .injected
+        .iter()
+        .filter_map(|action| match action {
+            Action::MoveTo { x, y } => Some((*x, *y)),
+            _ => None,
+        })
+        .collect();
+    (outcome, moves, desktop.tree_requests.len())
+}
+
+#[test]
+fn the_recorded_row_is_clicked_where_it_is_now() {
+    // Rows inserted above: the Tromsø row is now the fourth, and selected
+    // after the click.
+    let now = &[
+        ("Per Hansen", "Oslo"),
+        ("Maria Olson", "Tromsø"),
+        ("Maria Olsen", "Bergen"),
+        ("Maria Olsen", "Tromsø"),
+    ];
+    let (outcome, moves, requests) = check_replay(
+        recorded_click(ROWS, 1),
+        vec![list(now, None), list(now, Some(3))],
+        Rungs::default(),
+    );
+    assert_eq!(outcome, ReplayOutcome::Completed { steps: 1 });
+    // The same place inside the cell: 5 px right and down of its corner.
+    assert_eq!(moves, [(15.0, 75.0)]);
+    // One tree to decide, one to check the effect.
+    assert_eq!(requests, 2);
+}
+
+#[test]
+fn twins_are_refused_and_nothing_is_injected() {
+    let twins = &[("Maria Olsen", "Tromsø"), ("Maria Olsen", "Tromsø")];
+    let (outcome, moves, _) = check_replay(
+        recorded_click(ROWS, 1),
+        vec![list(twins, None)],
+        Rungs::default(),
+    );
+    let ReplayOutcome::Failed { reason, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(reason.starts_with("refused: 2 elements fit"), "{reason}");
+    assert!(moves.is_empty());
+}
+
+#[test]
+fn with_the_visual_rung_off_a_window_without_a_tree_fails_clearly() {
+    let structural_only = Rungs {
+        structural: true,
+        visual: false,
+    };
+    let (outcome, moves, requests) =
+        check_replay(recorded_click(ROWS, 1), Vec::new(), structural_only);
+    let ReplayOutcome::Failed { reason, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        reason.contains("exposes no usable accessibility tree"),
+        "{reason}"
+    );
+    assert!(moves.is_empty());
+    // Asked again on the retry.
+    assert_eq!(requests, 2);
+}
+
+#[test]
+fn a_row_left_unselected_after_the_click_fails_the_step() {
+    // The click went nowhere: the row is found but never selected.
+    let (outcome, moves, _) = check_replay(
+        recorded_click(ROWS, 1),
+        vec![list(ROWS, None)],
+        Rungs::default(),
+    );
+    let ReplayOutcome::Failed { reason, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        reason
+            .contains(r#"table cell "Maria Olsen" (row: Tromsø) is not selected after the click"#),
+        "{reason}"
+    );
+    // Tried twice (one retry), both at the row.
+    assert_eq!(moves, [(15.0, 35.0), (15.0, 35.0)]);
+}
+
+#[test]
+fn with_the_structural_rung_off_no_tree_is_asked_for() {
+    let visual_only = Rungs {
+        structural: false,
+        visual: true,
+    };
+    let (_, _, requests) =
+        check_replay(recorded_click(ROWS, 1), vec![list(ROWS, None)], visual_only);
+    assert_eq!(requests, 0);
+}
