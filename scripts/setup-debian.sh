@@ -22,6 +22,9 @@ packages=(
   # A GTK application whose accessibility tree (AT-SPI, read with pyatspi)
   # is the ground truth of a segmentation test.
   gtk-3-examples python3-pyatspi at-spi2-core dbus
+  # Third-party applications the identity tests replay on: a GTK list
+  # dialog (zenity) and a Qt 5 editor (FeatherPad).
+  zenity featherpad
 )
 
 missing=()

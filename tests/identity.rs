@@ -1,7 +1,9 @@
-//! Structural identity on a third-party application: a pick in zenity's GTK
+//! Structural identity on third-party applications: a pick in zenity's GTK
 //! list is recorded with the element's identity (the cell, the other cell of
-//! its row, its window), and replayed against drifted lists. Judged by what
-//! zenity itself printed: the row chosen, or nothing when replay refused.
+//! its row, its window) and replayed against drifted lists, judged by what
+//! zenity itself printed (the row chosen, or nothing when replay refused); a
+//! save in FeatherPad (Qt 5) is replayed after its window moved, judged by
+//! the file it wrote.
 
 use serde_json::Value;
 
@@ -9,10 +11,10 @@ use crate::harness::{Display, run_ok};
 
 const TARGET: &str = "Maria Olsen|Tromsø";
 
-/// Runs `tests/scenarios/zenity-list.sh` in a D-Bus session of its own on a
-/// fresh display; returns the display (its folder holds the results).
-fn run_scenarios() -> Display {
-    let display = Display::start(1600, 1200);
+/// Runs `tests/scenarios/SCRIPT` in a D-Bus session of its own on a fresh
+/// display; returns the display (its folder holds the results).
+fn run_scenario(script: &str, width: u32, height: u32) -> Display {
+    let display = Display::start(width, height);
     // A comma in the path: the accessibility bus's address escapes it, and
     // the reader must still find the socket.
     let runtime = display.dir.path().join("run,time");
@@ -22,17 +24,11 @@ fn run_scenarios() -> Display {
         std::os::unix::fs::PermissionsExt::from_mode(0o700),
     )
     .expect("make the runtime folder private");
+    let script = format!("{}/tests/scenarios/{script}", env!("CARGO_MANIFEST_DIR"));
     run_ok(
         display
             .command("dbus-run-session")
-            .args([
-                "--",
-                "bash",
-                concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/tests/scenarios/zenity-list.sh"
-                ),
-            ])
+            .args(["--", "bash", &script])
             // The accessibility bus keeps its socket here: a private one, so
             // parallel sessions cannot remove each other's.
             .env("XDG_RUNTIME_DIR", &runtime)
@@ -54,10 +50,11 @@ fn result(display: &Display, case: &str, what: &str) -> String {
 }
 
 /// The elements of the recording's presses, as `role name [band]`.
-fn recorded_elements(display: &Display) -> Vec<String> {
-    let shown: Value =
-        serde_json::from_str(&run_ok(display.reprise().args(["show", "pick", "--json"])))
-            .expect("show --json prints JSON");
+fn recorded_elements(display: &Display, recording: &str) -> Vec<String> {
+    let shown: Value = serde_json::from_str(&run_ok(
+        display.reprise().args(["show", recording, "--json"]),
+    ))
+    .expect("show --json prints JSON");
     let mut elements = Vec::new();
     for tree in shown["events"].as_array().expect("events") {
         for event in tree["children"].as_array().into_iter().flatten() {
@@ -76,10 +73,10 @@ fn recorded_elements(display: &Display) -> Vec<String> {
 
 #[test]
 fn a_row_in_a_gtk_list_is_found_by_its_identity_and_refused_when_gone_or_twinned() {
-    let display = run_scenarios();
+    let display = run_scenario("zenity-list.sh", 1600, 1200);
     assert_eq!(result(&display, "recorded", "out"), TARGET);
     assert_eq!(
-        recorded_elements(&display),
+        recorded_elements(&display, "pick"),
         [r#"cell Maria Olsen ["Tromsø"]"#, "button OK null"]
     );
     // Unchanged, with decoys above it, re-sorted, in the dark theme, at
@@ -112,4 +109,23 @@ fn a_row_in_a_gtk_list_is_found_by_its_identity_and_refused_when_gone_or_twinned
     assert_eq!(result(&display, "twins", "out"), "");
     let twins = result(&display, "twins", "err");
     assert!(twins.contains("refused: 2 elements fit"), "{twins}");
+}
+
+#[test]
+fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
+    let display = run_scenario("featherpad-save.sh", 1280, 800);
+    assert_eq!(result(&display, "recorded", "txt"), "hello qt");
+    // The toolbar's Save button was named by Qt's accessibility tree.
+    assert!(
+        recorded_elements(&display, "save").contains(&"button Save null".to_owned()),
+        "{:?}",
+        recorded_elements(&display, "save")
+    );
+    assert_eq!(
+        result(&display, "replay", "code"),
+        "0",
+        "{}",
+        result(&display, "replay", "err")
+    );
+    assert_eq!(result(&display, "replayed", "txt"), "hello qt");
 }

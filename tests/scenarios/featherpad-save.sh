@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Records a save in a third-party Qt 5 editor (FeatherPad): a click into the
+# text, typing, a click on the toolbar's Save button, the file's path typed
+# into Qt's save dialog. Then replays it on a fresh FeatherPad whose window
+# moved. Runs inside dbus-run-session on $DISPLAY; writes the saved files
+# (recorded.txt, replayed.txt), the replay's exit code (replay.code) and
+# messages (replay.err) into $OUT. RUNGS chooses the ladder.
+set -euo pipefail
+: "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
+find_element() { "$SCRIPTS/a11y-find.py" FeatherPad "$@"; }
+press() { xdotool mousemove $1 $2 mousedown 1 sleep 0.12 mouseup 1; }
+
+# Qt 5 reaches the accessibility bus through this address (it does not find
+# it through the session bus here), and exposes its tree only when told to.
+AT_SPI_BUS_ADDRESS=$(dbus-send --session --print-reply=literal --dest=org.a11y.Bus \
+  /org/a11y/bus org.a11y.Bus.GetAddress | tr -d ' ')
+export AT_SPI_BUS_ADDRESS QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1
+# A fresh configuration each time: FeatherPad remembers its window and files.
+export XDG_CONFIG_HOME=$OUT/config
+
+# editor X Y: a fresh FeatherPad with its window at (X, Y).
+editor() {
+  rm -rf "$XDG_CONFIG_HOME"
+  featherpad >/dev/null 2>&1 &
+  editor_pid=$!
+  find_element "push button" Save >/dev/null
+  local window
+  window=$(xdotool search --onlyvisible --class featherpad | head -1)
+  xdotool windowmove "$window" "$1" "$2"
+  sleep 0.5
+}
+finish() {
+  kill "$editor_pid" 2>/dev/null || true
+  wait "$editor_pid" 2>/dev/null || true
+}
+
+editor 60 60
+"$REPRISE" record --name save --duration 9 --stop-sequence none 2>"$OUT/record.err" &
+recorder=$!
+sleep 1.5
+press $(find_element text "")
+xdotool type --delay 60 "hello qt"
+sleep 0.5
+press $(find_element "push button" Save)
+sleep 1.5
+xdotool type --delay 60 "$OUT/recorded.txt"
+xdotool key Return
+wait $recorder
+finish
+
+# The replay writes the file the recording named: move it aside first.
+mv "$OUT/recorded.txt" "$OUT/recorded.saved"
+editor 420 200
+set +e
+"$REPRISE" replay save --strategy visual ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
+  >/dev/null 2>"$OUT/replay.err"
+echo $? >"$OUT/replay.code"
+set -e
+sleep 1
+finish
+# What the replay saved, if anything, then the recording's file back.
+if [[ -e $OUT/recorded.txt ]]; then mv "$OUT/recorded.txt" "$OUT/replayed.txt"; fi
+mv "$OUT/recorded.saved" "$OUT/recorded.txt"
