@@ -36,6 +36,20 @@ for rungs in structural,visual visual structural; do
     [[ $code == 0 && $outcome != right ]] && outcome="$outcome, **false completed**"
     echo "| $rungs | $case | $expected | ${printed:-(nothing)} | $code | $outcome |"
   done
+  # A Qt 5 editor: the save replayed after its window moved.
+  qt=$out/qt
+  mkdir -p "$qt/runtime"
+  chmod 700 "$qt/runtime"
+  XDG_RUNTIME_DIR=$qt/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$qt/store.sqlite \
+    SCRIPTS=$PWD/scripts OUT=$qt dbus-run-session -- bash tests/scenarios/featherpad-save.sh 2>/dev/null
+  saved=$(cat "$qt/replayed.txt" 2>/dev/null || true)
+  code=$(cat "$qt/replay.code")
+  if [[ $saved == "hello qt" ]]; then outcome=right
+  elif [[ -z $saved ]]; then outcome="failed (nothing saved)"
+  else outcome="**WRONG ACTION**"
+  fi
+  [[ $code == 0 && $outcome != right ]] && outcome="$outcome, **false completed**"
+  echo "| $rungs | FeatherPad save, window moved | hello qt | ${saved:-(nothing)} | $code | $outcome |"
   /usr/bin/python3 - "$out/store.sqlite" "$rungs" <<'PY' >>"$work/times"
 import json, sqlite3, statistics, sys
 db = sqlite3.connect(sys.argv[1])

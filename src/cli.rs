@@ -127,7 +127,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub skip_failures: bool,
     /// The most steps to take.
-    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    #[arg(long, default_value_t = reprise_strategies::replay::DEFAULT_MAX_STEPS, value_name = "N")]
     pub max_steps: usize,
     /// The longest wait for the screen to settle before a step.
     #[arg(long, default_value_t = 3.0, value_name = "SECONDS")]

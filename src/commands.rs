@@ -218,7 +218,6 @@ fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
 
 /// The classical segmenter's name and version in the segmentation cache; a
 /// change to its output must change this, so stale segmentations are not reused.
-pub const CLASSICAL_SEGMENTER: &str = "classical-5";
 
 /// Writes to a temporary file beside the target and renames it, so a failed
 /// write never leaves a half-written file under the requested name.
@@ -298,7 +297,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         ReplayOutcome::Aborted { step } => (format!("was aborted at step {step}"), true),
         ReplayOutcome::StepLimit { steps } => (format!("reached the step limit ({steps})"), false),
     };
-    Err(crate::replay::ReplayStopped {
+    Err(crate::exit::ReplayStopped {
         run_id,
         what,
         aborted,
@@ -344,12 +343,10 @@ fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Resu
         Some(crate::vision_cache::StoreSegmentationCache::new(
             store,
             // Masks from a server are cached apart from the built-in ones.
-            &args
-                .server
-                .as_ref()
-                .map_or(CLASSICAL_SEGMENTER.to_owned(), |url| {
-                    format!("server:{url}")
-                }),
+            &args.server.as_ref().map_or(
+                reprise_strategies::vision::classical::ClassicalSegmenter::CACHE_NAME.to_owned(),
+                |url| format!("server:{url}"),
+            ),
         ))
     } else {
         None
@@ -470,20 +467,6 @@ fn screenshot(args: &crate::cli::ScreenshotArgs) -> Result<()> {
     Ok(())
 }
 
-/// The `[llm]` settings from the config file (the given one, or the default
-/// one if it exists).
-pub fn config_file(explicit: Option<&std::path::Path>) -> Result<crate::llm::settings::FileConfig> {
-    let default = dirs::config_dir().map(|dir| dir.join("reprise").join("config.toml"));
-    let path = match (explicit, default) {
-        (Some(path), _) => path.to_owned(),
-        (None, Some(path)) if path.exists() => path,
-        _ => return Ok(Default::default()),
-    };
-    let config = crate::llm::settings::read_config_file(&path)
-        .with_context(|| format!("read the config file {}", path.display()))?;
-    Ok(config.llm)
-}
-
 fn llm(
     store_path: &std::path::Path,
     config: Option<&std::path::Path>,
@@ -491,7 +474,7 @@ fn llm(
 ) -> Result<()> {
     use crate::cli::LlmCommand;
     use reprise_strategies::llm::{Llm as _, LlmRequest, Message};
-    let file = config_file(config)?;
+    let file = crate::config::config_file(config)?;
     match command {
         LlmCommand::Ping { provider, no_cache } => {
             let flags = crate::llm::LlmFlags { provider, no_cache };

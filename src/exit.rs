@@ -49,7 +49,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         {
             return Code::Refused;
         }
-        if let Some(stopped) = cause.downcast_ref::<crate::replay::ReplayStopped>() {
+        if let Some(stopped) = cause.downcast_ref::<ReplayStopped>() {
             return if stopped.aborted {
                 Code::ReplayAborted
             } else {
@@ -68,6 +68,15 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         }
     }
     Code::Failure
+}
+
+/// A replay that did not complete; its exit code says why.
+#[derive(Debug, thiserror::Error)]
+#[error("replay run {run_id} {what}; see `reprise report {run_id} -o report.html`")]
+pub struct ReplayStopped {
+    pub run_id: String,
+    pub what: String,
+    pub aborted: bool,
 }
 
 /// A command-line value that clap could not check by itself.

@@ -7,6 +7,7 @@ pub mod archive;
 pub mod bench;
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod describe;
 pub mod exit;
 pub mod frames;

@@ -47,15 +47,6 @@ pub struct ReplayResult {
     pub seconds: f64,
 }
 
-/// A replay that did not complete; its exit code says why.
-#[derive(Debug, thiserror::Error)]
-#[error("replay run {run_id} {what}; see `reprise report {run_id} -o report.html`")]
-pub struct ReplayStopped {
-    pub run_id: String,
-    pub what: String,
-    pub aborted: bool,
-}
-
 pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult> {
     let recording_id = store.resolve(&request.recording)?;
     let bundle = store
@@ -219,7 +210,7 @@ fn model_chain(
     config: Option<&std::path::Path>,
     run_id: &str,
 ) -> Result<crate::llm::ChainLlm> {
-    let file = crate::commands::config_file(config)?;
+    let file = crate::config::config_file(config)?;
     let settings =
         crate::llm::settings::resolve(&Default::default(), &|var| std::env::var(var).ok(), &file)?;
     if settings.providers.is_empty() {
@@ -230,10 +221,6 @@ fn model_chain(
     chain.run_id = Some(run_id.to_owned());
     Ok(chain)
 }
-
-/// The offline describer's version in the segmentation cache: descriptions
-/// cached by an older describer are not reused.
-const OFFLINE_DESCRIBER: &str = "offline-2";
 
 /// The strategies' prompt renderer: the templates in prompts/.
 fn render_prompt() -> reprise_strategies::vanilla::RenderPrompt {
@@ -258,14 +245,14 @@ fn visual_strategy(
                 Box::new(reprise_strategies::describe::OfflineDescriber::new(
                     crate::describe::TesseractReader::new()?,
                 )),
-                OFFLINE_DESCRIBER,
+                reprise_strategies::describe::OFFLINE_DESCRIBER_CACHE_NAME,
             ),
             DescriberChoice::Llm => (
                 Box::new(reprise_strategies::describe::LlmDescriber::new(
                     Box::new(model_chain(store, request.config.as_deref(), run_id)?),
                     render_prompt(),
                 )),
-                "llm-1",
+                reprise_strategies::describe::LLM_DESCRIBER_CACHE_NAME,
             ),
         };
     let mut vision = Vision {
@@ -274,7 +261,10 @@ fn visual_strategy(
         cache: Some(Box::new(
             crate::vision_cache::StoreSegmentationCache::strict(
                 cache_store,
-                &format!("{}+{describer_name}", crate::commands::CLASSICAL_SEGMENTER),
+                &format!(
+                    "{}+{describer_name}",
+                    reprise_strategies::vision::classical::ClassicalSegmenter::CACHE_NAME
+                ),
             ),
         )),
         stats: Default::default(),
@@ -294,7 +284,8 @@ fn visual_strategy(
         .map_err(|err| anyhow::anyhow!("prepare the recording for visual replay: {err}"))?;
     Ok(
         reprise_strategies::visual::VisualStrategy::new(steps, vision, request.speed)
-            .with_rungs(request.rungs),
+            .with_rungs(request.rungs)
+            .with_windows(&bundle.window_states),
     )
 }
 

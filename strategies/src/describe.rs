@@ -81,6 +81,13 @@ pub fn has_ink(image: &RgbaImage) -> bool {
     inked >= 6 && inked * 200 >= luminance.len()
 }
 
+/// The offline describer's name and version in the segmentation cache:
+/// descriptions cached by an older describer are not reused.
+pub const OFFLINE_DESCRIBER_CACHE_NAME: &str = "offline-2";
+
+/// The LLM describer's name and version in the segmentation cache.
+pub const LLM_DESCRIBER_CACHE_NAME: &str = "llm-1";
+
 /// The offline describer: OCR per segment plus shape and neighbourhood.
 pub struct OfflineDescriber<R: TextReader> {
     reader: R,

@@ -24,10 +24,13 @@ pub struct ReplayOptions {
     pub settle: SettleOptions,
 }
 
+/// The most steps a replay takes unless told otherwise (the CLI's default too).
+pub const DEFAULT_MAX_STEPS: usize = 10_000;
+
 impl Default for ReplayOptions {
     fn default() -> Self {
         ReplayOptions {
-            max_steps: 1000,
+            max_steps: DEFAULT_MAX_STEPS,
             max_retries: 3,
             skip_failures: false,
             dry_run: false,
@@ -110,6 +113,8 @@ pub fn run_replay(
         // A refusal (the strategy said the replay cannot go on) is never
         // skipped by --skip-failures.
         let mut refused = false;
+        // Since when the step has been waiting for the screen to be ready.
+        let mut not_ready_since: Option<Instant> = None;
         let attempt_result = loop {
             if record.attempts > options.max_retries {
                 break AttemptResult::Failed;
@@ -126,6 +131,26 @@ pub fn run_replay(
                 &mut last_frame,
             ) {
                 Ok(result) => break result,
+                Err(AttemptError::NotYet(error, wait))
+                    if not_ready_since.get_or_insert_with(Instant::now).elapsed() < wait =>
+                {
+                    // Not an attempt: look again shortly (the loop's waits
+                    // are bounded by `wait`, and abort is checked).
+                    tracing::debug!(step_idx, "{error}; looking again");
+                    record.attempts -= 1;
+                    if !self::wait(desktop, Duration::from_millis(100), abort) {
+                        break AttemptResult::Aborted;
+                    }
+                }
+                Err(AttemptError::NotYet(error, wait)) => {
+                    let error = format!("{error} (waited {:.1} s)", wait.as_secs_f64());
+                    tracing::warn!(step_idx, attempt = record.attempts, "{error}");
+                    record.errors.push(error);
+                    not_ready_since = None;
+                    if let Err(err) = desktop.release_all() {
+                        record.errors.push(format!("release held input: {err}"));
+                    }
+                }
                 Err(AttemptError::Retry(error)) => {
                     tracing::warn!(step_idx, attempt = record.attempts, "{error}");
                     record.errors.push(error);
@@ -197,6 +222,7 @@ enum AttemptResult {
 
 enum AttemptError {
     Retry(String),
+    NotYet(String, Duration),
     Fatal(String),
 }
 
@@ -242,6 +268,9 @@ fn attempt(
         Ok(Decision::Done) => return Ok(AttemptResult::Finished),
         Ok(Decision::Step(step)) => step,
         Err(StrategyError::Retryable(error)) => return Err(AttemptError::Retry(error)),
+        Err(StrategyError::NotYet { reason, wait }) => {
+            return Err(AttemptError::NotYet(reason, wait));
+        }
         Err(StrategyError::Fatal(error)) => return Err(AttemptError::Fatal(error)),
     };
     record.step = Some(step.clone());

@@ -50,6 +50,15 @@ pub enum StrategyError {
     /// The replay cannot go on.
     #[error("{0}")]
     Fatal(String),
+    /// The screen is not ready for this step yet (the window its keys go to
+    /// has not come up): the loop looks again, without spending an attempt,
+    /// until `wait` has passed since the step first said so; then it is an
+    /// ordinary failed attempt.
+    #[error("{reason}")]
+    NotYet {
+        reason: String,
+        wait: std::time::Duration,
+    },
 }
 
 /// A replay strategy (OpenAdapt's `BaseReplayStrategy`).

@@ -89,6 +89,32 @@ pub fn pressed_element(tree: &ActionEvent) -> Option<&ElementIdentity> {
         .filter(|element| element.version <= ELEMENT_VERSION)
 }
 
+/// The least time a step's keys wait for the window they were typed into.
+pub const KEYS_WINDOW_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whether keys recorded in `recorded` may go to the focused window `live`:
+/// the same application, and the same title but for a leading `*` (an
+/// editor's unsaved mark).
+pub fn focus_check(recorded: &WindowState, live: Option<&WindowState>) -> Result<(), String> {
+    let title = |title: &str| title.trim().trim_start_matches('*').trim().to_owned();
+    match live {
+        Some(live)
+            if live.app_class == recorded.app_class
+                && title(&live.title) == title(&recorded.title) =>
+        {
+            Ok(())
+        }
+        Some(live) => Err(format!(
+            "the keys were typed into {:?} ({}), but {:?} ({}) has the focus",
+            recorded.title, recorded.app_class, live.title, live.app_class
+        )),
+        None => Err(format!(
+            "the keys were typed into {:?} ({}), but no window has the focus",
+            recorded.title, recorded.app_class
+        )),
+    }
+}
+
 /// A row the recorded press selected must be selected in the live tree
 /// after the step (where the row is still there to ask: an OK that closed
 /// its dialog leaves nothing to check).
@@ -390,6 +416,8 @@ pub struct VisualStrategy {
     /// decided, for its effect check.
     last_structural: Option<(ElementIdentity, (f64, f64))>,
     rungs: Rungs,
+    /// The recording's window states, for where its keys went.
+    windows: Vec<WindowState>,
 }
 
 impl std::fmt::Debug for VisualStrategy {
@@ -410,7 +438,21 @@ impl VisualStrategy {
             last_target: None,
             last_structural: None,
             rungs: Rungs::default(),
+            windows: Vec::new(),
         }
+    }
+
+    /// The recording's window states: keys are then sent only to the
+    /// window they were typed into.
+    pub fn with_windows(mut self, windows: &[WindowState]) -> Self {
+        self.windows = windows
+            .iter()
+            .map(|window| WindowState {
+                a11y: None,
+                ..window.clone()
+            })
+            .collect();
+        self
     }
 
     /// Chooses the rungs that may find targets (both by default).
@@ -515,6 +557,20 @@ impl ReplayStrategy for VisualStrategy {
                 delay_before_seconds: delay,
             })
         };
+        if tree.name.is_key()
+            && let Some(recorded) = tree
+                .window_state_id
+                .and_then(|id| self.windows.get(id as usize))
+        {
+            // Typing into another window is a wrong action: wait (bounded by
+            // the pause the person took, at least KEYS_WINDOW_WAIT) for the
+            // recorded one to have the focus.
+            focus_check(recorded, observation.window).map_err(|reason| StrategyError::NotYet {
+                reason,
+                wait: KEYS_WINDOW_WAIT
+                    .max(std::time::Duration::from_secs_f64((3.0 * delay).min(30.0))),
+            })?;
+        }
         if self.rungs.structural
             && let Some(element) = pressed_element(tree)
         {

@@ -203,3 +203,86 @@ fn an_abort_stops_mid_step_and_releases_what_is_held() {
     assert_eq!(records[0].status, StepStatus::Aborted);
     assert!(desktop.held.is_empty(), "release_all left nothing held");
 }
+
+/// A strategy whose screen is not ready for its first `not_ready` decisions
+/// (the window its keys go to has not come up), then decides one step.
+struct Slow {
+    not_ready: u32,
+    wait: Duration,
+    decided: bool,
+}
+
+impl ReplayStrategy for Slow {
+    fn name(&self) -> &'static str {
+        "slow"
+    }
+    fn decide(&mut self, _: &Observation<'_>) -> Result<Decision, StrategyError> {
+        if self.decided {
+            return Ok(Decision::Done);
+        }
+        if self.not_ready > 0 {
+            self.not_ready -= 1;
+            return Err(StrategyError::NotYet {
+                reason: "the keys were typed into \"Save as\"".into(),
+                wait: self.wait,
+            });
+        }
+        self.decided = true;
+        Ok(Decision::Step(press_and_wait_step()))
+    }
+}
+
+#[test]
+fn waiting_for_the_screen_spends_no_attempt_and_is_bounded() {
+    // Ready after three looks: one attempt, and the step is done.
+    let mut desktop = ScriptedDesktop::new();
+    let mut slow = Slow {
+        not_ready: 3,
+        wait: Duration::from_secs(10),
+        decided: false,
+    };
+    let mut records = Vec::new();
+    let options = ReplayOptions {
+        max_retries: 0,
+        ..options()
+    };
+    let outcome = run_replay(
+        &mut slow,
+        &mut desktop,
+        &options,
+        &|| false,
+        &mut |record, _| records.push(record.clone()),
+    );
+    assert_eq!(outcome, ReplayOutcome::Completed { steps: 1 });
+    assert_eq!((records[0].attempts, records[0].errors.len()), (1, 0));
+
+    // Never ready: each attempt waits its bound, then fails with the reason.
+    let mut never = Slow {
+        not_ready: u32::MAX,
+        wait: Duration::from_millis(200),
+        decided: false,
+    };
+    let options = ReplayOptions {
+        max_retries: 1,
+        ..options
+    };
+    let mut desktop = ScriptedDesktop::new();
+    let started = Instant::now();
+    let outcome = run_replay(
+        &mut never,
+        &mut desktop,
+        &options,
+        &|| false,
+        &mut |_, _| {},
+    );
+    let ReplayOutcome::Failed { step: 0, reason } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(
+        reason,
+        "the keys were typed into \"Save as\" (waited 0.2 s)"
+    );
+    // Two attempts of at least 200 ms each, and nothing injected.
+    assert!(started.elapsed() >= Duration::from_millis(400));
+    assert!(desktop.injected.is_empty());
+}

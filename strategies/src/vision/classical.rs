@@ -71,6 +71,12 @@ pub struct ClassicalSegmenter {
     pub refine: RefineOptions,
 }
 
+impl ClassicalSegmenter {
+    /// Its name and version in the segmentation cache: bump it with any
+    /// change of what it segments, so stale segmentations are not reused.
+    pub const CACHE_NAME: &'static str = "classical-5";
+}
+
 impl Default for ClassicalSegmenter {
     fn default() -> Self {
         ClassicalSegmenter {

@@ -218,3 +218,33 @@ fn with_the_structural_rung_off_no_tree_is_asked_for() {
         check_replay(recorded_click(ROWS, 1), vec![list(ROWS, None)], visual_only);
     assert_eq!(requests, 0);
 }
+
+#[test]
+fn keys_go_only_to_the_window_they_were_typed_into() {
+    let window = |title: &str, app: &str| WindowState {
+        id: 0,
+        timestamp: 0.0,
+        title: title.into(),
+        app_class: app.into(),
+        pid: None,
+        window_id: 1,
+        rect: Rect::new(0, 0, 10, 10),
+        a11y: None,
+    };
+    let recorded = window("Save as...", "FeatherPad");
+    let cases: &[(Option<(&str, &str)>, bool)] = &[
+        (Some(("Save as...", "FeatherPad")), true),
+        (Some(("*Save as...", "FeatherPad")), true),
+        (Some(("*Untitled", "FeatherPad")), false),
+        (Some(("Save as...", "Gedit")), false),
+        (None, false),
+    ];
+    for &(live, expect) in cases {
+        let live = live.map(|(title, app)| window(title, app));
+        assert_eq!(
+            focus_check(&recorded, live.as_ref()).is_ok(),
+            expect,
+            "{live:?}"
+        );
+    }
+}
