@@ -216,9 +216,6 @@ fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
     Ok(())
 }
 
-/// The classical segmenter's name and version in the segmentation cache; a
-/// change to its output must change this, so stale segmentations are not reused.
-
 /// Writes to a temporary file beside the target and renames it, so a failed
 /// write never leaves a half-written file under the requested name.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
