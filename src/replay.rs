@@ -73,6 +73,9 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             "--replace found none of its text in what the recording types".into()
         ));
     }
+    // Replay's steps: keys released in the step that pressed them, and
+    // typing into one window as one step (see strategies::plan).
+    let trees = reprise_strategies::plan::plan_steps(trees, &bundle.window_states);
     let mut strategy: Box<dyn ReplayStrategy> = match request.strategy {
         StrategyChoice::Naive if request.instructions.is_some() => {
             anyhow::bail!(crate::exit::UsageError(

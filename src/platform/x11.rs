@@ -160,14 +160,17 @@ impl WindowProbe {
             .is_some_and(|cookie| cookie.reply().is_ok())
     }
 
-    /// The pointer's position in root coordinates.
-    pub fn pointer_position(&self) -> Result<(f64, f64), PlatformError> {
-        let reply = self
-            .conn
+    fn query_pointer(&self) -> Result<x11rb::protocol::xproto::QueryPointerReply, PlatformError> {
+        self.conn
             .query_pointer(self.root)
             .map_err(query_err)?
             .reply()
-            .map_err(query_err)?;
+            .map_err(query_err)
+    }
+
+    /// The pointer's position in root coordinates.
+    pub fn pointer_position(&self) -> Result<(f64, f64), PlatformError> {
+        let reply = self.query_pointer()?;
         Ok((f64::from(reply.root_x), f64::from(reply.root_y)))
     }
 
@@ -176,12 +179,7 @@ impl WindowProbe {
     /// counts): the first window on the way down that names its process, or
     /// `None` when none does.
     pub fn window_at_pointer(&self) -> Result<Option<ActiveWindow>, PlatformError> {
-        let reply = self
-            .conn
-            .query_pointer(self.root)
-            .map_err(query_err)?
-            .reply()
-            .map_err(query_err)?;
+        let reply = self.query_pointer()?;
         if reply.child == x11rb::NONE {
             return Ok(None);
         }

@@ -2,7 +2,7 @@
 # Records a save in a third-party Qt 5 editor (FeatherPad): a click into the
 # text, typing, a click on the toolbar's Save button, the file's path typed
 # into Qt's save dialog. Then replays it on a fresh FeatherPad whose window
-# moved. Runs inside dbus-run-session on $DISPLAY; writes the saved files
+# moved, the file's path typed with capitals. Runs inside dbus-run-session on $DISPLAY; writes the saved files
 # (recorded.txt, replayed.txt), the replay's exit code (replay.code) and
 # messages (replay.err) into $OUT. RUNGS chooses the ladder.
 set -euo pipefail
@@ -34,6 +34,8 @@ finish() {
   wait "$editor_pid" 2>/dev/null || true
 }
 
+# The file goes into a folder whose name has capitals: typing it holds Shift.
+mkdir -p "$OUT/Saved Notes"
 editor 60 60
 "$REPRISE" record --name save --duration 9 --stop-sequence none 2>"$OUT/record.err" &
 recorder=$!
@@ -43,13 +45,13 @@ xdotool type --delay 60 "hello qt"
 sleep 0.5
 press $(find_element "push button" Save)
 sleep 1.5
-xdotool type --delay 60 "$OUT/recorded.txt"
+xdotool type --delay 60 "$OUT/Saved Notes/recorded.txt"
 xdotool key Return
 wait $recorder
 finish
 
-# The replay writes the file the recording named: move it aside first.
-mv "$OUT/recorded.txt" "$OUT/recorded.saved"
+# The replay writes the file the recording named: move the recorded one out.
+mv "$OUT/Saved Notes/recorded.txt" "$OUT/recorded.txt"
 editor 420 200
 set +e
 "$REPRISE" replay save --strategy visual ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
@@ -58,6 +60,7 @@ echo $? >"$OUT/replay.code"
 set -e
 sleep 1
 finish
-# What the replay saved, if anything, then the recording's file back.
-if [[ -e $OUT/recorded.txt ]]; then mv "$OUT/recorded.txt" "$OUT/replayed.txt"; fi
-mv "$OUT/recorded.saved" "$OUT/recorded.txt"
+# What the replay saved, if anything.
+if [[ -e "$OUT/Saved Notes/recorded.txt" ]]; then
+  mv "$OUT/Saved Notes/recorded.txt" "$OUT/replayed.txt"
+fi
