@@ -100,7 +100,12 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
         queue_frames: args.queue_frames,
     };
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+    // SIGHUP (the terminal closed) finishes the recording like Ctrl-C.
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
         signal_hook::flag::register(signal, std::sync::Arc::clone(&stop))
             .context("install the signal handler")?;
     }

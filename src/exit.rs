@@ -9,7 +9,7 @@
 //! | 4 | the input was refused: malformed JSON, a bad export, a damaged or newer store |
 //! | 5 | no model provider is configured, or the providers failed |
 //! | 10 | a replay stopped at a step that failed (or reached its step limit) |
-//! | 11 | a replay was aborted by the person |
+//! | 11 | a replay was aborted by the person or a signal |
 
 use crate::archive::ArchiveError;
 use crate::store::StoreError;

@@ -145,11 +145,25 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let mut store_error: Option<anyhow::Error> = None;
     let mut n_steps = 0;
     let aborted = watcher.flag();
+    // Ctrl-C, SIGTERM and SIGHUP abort the replay like the abort keys, so
+    // the loop releases every key and button it holds before Reprise exits.
+    let signalled = Flag::default();
+    let mut signal_ids = Vec::new();
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_ids.push(
+            signal_hook::flag::register(signal, Arc::clone(&signalled))
+                .context("install the signal handler")?,
+        );
+    }
     let outcome = run_replay(
         strategy.as_mut(),
         &mut desktop,
         &request.options,
-        &|| aborted.load(Ordering::SeqCst),
+        &|| aborted.load(Ordering::SeqCst) || signalled.load(Ordering::SeqCst),
         &mut |record, frame| {
             n_steps += 1;
             let png = frame.map(|frame| {
@@ -170,6 +184,9 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     );
     let seconds = started.elapsed().as_secs_f64();
     drop(watcher);
+    for id in signal_ids {
+        signal_hook::low_level::unregister(id);
+    }
     if let Some(err) = store_error {
         return Err(err.context("store a replay step"));
     }

@@ -196,13 +196,12 @@ fn dry_run_injects_nothing() {
     );
 }
 
-#[test]
-fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
-    let mut display = Display::start(1024, 768);
+/// Records "slow" on the fixture: a press held for seconds (a slow drag)
+/// on the list.
+fn record_slow_hold(display: &mut Display) {
     display.spawn_fixture("abort.log", &["--x", "100", "--y", "100"]);
-    let (ox, oy) = client_origin(&display);
-    // A long recording: a press held for seconds (a slow drag) on the list.
-    let recorder = start_recorder(&display, "slow", &["--stop-sequence", "none"]);
+    let (ox, oy) = client_origin(display);
+    let recorder = start_recorder(display, "slow", &["--stop-sequence", "none"]);
     let (x, y) = ((ox + 19).to_string(), (oy + 162).to_string());
     display.xdotool(&[
         "mousemove",
@@ -223,7 +222,10 @@ fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
             .status
             .success()
     );
+}
 
+/// Starts `reprise replay slow` and waits until it holds the button.
+fn replay_holding_the_button(display: &Display) -> std::process::Child {
     let replay = display
         .reprise()
         .args(["replay", "slow"])
@@ -231,7 +233,6 @@ fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the replay holds the button, then the person takes over.
     wait_for("the replay to press the button", || {
         let out = display
             .command("xinput")
@@ -242,6 +243,24 @@ fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
             .contains("button[1]=down")
             .then_some(())
     });
+    replay
+}
+
+/// What the XTEST pointer holds down now.
+fn xtest_pointer_state(display: &Display) -> String {
+    run_ok(
+        display
+            .command("xinput")
+            .args(["query-state", "Virtual core XTEST pointer"]),
+    )
+}
+
+#[test]
+fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
+    let mut display = Display::start(1024, 768);
+    record_slow_hold(&mut display);
+    // The replay holds the button, then the person takes over.
+    let replay = replay_holding_the_button(&display);
     let moved = Instant::now();
     display.xdotool(&["mousemove", "0", "0"]);
     let out = wait_with_limit(replay, Duration::from_secs(5));
@@ -257,12 +276,29 @@ fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
         latency < Duration::from_secs(2),
         "the abort took {latency:?}"
     );
-    let state = run_ok(
-        display
-            .command("xinput")
-            .args(["query-state", "Virtual core XTEST pointer"]),
-    );
+    let state = xtest_pointer_state(&display);
     assert!(!state.contains("=down"), "nothing stays pressed:\n{state}");
+}
+
+/// Issue 14, item 4: Ctrl-C, SIGTERM or SIGHUP during a replay left the
+/// button it held down on the X server after Reprise exited.
+#[test]
+fn a_signal_during_a_replay_releases_what_it_holds() {
+    let mut display = Display::start(1024, 768);
+    record_slow_hold(&mut display);
+    for signal in ["-INT", "-TERM", "-HUP"] {
+        let replay = replay_holding_the_button(&display);
+        run_ok(std::process::Command::new("kill").args([signal, &replay.id().to_string()]));
+        let out = wait_with_limit(replay, Duration::from_secs(5));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(11), "{signal}: {stderr}");
+        assert!(stderr.contains("was aborted"), "{signal}: {stderr}");
+        let state = xtest_pointer_state(&display);
+        assert!(
+            !state.contains("=down"),
+            "{signal}: nothing stays pressed:\n{state}"
+        );
+    }
 }
 
 /// The number xcalc shows, read from its window by `reprise segment --describe`.
