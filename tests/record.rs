@@ -374,28 +374,39 @@ fn a_recorder_killed_with_sigkill_keeps_what_it_recorded() {
     assert!(near(&clicks[2]["mouse_x"], 160));
 }
 
+/// Ctrl-C, SIGTERM and SIGHUP (issue 14, item 7: it left the recording
+/// incomplete, exit 129) all finish the recording.
 #[test]
-fn record_stops_on_sigint_within_a_second_with_every_event_stored() {
+fn record_stops_on_sigint_sigterm_and_sighup_within_a_second_with_every_event_stored() {
     let display = Display::start(800, 600);
-    let recorder = start_recorder(&display, "interrupted", &["--stop-sequence", "none"]);
-    display.xdotool(&["mousemove", "300", "300", "click", "3"]);
-    let started = std::time::Instant::now();
-    run_ok(std::process::Command::new("kill").args(["-INT", &recorder.id().to_string()]));
-    let out = wait_with_limit(recorder, Duration::from_secs(5));
-    let elapsed = started.elapsed();
-    let command = display.reprise();
-    assert_success(&out, &command);
-    assert!(elapsed < Duration::from_secs(2), "exit took {elapsed:?}");
-    let shown = show_json(&display, "interrupted");
-    assert_eq!(shown["recording"]["complete"], true);
-    let right_clicks = all_nodes(&shown["events"])
-        .into_iter()
-        .filter(|node| node["name"] == "click" && node["mouse_button_name"] == "right")
-        .count();
-    assert_eq!(
-        right_clicks, 2,
-        "the right press and release were both stored"
-    );
+    for (signal, name) in [
+        ("-INT", "interrupted"),
+        ("-TERM", "terminated"),
+        ("-HUP", "hung-up"),
+    ] {
+        let recorder = start_recorder(&display, name, &["--stop-sequence", "none"]);
+        display.xdotool(&["mousemove", "300", "300", "click", "3"]);
+        let started = std::time::Instant::now();
+        run_ok(std::process::Command::new("kill").args([signal, &recorder.id().to_string()]));
+        let out = wait_with_limit(recorder, Duration::from_secs(5));
+        let elapsed = started.elapsed();
+        let command = display.reprise();
+        assert_success(&out, &command);
+        assert!(
+            elapsed < Duration::from_secs(2),
+            "{signal}: exit took {elapsed:?}"
+        );
+        let shown = show_json(&display, name);
+        assert_eq!(shown["recording"]["complete"], true, "{signal}");
+        let right_clicks = all_nodes(&shown["events"])
+            .into_iter()
+            .filter(|node| node["name"] == "click" && node["mouse_button_name"] == "right")
+            .count();
+        assert_eq!(
+            right_clicks, 2,
+            "{signal}: the right press and release were both stored"
+        );
+    }
 }
 
 #[test]
