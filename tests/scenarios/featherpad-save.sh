@@ -37,9 +37,15 @@ finish() {
 # The file goes into a folder whose name has capitals: typing it holds Shift.
 mkdir -p "$OUT/Saved Notes"
 editor 60 60
-"$REPRISE" record --name save --duration 9 --stop-sequence none 2>"$OUT/record.err" &
+"$REPRISE" record --name save --duration 60 --stop-sequence none 2>"$OUT/record.err" &
 recorder=$!
-sleep 1.5
+# Ready once it lists the recording (bounded), and its input hook a moment
+# later.
+for _ in $(seq 100); do
+  "$REPRISE" list --json 2>/dev/null | grep -q '"name": *"save"' && break
+  sleep 0.2
+done
+sleep 1
 press $(find_element text "")
 xdotool type --delay 60 "hello qt"
 sleep 0.5
@@ -47,6 +53,10 @@ press $(find_element "push button" Save)
 sleep 1.5
 xdotool type --delay 60 "$OUT/Saved Notes/recorded.txt"
 xdotool key Return
+# Stopped as a person stops it, once the last action's frames are taken
+# (the duration only bounds a stuck run).
+sleep 0.8
+kill -INT $recorder
 wait $recorder
 finish
 

@@ -37,12 +37,22 @@ finish() {
 
 # The recording: Maria Olsen of Tromsø (not of Bergen), then OK.
 list recorded "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
-"$REPRISE" record --name pick --duration 5 --stop-sequence none 2>"$OUT/record.err" &
+"$REPRISE" record --name pick --duration 60 --stop-sequence none 2>"$OUT/record.err" &
 recorder=$!
-sleep 1.5
+# Ready once it lists the recording (bounded), and its input hook a moment
+# later.
+for _ in $(seq 100); do
+  "$REPRISE" list --json 2>/dev/null | grep -q '"name": *"pick"' && break
+  sleep 0.2
+done
+sleep 1
 press $(find_element "table cell" "Maria Olsen" Tromsø)
 sleep 0.8
 press $(find_element "push button" OK)
+# Stopped as a person stops it, once the last action's frames are taken
+# (the duration only bounds a stuck run).
+sleep 0.8
+kill -INT $recorder
 wait $recorder
 finish
 
