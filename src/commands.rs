@@ -73,15 +73,10 @@ pub fn run(cli: Cli) -> Result<()> {
 }
 
 fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
-    let duration = match args.duration {
-        Some(seconds) if seconds.is_finite() && seconds > 0.0 => {
-            Some(std::time::Duration::from_secs_f64(seconds))
-        }
-        Some(_) => bail!(UsageError(
-            "the duration must be a positive number of seconds".into()
-        )),
-        None => None,
-    };
+    let duration = args
+        .duration
+        .map(|seconds| crate::config::seconds_setting("--duration", seconds, false))
+        .transpose()?;
     let stop_sequence: Vec<String> = if args.stop_sequence == "none" {
         Vec::new()
     } else {
@@ -232,14 +227,11 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs) -> Result<()> {
-    let positive = |value: f64| value.is_finite() && value > 0.0;
-    if !positive(args.speed) || !positive(args.settle_timeout) {
-        bail!(UsageError(
-            "--speed and --settle-timeout must be positive numbers".into()
-        ));
+    if !(args.speed.is_finite() && args.speed > 0.0) {
+        bail!(UsageError("--speed must be a positive number".into()));
     }
     let settle = reprise_strategies::settle::SettleOptions {
-        timeout: std::time::Duration::from_secs_f64(args.settle_timeout),
+        timeout: crate::config::seconds_setting("--settle-timeout", args.settle_timeout, false)?,
         ..Default::default()
     };
     if args.rungs.is_empty() {
@@ -547,15 +539,15 @@ fn llm(
             print_text(&text)
         }
         LlmCommand::Prune { older_than_days } => {
-            if !(older_than_days.is_finite() && older_than_days >= 0.0) {
+            // At most a century: past that, converting to a duration panics.
+            if !(older_than_days.is_finite() && (0.0..=36_500.0).contains(&older_than_days)) {
                 bail!(UsageError(
-                    "--older-than-days must be a number of days, 0 or more".into()
+                    "--older-than-days must be a number of days, from 0 to 36500".into()
                 ));
             }
+            let age = std::time::Duration::from_secs_f64(older_than_days * 86_400.0);
             let mut store = Store::open(store_path).context("open the store")?;
-            let n = store.prune_llm_cache(std::time::Duration::from_secs_f64(
-                older_than_days * 86_400.0,
-            ))?;
+            let n = store.prune_llm_cache(age)?;
             println!("deleted {n} cached answers");
             Ok(())
         }

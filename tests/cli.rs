@@ -222,3 +222,51 @@ fn a_reader_that_stops_reading_is_not_an_error() {
     assert!(out.status.success(), "{:?}", out.status);
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// Issue 14, item 14: a huge time setting panicked converting to a
+/// duration (exit 101); each is refused with the setting named.
+#[test]
+fn huge_time_settings_are_refused_not_panicked_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite");
+    let cases: &[(&[&str], &[(&str, &str)], i32, &str)] = &[
+        (
+            &["replay", "x", "--settle-timeout", "1e300"],
+            &[],
+            2,
+            "--settle-timeout must be",
+        ),
+        (
+            &["record", "--duration", "1e300"],
+            &[],
+            2,
+            "--duration must be",
+        ),
+        (
+            &["llm", "prune", "--older-than-days", "1e300"],
+            &[],
+            2,
+            "--older-than-days must be",
+        ),
+        (
+            &["llm", "ping"],
+            &[
+                ("REPRISE_LLM_TIMEOUT", "1e300"),
+                ("REPRISE_OPENAI_BASE_URL", "http://127.0.0.1:9/v1"),
+            ],
+            1,
+            "REPRISE_LLM_TIMEOUT must be",
+        ),
+    ];
+    for &(args, env, code, message) in cases {
+        let out = reprise_with_store(&store)
+            .args(args)
+            .envs(env.iter().copied())
+            .env_remove("DISPLAY")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}

@@ -177,8 +177,9 @@ impl HttpCaller {
                 .get("retry-after")
                 .and_then(|value| value.to_str().ok())
                 .and_then(|value| value.trim().parse::<f64>().ok())
-                .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
-                .map(Duration::from_secs_f64);
+                // A server's number, not ours: one past what a Duration holds
+                // is ignored rather than trusted (the wait is capped anyway).
+                .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok());
             let text = response.text().await.map_err(|err| Failure::Retry {
                 reason: describe(&err),
                 retry_after: None,

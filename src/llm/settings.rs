@@ -195,10 +195,7 @@ pub fn resolve(
                 .map_err(|_| anyhow::anyhow!("{var} must be a number of seconds"))?,
             None => from_file.unwrap_or(default),
         };
-        if !(value.is_finite() && value > 0.0) {
-            bail!("{var} must be a positive number of seconds");
-        }
-        Ok(Duration::from_secs_f64(value))
+        crate::config::seconds_setting(var, value, false).map_err(|err| anyhow::anyhow!("{err}"))
     };
     let max_attempts = match env("REPRISE_LLM_MAX_ATTEMPTS") {
         Some(text) => text
