@@ -229,7 +229,9 @@ fn a_reader_that_stops_reading_is_not_an_error() {
 fn huge_time_settings_are_refused_not_panicked_on() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store.sqlite");
-    let cases: &[(&[&str], &[(&str, &str)], i32, &str)] = &[
+    // (arguments, environment, exit code, what the message says)
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], i32, &'a str);
+    let cases: &[Case<'_>] = &[
         (
             &["replay", "x", "--settle-timeout", "1e300"],
             &[],
