@@ -68,9 +68,10 @@ pub fn record(
     options: &RecordOptions,
     stop: &Arc<AtomicBool>,
 ) -> Result<RecordSummary> {
-    if !(options.frame_rate.is_finite() && options.frame_rate > 0.0) {
+    // Its interval becomes a duration: a rate near zero would overflow it.
+    if !(options.frame_rate.is_finite() && (0.001..=1000.0).contains(&options.frame_rate)) {
         bail!(crate::exit::UsageError(
-            "the frame rate must be a positive number".into()
+            "the frame rate must be between 0.001 and 1000 frames a second".into()
         ));
     }
     let mut probe = WindowProbe::connect().context("connect to the display (is DISPLAY set?)")?;
