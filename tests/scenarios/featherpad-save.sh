@@ -7,8 +7,8 @@
 # messages (replay.err) into $OUT. RUNGS chooses the ladder.
 set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
+source "$(dirname "$0")/recording.sh"
 find_element() { "$SCRIPTS/a11y-find.py" FeatherPad "$@"; }
-press() { xdotool mousemove $1 $2 mousedown 1 sleep 0.12 mouseup 1; }
 
 # Qt 5 reaches the accessibility bus through this address (it does not find
 # it through the session bus here), and exposes its tree only when told to.
@@ -37,15 +37,7 @@ finish() {
 # The file goes into a folder whose name has capitals: typing it holds Shift.
 mkdir -p "$OUT/Saved Notes"
 editor 60 60
-"$REPRISE" record --name save --duration 60 --stop-sequence none 2>"$OUT/record.err" &
-recorder=$!
-# Ready once it lists the recording (bounded), and its input hook a moment
-# later.
-for _ in $(seq 100); do
-  "$REPRISE" list --json 2>/dev/null | grep -q '"name": *"save"' && break
-  sleep 0.2
-done
-sleep 1
+start_recording save
 press $(find_element text "")
 xdotool type --delay 60 "hello qt"
 sleep 0.5
@@ -53,11 +45,7 @@ press $(find_element "push button" Save)
 sleep 1.5
 xdotool type --delay 60 "$OUT/Saved Notes/recorded.txt"
 xdotool key Return
-# Stopped as a person stops it, once the last action's frames are taken
-# (the duration only bounds a stuck run).
-sleep 0.8
-kill -INT $recorder
-wait $recorder
+stop_recording
 finish
 
 # The replay writes the file the recording named: move the recorded one out.

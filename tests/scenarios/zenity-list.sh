@@ -7,6 +7,7 @@
 # scripts/bench-identity.sh (RUNGS chooses the ladder there).
 set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
+source "$(dirname "$0")/recording.sh"
 find_element() { "$SCRIPTS/a11y-find.py" zenity "$@"; }
 
 # Start the accessibility bus before the application.
@@ -25,9 +26,6 @@ list() {
   find_element "push button" OK >/dev/null
 }
 
-# A press held as long as a person holds one.
-press() { xdotool mousemove $1 $2 mousedown 1 sleep 0.12 mouseup 1; }
-
 # finish: zenity's answer arrives, or the dialog is closed after a refusal.
 finish() {
   for _ in $(seq 30); do kill -0 "$zenity_pid" 2>/dev/null || break; sleep 0.1; done
@@ -37,23 +35,11 @@ finish() {
 
 # The recording: Maria Olsen of Tromsø (not of Bergen), then OK.
 list recorded "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
-"$REPRISE" record --name pick --duration 60 --stop-sequence none 2>"$OUT/record.err" &
-recorder=$!
-# Ready once it lists the recording (bounded), and its input hook a moment
-# later.
-for _ in $(seq 100); do
-  "$REPRISE" list --json 2>/dev/null | grep -q '"name": *"pick"' && break
-  sleep 0.2
-done
-sleep 1
+start_recording pick
 press $(find_element "table cell" "Maria Olsen" Tromsø)
 sleep 0.8
 press $(find_element "push button" OK)
-# Stopped as a person stops it, once the last action's frames are taken
-# (the duration only bounds a stuck run).
-sleep 0.8
-kill -INT $recorder
-wait $recorder
+stop_recording
 finish
 
 # replay CASE ROWS...: replays the pick against a list of ROWS.

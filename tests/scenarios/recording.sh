@@ -1,0 +1,26 @@
+# Sourced by the scenario scripts: a person's press, and the recorder
+# started and stopped as a person would.
+
+# press X Y: a left press held as long as a person holds one.
+press() { xdotool mousemove "$1" "$2" mousedown 1 sleep 0.12 mouseup 1; }
+
+# start_recording NAME: `reprise record` in the background (its messages in
+# $OUT/record.err), returning once it is ready: it lists the recording
+# (bounded), and its input hook a moment later. Sets `recorder`.
+start_recording() {
+  "$REPRISE" record --name "$1" --duration 60 --stop-sequence none 2>"$OUT/record.err" &
+  recorder=$!
+  for _ in $(seq 100); do
+    "$REPRISE" list --json 2>/dev/null | grep -q "\"name\": *\"$1\"" && break
+    sleep 0.2
+  done
+  sleep 1
+}
+
+# stop_recording: Ctrl-C, as a person stops it, once the last action's
+# frames are taken (the duration only bounds a stuck run).
+stop_recording() {
+  sleep 0.8
+  kill -INT "$recorder"
+  wait "$recorder"
+}
