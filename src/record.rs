@@ -293,8 +293,10 @@ impl Writer {
             let Some((timestamp, element)) = answer else {
                 break;
             };
-            self.pending_elements.remove(&timestamp.to_bits());
-            if let Some(element) = element {
+            // A press already linked (it waited its bound) keeps no late
+            // answer: nothing would ever read it.
+            let still_pending = self.pending_elements.remove(&timestamp.to_bits());
+            if let (true, Some(element)) = (still_pending, element) {
                 self.elements.insert(timestamp.to_bits(), element);
             }
         }
@@ -418,6 +420,7 @@ impl Writer {
             event.screenshot_id = frames_before.checked_sub(1).map(|idx| idx as u32);
             let windows_before = self.window_times.partition_point(|&t| t <= event.timestamp);
             event.window_state_id = windows_before.checked_sub(1).map(|idx| idx as u32);
+            self.pending_elements.remove(&event.timestamp.to_bits());
             event.element = self
                 .elements
                 .remove(&event.timestamp.to_bits())
