@@ -6,6 +6,7 @@ pub mod chain;
 pub mod http;
 pub mod prompt;
 pub mod provider;
+pub mod scrub;
 pub mod settings;
 
 pub use chain::ChainLlm;

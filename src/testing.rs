@@ -58,8 +58,14 @@ impl ScriptedServer {
     /// Answers from a script. Bounded: a test never needs more than 64
     /// connections.
     pub fn start(script: Vec<Reply>) -> ScriptedServer {
+        Self::start_on("127.0.0.1", script)
+    }
+
+    /// Answers from a script on another loopback address (`127.0.0.2`, say),
+    /// for tests that need two hosts.
+    pub fn start_on(address: &str, script: Vec<Reply>) -> ScriptedServer {
         let script = Mutex::new(std::collections::VecDeque::from(script));
-        Self::serve_with(64, move |_| {
+        Self::serve_with(address, 64, move |_| {
             let mut script = script.lock().unwrap_or_else(|poison| poison.into_inner());
             let reply = if script.len() > 1 {
                 script.pop_front()
@@ -75,14 +81,15 @@ impl ScriptedServer {
     pub fn answering(
         handler: impl Fn(&Received) -> Reply + Send + Sync + 'static,
     ) -> ScriptedServer {
-        Self::serve_with(usize::MAX, handler)
+        Self::serve_with("127.0.0.1", usize::MAX, handler)
     }
 
     fn serve_with(
+        address: &str,
         max_connections: usize,
         handler: impl Fn(&Received) -> Reply + Send + Sync + 'static,
     ) -> ScriptedServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let listener = TcpListener::bind((address, 0)).expect("bind a loopback port");
         let url = format!("http://{}", listener.local_addr().expect("a local address"));
         let received = Arc::new(Mutex::new(Vec::new()));
         let thread_received = Arc::clone(&received);

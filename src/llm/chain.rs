@@ -10,6 +10,7 @@ use reprise_strategies::llm::{Llm, LlmError, LlmReply, LlmRequest, Usage};
 
 use super::http::{HttpCaller, RealSleeper, Sleeper};
 use super::provider::Provider;
+use super::scrub::Secrets;
 use super::settings::LlmSettings;
 use crate::store::{CachedReply, CallRow, Store};
 
@@ -34,7 +35,13 @@ impl ChainLlm {
     /// A chain over the settings' providers, accounting into `store` (a
     /// connection of its own, so that callers keep theirs).
     pub fn new(settings: LlmSettings, store: Store) -> anyhow::Result<ChainLlm> {
-        let caller = HttpCaller::new(settings.policy.clone())?;
+        let secrets = Secrets::new(
+            settings
+                .providers
+                .iter()
+                .filter_map(|provider| provider.api_key.as_deref()),
+        );
+        let caller = HttpCaller::new(settings.policy.clone(), secrets)?;
         Ok(ChainLlm {
             settings,
             caller,
@@ -159,12 +166,13 @@ impl Llm for ChainLlm {
                         latency_ms,
                     });
                 }
-                Err(error) => {
+                Err(failure) => {
+                    let error = failure.error;
                     tracing::warn!(provider = provider.name(), "model provider failed: {error}");
                     let call = row(
                         Usage::default(),
-                        0,
-                        self.settings.policy.max_attempts,
+                        failure.latency.as_millis() as u64,
+                        failure.attempts,
                         false,
                         Some(error.to_string()),
                     );

@@ -1,13 +1,20 @@
 //! One provider over HTTP: timeouts on connect and on the whole request,
 //! retries on 429, 5xx, resets and timeouts with exponential backoff and
 //! jitter (honouring `Retry-After`), at most `max_attempts` attempts; other
-//! 4xx answers fail at once with the provider's message.
+//! 4xx answers fail at once with the provider's message. A redirect is
+//! followed only to the same origin (scheme, host and port) as the request,
+//! so a credential header never reaches another host; every string that
+//! leaves here has had the configured secrets scrubbed out of it.
 
 use std::time::{Duration, Instant};
 
 use reprise_strategies::llm::{LlmError, LlmRequest, Usage};
 
 use super::provider::Provider;
+use super::scrub::Secrets;
+
+/// At most this many same-origin redirects are followed.
+const MAX_REDIRECTS: usize = 5;
 
 /// Waits between attempts; tests record the waits instead of sleeping.
 pub trait Sleeper {
@@ -74,12 +81,22 @@ pub struct CallResult {
     pub latency: Duration,
 }
 
+/// A failed call: why, and what it cost.
+#[derive(Debug)]
+pub struct CallFailure {
+    pub error: LlmError,
+    /// Requests actually sent.
+    pub attempts: u32,
+    pub latency: Duration,
+}
+
 /// Calls providers over HTTP from synchronous code, on a runtime of its own.
 #[derive(Debug)]
 pub struct HttpCaller {
     runtime: tokio::runtime::Runtime,
     client: reqwest::Client,
     pub policy: RetryPolicy,
+    secrets: Secrets,
 }
 
 enum Failure {
@@ -91,18 +108,32 @@ enum Failure {
 }
 
 impl HttpCaller {
-    pub fn new(policy: RetryPolicy) -> anyhow::Result<HttpCaller> {
+    /// A caller that scrubs `secrets` from everything it returns or logs.
+    pub fn new(policy: RetryPolicy, secrets: Secrets) -> anyhow::Result<HttpCaller> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         let client = reqwest::Client::builder()
             .connect_timeout(policy.connect_timeout)
             .timeout(policy.request_timeout)
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                let same_origin = attempt
+                    .previous()
+                    .first()
+                    .is_some_and(|first| first.origin() == attempt.url().origin());
+                if same_origin && attempt.previous().len() <= MAX_REDIRECTS {
+                    attempt.follow()
+                } else {
+                    // The 3xx answer itself comes back, and is refused below.
+                    attempt.stop()
+                }
+            }))
             .build()?;
         Ok(HttpCaller {
             runtime,
             client,
             policy,
+            secrets,
         })
     }
 
@@ -112,7 +143,7 @@ impl HttpCaller {
         provider: &Provider,
         request: &LlmRequest,
         sleeper: &mut dyn Sleeper,
-    ) -> Result<CallResult, LlmError> {
+    ) -> Result<CallResult, CallFailure> {
         let body = provider.body(request);
         let mut jitter_state = self.policy.jitter_seed | 1;
         let started = Instant::now();
@@ -122,17 +153,24 @@ impl HttpCaller {
             match self.attempt(provider, &body) {
                 Ok((text, usage)) => {
                     return Ok(CallResult {
-                        text,
+                        text: self.secrets.scrub(&text),
                         usage,
                         attempts: attempt,
                         latency: started.elapsed(),
                     });
                 }
-                Err(Failure::Final(error)) => return Err(error),
+                Err(Failure::Final(error)) => {
+                    return Err(CallFailure {
+                        error: self.secrets.scrub_error(error),
+                        attempts: attempt,
+                        latency: started.elapsed(),
+                    });
+                }
                 Err(Failure::Retry {
                     reason,
                     retry_after,
                 }) => {
+                    let reason = self.secrets.scrub(&reason);
                     tracing::warn!(
                         provider = provider.name(),
                         attempt,
@@ -149,10 +187,14 @@ impl HttpCaller {
                 }
             }
         }
-        Err(LlmError::GaveUp {
-            provider: provider.name().into(),
+        Err(CallFailure {
+            error: LlmError::GaveUp {
+                provider: provider.name().into(),
+                attempts: max_attempts,
+                last,
+            },
             attempts: max_attempts,
-            last,
+            latency: started.elapsed(),
         })
     }
 
@@ -180,10 +222,25 @@ impl HttpCaller {
                 // A server's number, not ours: one past what a Duration holds
                 // is ignored rather than trusted (the wait is capped anyway).
                 .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok());
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|value| value.to_str().ok())
+                .map(|value| response.url().join(value).ok());
             let text = response.text().await.map_err(|err| Failure::Retry {
                 reason: describe(&err),
                 retry_after: None,
             })?;
+            if status.is_redirection() {
+                let to = response_location(&location);
+                return Err(Failure::Final(LlmError::Refused {
+                    provider: name.into(),
+                    status: status.as_u16(),
+                    message: format!(
+                        "it redirected the request to {to}; Reprise sends a provider's key only to its configured base URL's host, so the redirect was not followed (set the base URL to where the provider really is)"
+                    ),
+                }));
+            }
             if status.as_u16() == 429 || status.is_server_error() {
                 let reason = format!(
                     "HTTP {}: {}",
@@ -215,6 +272,16 @@ impl HttpCaller {
                 })
             })
         })
+    }
+}
+
+/// Where a redirect pointed, as its origin only (a path or query may carry
+/// anything).
+fn response_location(location: &Option<Option<reqwest::Url>>) -> String {
+    match location {
+        Some(Some(url)) => format!("another host ({})", url.origin().ascii_serialization()),
+        Some(None) => "an address that is not a URL".into(),
+        None => "an unnamed place (no Location header)".into(),
     }
 }
 

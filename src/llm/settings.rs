@@ -90,18 +90,105 @@ pub struct ConfigFile {
 }
 
 /// Reads a config file; a missing default file is an empty config.
+///
+/// The file is parsed before anything is checked, so the checks see every
+/// table (inline or not) and every spelling of a key: a key that names a
+/// credential anywhere is refused, and so is any field the settings do not
+/// know. No error quotes the file: a syntax error names its line and column,
+/// and every string value the file holds is masked in the other errors, so
+/// a key pasted into the file never reaches the terminal from here.
 pub fn read_config_file(path: &std::path::Path) -> Result<ConfigFile> {
     let text = std::fs::read_to_string(path)?;
-    if text
-        .lines()
-        .any(|line| line.trim_start().starts_with("api_key"))
-    {
+    let table: toml::Table = toml::from_str(&text).map_err(|err| {
+        let place = match err.span() {
+            Some(span) => {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |at| at + 1) + 1;
+                format!("line {line}, column {column}")
+            }
+            None => "somewhere".into(),
+        };
+        anyhow::anyhow!(
+            "{} is not valid TOML at {place}: {}",
+            path.display(),
+            err.message().trim_end()
+        )
+    })?;
+    let mut credentials = Vec::new();
+    credential_keys(&table, "", &mut credentials);
+    if !credentials.is_empty() {
         bail!(
-            "{} holds an API key: keys are read only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)",
-            path.display()
+            "{} holds {}, which looks like a credential: keys are read only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY); remove it from the file",
+            path.display(),
+            credentials.join(", ")
         );
     }
-    Ok(toml::from_str(&text)?)
+    let mut strings = Vec::new();
+    string_values(&toml::Value::Table(table.clone()), &mut strings);
+    toml::Value::Table(table)
+        .try_into()
+        .map_err(|err: toml::de::Error| {
+            let mut message = err.message().trim_end().to_owned();
+            strings.sort_by_key(|text| std::cmp::Reverse(text.len()));
+            for text in strings.iter().filter(|text| text.chars().count() >= 4) {
+                message = message.replace(text.as_str(), "<a value from the file>");
+            }
+            anyhow::anyhow!("{}: {message}", path.display())
+        })
+}
+
+/// Whether a key's name, in any spelling (`api_key`, `"API-Key"`, `apikey`,
+/// `token`), says that its value is a credential.
+fn names_a_credential(key: &str) -> bool {
+    let squashed: String = key
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    [
+        "key",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "credential",
+        "auth",
+    ]
+    .iter()
+    .any(|word| squashed.contains(word))
+}
+
+/// The dotted paths of every credential-like key in `table`, at any depth.
+fn credential_keys(table: &toml::Table, prefix: &str, found: &mut Vec<String>) {
+    for (key, value) in table {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        if names_a_credential(key) {
+            found.push(format!("`{path}`"));
+        }
+        let mut nested = vec![value];
+        while let Some(value) = nested.pop() {
+            match value {
+                toml::Value::Table(inner) => credential_keys(inner, &path, found),
+                toml::Value::Array(items) => nested.extend(items),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Every string value in the document, at any depth.
+fn string_values(value: &toml::Value, found: &mut Vec<String>) {
+    match value {
+        toml::Value::String(text) => found.push(text.clone()),
+        toml::Value::Table(table) => table.values().for_each(|value| string_values(value, found)),
+        toml::Value::Array(items) => items.iter().for_each(|value| string_values(value, found)),
+        _ => {}
+    }
 }
 
 /// Merges flags, the environment (read through `env`) and the file.
@@ -153,7 +240,16 @@ pub fn resolve(
             .iter()
             .find_map(|var| env(var))
             .filter(|key| !key.trim().is_empty());
-        let base_url = env(&format!("REPRISE_{prefix}_BASE_URL")).or(from_file.base_url);
+        // The ecosystem's own names (OpenAI's SDKs, ollama's and vLLM's docs,
+        // Anthropic's SDK) count too: someone who set OPENAI_BASE_URL to keep
+        // data on a local server must not have it sent to the public one.
+        let ecosystem_url = match kind {
+            Kind::OpenAi | Kind::Anthropic => env(&format!("{prefix}_BASE_URL")),
+            Kind::Gemini => None,
+        };
+        let base_url = env(&format!("REPRISE_{prefix}_BASE_URL"))
+            .or(ecosystem_url)
+            .or(from_file.base_url);
         // A provider is configured by its key, or by a base URL of its own
         // (a local server needs no key).
         if api_key.is_none() && base_url.is_none() {

@@ -395,3 +395,163 @@ fn a_config_file_with_an_unknown_table_is_refused_not_ignored() {
     let file = super::settings::read_config_file(&path).unwrap();
     assert_eq!(file.llm.openai.unwrap().max_images, Some(6));
 }
+
+const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "x-api-key", "x-goog-api-key"];
+
+#[test]
+fn no_credential_follows_a_redirect_to_another_host() {
+    for (name, path) in [
+        ("openai", "/v1/chat/completions"),
+        ("anthropic", "/v1/messages"),
+        ("gemini", "/v1beta/models/gemini-model:generateContent"),
+    ] {
+        // The other host answers anything, so a followed redirect would succeed.
+        let elsewhere = ScriptedServer::start_on("127.0.0.2", vec![openai_answer("stolen")]);
+        let redirecting = ScriptedServer::start(vec![Reply::Http(
+            307,
+            vec![("Location".into(), format!("{}{path}", elsewhere.url))],
+            String::new(),
+        )]);
+        let mut setup = chain_for(&[(name, &redirecting.url)], false, HashMap::new());
+        let err = setup.chain.complete(&request()).unwrap_err().to_string();
+        assert!(
+            err.contains("redirected the request to another host (http://127.0.0.2:"),
+            "{name}: {err}"
+        );
+        assert_eq!(redirecting.received().len(), 1, "{name}: not retried");
+        for received in elsewhere.received() {
+            for header in CREDENTIAL_HEADERS {
+                assert_eq!(received.header(header), None, "{name} sent {header}");
+            }
+        }
+        assert!(
+            elsewhere.received().is_empty(),
+            "{name} followed the redirect"
+        );
+    }
+}
+
+#[test]
+fn a_redirect_within_the_configured_host_is_followed() {
+    let server = ScriptedServer::start(vec![
+        Reply::Http(
+            308,
+            vec![("Location".into(), "/v2/chat/completions".into())],
+            String::new(),
+        ),
+        openai_answer("moved"),
+    ]);
+    let mut setup = chain_for(&[("openai", &server.url)], false, HashMap::new());
+    assert_eq!(setup.chain.complete(&request()).unwrap().text, "moved");
+    let paths: Vec<String> = server.received().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, ["/chat/completions", "/v2/chat/completions"]);
+}
+
+#[test]
+fn a_key_echoed_by_the_provider_is_scrubbed_from_errors_and_the_store() {
+    // A proxy that echoes the request headers back, failing then refusing.
+    let echo = |status: u16| {
+        move |request: &crate::testing::Received| {
+            let headers: Vec<String> = request
+                .headers
+                .iter()
+                .map(|(key, value)| format!("{key}: {value}"))
+                .collect();
+            Reply::json(
+                status,
+                json!({"error": {"message": format!("upstream said no to {}", headers.join(", "))}}),
+            )
+        }
+    };
+    for (status, attempts) in [(500, 3), (401, 1)] {
+        let server = ScriptedServer::answering(echo(status));
+        let mut setup = chain_for(&[("anthropic", &server.url)], false, HashMap::new());
+        let err = setup.chain.complete(&request()).unwrap_err().to_string();
+        assert!(server.received()[0].header("x-api-key") == Some("key-anthropic"));
+        assert!(
+            err.contains("upstream said no") && err.contains("[redacted]"),
+            "{err}"
+        );
+        assert!(!err.contains("key-anthropic"), "{err}");
+        let calls = setup.chain.store().llm_calls().unwrap();
+        let stored = calls[0].error.clone().unwrap();
+        assert!(!stored.contains("key-anthropic"), "{stored}");
+        // What happened, not the policy's maximum.
+        assert_eq!(calls[0].attempts, attempts, "HTTP {status}");
+        assert_eq!(server.received().len(), attempts as usize);
+        let bytes = std::fs::read(&setup.store_path).unwrap();
+        let wal = std::fs::read(setup.store_path.with_extension("sqlite-wal")).unwrap_or_default();
+        for file in [bytes, wal] {
+            assert!(
+                !file.windows(13).any(|window| window == b"key-anthropic"),
+                "the key is in the store's files"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_key_in_the_config_file_is_refused_in_every_spelling_and_never_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let key = "sk-proj-SECRET0123456789";
+    let check = |text: &str, expected: &str| {
+        std::fs::write(&path, text).unwrap();
+        let err = super::settings::read_config_file(&path)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(expected), "{text}: {err}");
+        assert!(!err.contains("SECRET0123"), "{text}: {err}");
+    };
+    let credential = "looks like a credential";
+    check(&format!("[llm.openai]\napi_key = \"{key}\"\n"), credential);
+    check(
+        &format!("[llm]\nopenai = {{ base_url = \"http://x\", api_key = \"{key}\" }}\n"),
+        "`llm.openai.api_key`",
+    );
+    check(
+        &format!("[llm.anthropic]\n\"api_key\" = \"{key}\"\n"),
+        credential,
+    );
+    check(&format!("[llm.gemini]\nApiKey = \"{key}\"\n"), credential);
+    check(&format!("[llm]\ntoken = \"{key}\"\n"), "`llm.token`");
+    // Misspelt or mistyped fields: refused, the value masked.
+    check(
+        &format!("[llm.openai]\nmodle = \"{key}\"\n"),
+        "unknown field `modle`",
+    );
+    check(
+        &format!("[llm]\nmax_attempts = \"{key}\"\n"),
+        "<a value from the file>",
+    );
+    // A syntax error names the place, not the line's text.
+    check(
+        &format!("[llm.openai]\nmodel = \"{key}\" junk\n"),
+        "not valid TOML at line 2",
+    );
+}
+
+#[test]
+fn the_ecosystems_base_url_variables_are_honoured() {
+    let env = HashMap::from([
+        ("OPENAI_API_KEY", "sk-local"),
+        ("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1"),
+        ("ANTHROPIC_API_KEY", "sk-ant"),
+        ("ANTHROPIC_BASE_URL", "http://127.0.0.1:8001"),
+        ("REPRISE_LLM_PROVIDERS", "openai,anthropic"),
+    ]);
+    let settings = resolve(
+        &LlmFlags::default(),
+        &|var| env.get(var).map(|value| (*value).to_owned()),
+        &FileConfig::default(),
+    )
+    .unwrap();
+    let urls: Vec<String> = settings.providers.iter().map(|p| p.url()).collect();
+    assert_eq!(
+        urls,
+        [
+            "http://127.0.0.1:8000/v1/chat/completions",
+            "http://127.0.0.1:8001/v1/messages"
+        ]
+    );
+}
