@@ -126,6 +126,10 @@ pub struct ReplayArgs {
     /// Go on after a step that failed every attempt (default: stop there).
     #[arg(long)]
     pub skip_failures: bool,
+    /// Fail a step whose effect cannot be checked (default: go on, count it
+    /// as unverified and exit 12 at the end).
+    #[arg(long)]
+    pub require_verified: bool,
     /// The most steps to take.
     #[arg(long, default_value_t = reprise_strategies::replay::DEFAULT_MAX_STEPS, value_name = "N")]
     pub max_steps: usize,

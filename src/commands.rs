@@ -10,7 +10,7 @@ use crate::cli::{
     Cli, Command, EventsCommand, ExportArgs, ImportArgs, RecordArgs, ReduceArgs, ReplayArgs,
     ShowArgs,
 };
-use crate::exit::UsageError;
+use crate::exit::{StopKind, UsageError};
 use crate::store::Store;
 use crate::{archive, present};
 
@@ -264,6 +264,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
             max_retries: args.max_retries,
             skip_failures: args.skip_failures,
             dry_run: args.dry_run,
+            require_verified: args.require_verified,
             settle,
         },
     };
@@ -277,26 +278,65 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
     let result = crate::replay::replay(store, &request)?;
     let run_id = result.run_id.clone();
     use reprise_strategies::ReplayOutcome;
-    let (what, aborted) = match &result.outcome {
-        ReplayOutcome::Completed { steps } => {
-            println!(
-                "replay run {run_id}: completed {steps} steps of recording {} in {:.1} s",
-                result.recording_id, result.seconds
+    let (what, kind) = match &result.outcome {
+        ReplayOutcome::Completed {
+            steps,
+            unverified,
+            skipped,
+        } => {
+            let verified = steps - unverified - skipped;
+            if *unverified == 0 && *skipped == 0 {
+                println!(
+                    "replay run {run_id}: completed {} of recording {} in {:.1} s, every one verified",
+                    plural(*steps, "step"),
+                    result.recording_id,
+                    result.seconds
+                );
+                return Ok(());
+            }
+            let counts = format!(
+                "{verified} verified, {unverified} unverified, {skipped} failed and passed over"
             );
-            return Ok(());
+            if *skipped > 0 {
+                (
+                    format!(
+                        "went on past {} that failed ({counts})",
+                        plural(*skipped, "step")
+                    ),
+                    StopKind::Failed,
+                )
+            } else {
+                (
+                    format!(
+                        "did all {} of recording {}, but the effect of {unverified} could not be checked ({counts}; --require-verified makes that a failure)",
+                        plural(*steps, "step"),
+                        result.recording_id
+                    ),
+                    StopKind::Unverified,
+                )
+            }
         }
         ReplayOutcome::Failed { step, reason } => {
-            (format!("failed at step {step}: {reason}"), false)
+            (format!("failed at step {step}: {reason}"), StopKind::Failed)
         }
-        ReplayOutcome::Aborted { step } => (format!("was aborted at step {step}"), true),
-        ReplayOutcome::StepLimit { steps } => (format!("reached the step limit ({steps})"), false),
+        ReplayOutcome::Aborted { step } => {
+            (format!("was aborted at step {step}"), StopKind::Aborted)
+        }
+        ReplayOutcome::StepLimit { steps } => (
+            format!("reached the step limit ({steps})"),
+            StopKind::Failed,
+        ),
     };
-    Err(crate::exit::ReplayStopped {
-        run_id,
-        what,
-        aborted,
+    Err(crate::exit::ReplayStopped { run_id, what, kind }.into())
+}
+
+/// `1 step`, `2 steps`.
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
-    .into())
 }
 
 fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Result<()> {

@@ -10,6 +10,7 @@
 //! | 5 | no model provider is configured, or the providers failed |
 //! | 10 | a replay stopped at a step that failed (or reached its step limit) |
 //! | 11 | a replay was aborted by the person or a signal |
+//! | 12 | a replay did every step, but the effect of some could not be checked |
 
 use crate::archive::ArchiveError;
 use crate::store::StoreError;
@@ -25,6 +26,7 @@ pub enum Code {
     Llm = 5,
     ReplayFailed = 10,
     ReplayAborted = 11,
+    ReplayUnverified = 12,
 }
 
 /// The exit code for an error: the first cause in its chain that says.
@@ -50,10 +52,10 @@ pub fn code_for(err: &anyhow::Error) -> Code {
             return Code::Refused;
         }
         if let Some(stopped) = cause.downcast_ref::<ReplayStopped>() {
-            return if stopped.aborted {
-                Code::ReplayAborted
-            } else {
-                Code::ReplayFailed
+            return match stopped.kind {
+                StopKind::Failed => Code::ReplayFailed,
+                StopKind::Aborted => Code::ReplayAborted,
+                StopKind::Unverified => Code::ReplayUnverified,
             };
         }
         if cause
@@ -70,13 +72,34 @@ pub fn code_for(err: &anyhow::Error) -> Code {
     Code::Failure
 }
 
-/// A replay that did not complete; its exit code says why.
+/// How the binary labels an error's message: a replay that did every step
+/// but could not check some is a warning, not an error.
+pub fn label_for(err: &anyhow::Error) -> &'static str {
+    match err.downcast_ref::<ReplayStopped>() {
+        Some(stopped) if stopped.kind == StopKind::Unverified => "warning",
+        _ => "error",
+    }
+}
+
+/// A replay that did not complete, or completed without every step
+/// checked; its exit code says which.
 #[derive(Debug, thiserror::Error)]
 #[error("replay run {run_id} {what}; see `reprise report {run_id} -o report.html`")]
 pub struct ReplayStopped {
     pub run_id: String,
     pub what: String,
-    pub aborted: bool,
+    pub kind: StopKind,
+}
+
+/// How a replay that is not a plain success ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopKind {
+    /// A step failed (the replay stopped there, or passed over it with
+    /// `--skip-failures`), or the step limit was reached.
+    Failed,
+    Aborted,
+    /// Every step was done, and some could not be checked.
+    Unverified,
 }
 
 /// A command-line value that clap could not check by itself.

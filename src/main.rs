@@ -11,7 +11,7 @@ fn main() -> ExitCode {
     match reprise::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("{}: {err:#}", reprise::exit::label_for(&err));
             ExitCode::from(reprise::exit::code_for(&err) as u8)
         }
     }

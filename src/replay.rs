@@ -131,6 +131,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             "dry_run": request.options.dry_run,
             "max_retries": request.options.max_retries,
             "skip_failures": request.options.skip_failures,
+            "require_verified": request.options.require_verified,
             "max_steps": request.options.max_steps,
             "replacements": request.replacements,
             "rungs": {"structural": request.rungs.structural, "visual": request.rungs.visual},
@@ -300,8 +301,15 @@ fn visual_strategy(
             screen: shot.screen,
         })
     };
-    let steps = prepare(trees, &bundle.window_states, &mut frame_of, &mut vision)
-        .map_err(|err| anyhow::anyhow!("prepare the recording for visual replay: {err}"))?;
+    let last_frame = bundle.screenshots.last().map(|shot| shot.id);
+    let steps = prepare(
+        trees,
+        &bundle.window_states,
+        &mut frame_of,
+        last_frame,
+        &mut vision,
+    )
+    .map_err(|err| anyhow::anyhow!("prepare the recording for visual replay: {err}"))?;
     Ok(
         reprise_strategies::visual::VisualStrategy::new(steps, vision, request.speed)
             .with_rungs(request.rungs)

@@ -17,8 +17,8 @@ body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1100px; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
 table.meta td { padding: 2px 12px 2px 0; vertical-align: top; }
 .badge { display: inline-block; padding: 2px 8px; border-radius: 4px; color: #fff; font-weight: bold; }
-.done, .completed, .dry_run { background: #2e7d32; } .failed, .step_limit { background: #c62828; }
-.aborted, .skipped { background: #ef6c00; }
+.verified, .completed, .dry_run { background: #2e7d32; } .failed, .step_limit { background: #c62828; }
+.aborted, .skipped { background: #ef6c00; } .unverified { background: #6d4c41; }
 .shot { position: relative; display: inline-block; max-width: 100%; border: 1px solid #999; }
 .shot img { display: block; max-width: 100%; height: auto; }
 .shot svg { position: absolute; left: 0; top: 0; width: 100%; height: 100%; }
@@ -89,12 +89,32 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
         .and_then(|outcome| outcome["outcome"].as_str())
         .unwrap_or("unfinished")
         .to_owned();
+    // A completed run says how much of it was checked.
+    let count = |key: &str| {
+        run.outcome
+            .as_ref()
+            .and_then(|outcome| outcome[key].as_u64())
+            .unwrap_or(0)
+    };
+    let (unverified, skipped) = (count("unverified"), count("skipped"));
+    let (outcome_class, outcome_text) = match outcome_name.as_str() {
+        "completed" if skipped > 0 => (
+            "skipped",
+            format!("completed, {skipped} failed and passed over, {unverified} unverified"),
+        ),
+        "completed" if unverified > 0 => {
+            ("unverified", format!("completed, {unverified} unverified"))
+        }
+        "completed" => ("completed", "completed, every step verified".to_owned()),
+        other => (other, other.to_owned()),
+    };
     let mut body = String::new();
     let _ = writeln!(body, "<h1>Replay run <code>{}</code></h1>", escape(&run.id));
     let _ = writeln!(
         body,
-        "<p>Outcome: <span class=\"badge {0}\" id=\"outcome\">{0}</span></p>",
-        escape(&outcome_name)
+        "<p>Outcome: <span class=\"badge {}\" id=\"outcome\">{}</span></p>",
+        escape(outcome_class),
+        escape(&outcome_text)
     );
     let _ = writeln!(body, "<table class=\"meta\">");
     let recording_label = recording.as_ref().map_or(run.recording_id.clone(), |r| {
@@ -131,7 +151,8 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
         let screen: Option<ScreenGeometry> =
             serde_json::from_value(stored.step["screen"].clone()).ok();
         let status = match record.status {
-            StepStatus::Done => "done",
+            StepStatus::Verified => "verified",
+            StepStatus::Unverified => "unverified",
             StepStatus::DryRun => "dry_run",
             StepStatus::Skipped => "skipped",
             StepStatus::Failed => "failed",
@@ -166,6 +187,18 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
                 body,
                 "<tr><td>actions</td><td>{}</td></tr>",
                 step.actions.len()
+            );
+        }
+        if let Some(check) = &record.check {
+            let _ = writeln!(
+                body,
+                "<tr><td>{}</td><td class=\"check\">{}</td></tr>",
+                if record.status == StepStatus::Verified {
+                    "verified by"
+                } else {
+                    "not checked"
+                },
+                escape(check)
             );
         }
         let window = record.window_title.clone().unwrap_or_else(|| "none".into());

@@ -361,6 +361,32 @@ pub fn run_ok(command: &mut Command) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
+/// Runs a replay that must do every step but leave `unverified` of them
+/// unchecked: exit 12 and the count in its message. Returns stderr.
+pub fn run_unverified(command: &mut Command, unverified: Option<usize>) -> String {
+    let out = command
+        .output()
+        .unwrap_or_else(|err| panic!("run {command:?}: {err}"));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_unverified(out.status.code(), &stderr, unverified);
+    stderr
+}
+
+/// Exit 12, and the count of unverified steps (when given) in `stderr`.
+pub fn assert_unverified(code: Option<i32>, stderr: &str, unverified: Option<usize>) {
+    assert_eq!(code, Some(12), "{stderr}");
+    assert!(
+        stderr.contains("warning: replay run") && stderr.contains("could not be checked"),
+        "{stderr}"
+    );
+    if let Some(count) = unverified {
+        assert!(
+            stderr.contains(&format!(", {count} unverified,")),
+            "{stderr}"
+        );
+    }
+}
+
 pub fn assert_success(out: &Output, command: &Command) {
     assert!(
         out.status.success(),

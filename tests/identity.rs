@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::harness::{Display, run_ok};
+use crate::harness::{Display, assert_unverified, run_ok};
 
 const TARGET: &str = "Maria Olsen|Tromsø";
 
@@ -121,11 +121,12 @@ fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
         "{:?}",
         recorded_elements(&display, "save")
     );
-    assert_eq!(
-        result(&display, "replay", "code"),
-        "0",
-        "{}",
-        result(&display, "replay", "err")
+    // Every step done; the last keys' effect cannot be seen in the
+    // window they went to (see the stderr), so the run says so.
+    assert_unverified(
+        result(&display, "replay", "code").parse().ok(),
+        &result(&display, "replay", "err"),
+        None,
     );
     assert_eq!(result(&display, "replayed", "txt"), "hello qt");
 }

@@ -156,7 +156,7 @@ fn a_config_file_with_a_key_is_refused() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("holds an API key") && !stderr.contains("sk-oops"),
+        stderr.contains("looks like a credential") && !stderr.contains("sk-oops"),
         "{stderr}"
     );
 }

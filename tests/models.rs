@@ -5,7 +5,7 @@
 use reprise::testing::{Reply, ScriptedServer};
 use serde_json::{Value, json};
 
-use crate::harness::{Display, SAMPLE, fixture_log, run_ok};
+use crate::harness::{Display, SAMPLE, assert_unverified, fixture_log, run_ok};
 
 fn answer(content: Value) -> Reply {
     let text = if content.is_string() {
@@ -65,10 +65,10 @@ fn instructions_change_a_visual_replay_after_feedback_on_a_bad_answer() {
             "type bob as the user name",
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    assert_unverified(
+        out.status.code(),
+        &String::from_utf8_lossy(&out.stderr),
+        None,
     );
     let text = log.iter().rfind(|e| e["event"] == "text").unwrap()["value"].clone();
     assert_eq!(text, "bob");
@@ -117,10 +117,11 @@ fn vanilla_follows_the_model_until_it_says_done() {
         answer(json!({})),
     ]);
     let (out, log) = replay_with_model(&mut display, &server, &["--strategy", "vanilla"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // Vanilla checks no effect: its one click is done and unverified.
+    assert_unverified(
+        out.status.code(),
+        &String::from_utf8_lossy(&out.stderr),
+        Some(1),
     );
     let clicks: Vec<&Value> = log.iter().filter(|e| e["event"] == "click").collect();
     assert_eq!(clicks.len(), 1, "{log:?}");

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::harness::{
-    Display, chromium_render, fixture_log, marker_pixels, run_ok, wait_for, wait_with_limit,
+    Display, chromium_render, fixture_log, marker_pixels, run_ok, run_unverified, wait_for,
+    wait_with_limit,
 };
 use crate::record::start_recorder;
 
@@ -110,14 +111,22 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
 
     // The unchanged screen: the same clicks on the same controls, the same text.
     let log = display.spawn_fixture("same.log", &["--x", "200", "--y", "150"]);
-    run_ok(display.reprise().args(["replay", "task", "--speed", "3"]));
+    // Naive checks nothing: every step is done, none verified but the moves.
+    run_unverified(
+        display.reprise().args(["replay", "task", "--speed", "3"]),
+        None,
+    );
     assert_eq!(received(&fixture_log(&log)), recorded);
     display.stop_apps();
 
     // The window moved: naive replay clicks where the controls were.
     let log = display.spawn_fixture("moved.log", &["--x", "420", "--y", "300"]);
-    // It succeeds: naive does not know it missed.
-    run_ok(display.reprise().args(["replay", "task", "--speed", "3"]));
+    // It does not claim success: naive does not know it missed, and says
+    // that it could not check.
+    run_unverified(
+        display.reprise().args(["replay", "task", "--speed", "3"]),
+        None,
+    );
     let moved = received(&fixture_log(&log));
     assert_ne!(moved, recorded);
     assert!(!moved.contains(&"click Save left".to_owned()), "{moved:?}");
@@ -138,7 +147,21 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
         html.contains("moved from 201,170 420x400 to 421,320 420x400"),
         "the report names the move"
     );
-    assert!(html.contains("id=\"outcome\">completed<"));
+    // Not "completed": nothing was checked, and the report says so.
+    assert!(
+        html.contains("class=\"badge unverified\" id=\"outcome\">completed, ")
+            && html.contains(" unverified</span>"),
+        "the outcome says the steps are unverified"
+    );
+    for heading in html.split("<h2>").skip(1) {
+        let heading = heading.split("</h2>").next().unwrap();
+        if heading.contains("badge verified") {
+            assert!(
+                heading.contains(": move at "),
+                "only moves are verified: {heading}"
+            );
+        }
+    }
     assert!(
         html.matches("data:image/png;base64,").count() >= 5,
         "each step shows its screenshot"
@@ -356,6 +379,9 @@ fn naive_replay_computes_on_xcalc() {
     let [ax, ay] = key(201, 92);
     display.xdotool(&["mousemove", &ax, &ay, "click", "1", "sleep", "0.3"]);
     assert_eq!(xcalc_display(&display), "text \"0\"");
-    run_ok(display.reprise().args(["replay", "calc", "--speed", "2"]));
+    run_unverified(
+        display.reprise().args(["replay", "calc", "--speed", "2"]),
+        None,
+    );
     assert_eq!(xcalc_display(&display), "text \"3\"");
 }

@@ -6,7 +6,7 @@
 use reprise::testing::{ScriptedServer, stand_in_model};
 use serde_json::Value;
 
-use crate::harness::{Display, SAMPLE, fixture_log, run_ok};
+use crate::harness::{Display, SAMPLE, assert_unverified, fixture_log, run_ok};
 
 /// What the recorded task must make the fixture receive.
 const EXPECTED: [&str; 6] = [
@@ -80,7 +80,10 @@ fn visual_offline_succeeds_where_the_screen_drifted() {
         ],
     ] {
         let (code, stderr, got) = replay(&mut display, fixture_args, &[]);
-        assert_eq!(code, Some(0), "{fixture_args:?}: {stderr}");
+        // The click into the user name field shows nothing to check in the
+        // recording; every other step is verified.
+        assert_unverified(code, &stderr, Some(1));
+        assert!(stderr.contains("5 verified"), "{fixture_args:?}: {stderr}");
         let expected: Vec<String> = EXPECTED.iter().map(|line| (*line).to_owned()).collect();
         assert_eq!(got, expected, "{fixture_args:?}");
     }
@@ -109,6 +112,29 @@ fn visual_refuses_an_ambiguous_target_rather_than_click_the_wrong_one() {
 }
 
 #[test]
+fn require_verified_stops_at_the_first_step_it_cannot_check() {
+    let mut display = display_with_sample();
+    let (code, stderr, got) = replay(
+        &mut display,
+        &["--x", "300", "--y", "250"],
+        &["--require-verified"],
+    );
+    assert_eq!(code, Some(10), "{stderr}");
+    assert!(
+        stderr.contains("failed at step 1") && stderr.contains("--require-verified is set"),
+        "{stderr}"
+    );
+    // The field was clicked; nothing after it was done.
+    assert!(got.contains(&"click User name".to_owned()), "{got:?}");
+    assert!(
+        !got.iter().any(|line| line.contains("alice")
+            || line.contains("Remember")
+            || line.contains("Save")),
+        "{got:?}"
+    );
+}
+
+#[test]
 fn replace_changes_the_typed_text_without_a_model() {
     let mut display = display_with_sample();
     let (code, stderr, got) = replay(
@@ -116,7 +142,7 @@ fn replace_changes_the_typed_text_without_a_model() {
         &["--x", "300", "--y", "250"],
         &["--replace", "alice=bob"],
     );
-    assert_eq!(code, Some(0), "{stderr}");
+    assert_unverified(code, &stderr, Some(1));
     assert_eq!(got.last().unwrap(), "text bob");
     // Instructions in plain language need a model: without one, a clear refusal.
     let out = display
@@ -189,7 +215,7 @@ fn visual_with_the_llm_describer_asks_the_model_in_batches_then_reuses_its_answe
     };
     let expected: Vec<String> = EXPECTED.iter().map(|line| (*line).to_owned()).collect();
     let (code, stderr, got) = run();
-    assert_eq!(code, Some(0), "{stderr}");
+    assert_unverified(code, &stderr, Some(1));
     assert_eq!(got, expected);
     // The model was asked, in batches of at most six images: the window and
     // the elements, several batches per window.
@@ -209,7 +235,7 @@ fn visual_with_the_llm_describer_asks_the_model_in_batches_then_reuses_its_answe
     // remain when a live frame differs from the first run's: it is segmented
     // and described again, and batches unlike any before go out.)
     let (code, stderr, got) = run();
-    assert_eq!(code, Some(0), "{stderr}");
+    assert_unverified(code, &stderr, Some(1));
     assert_eq!(got, expected);
     let again = server.received().len() - requests.len();
     assert!(

@@ -26,4 +26,4 @@ pub use action::{Action, Button, KeySpec, Step};
 pub use desktop::{Desktop, DesktopError, Frame};
 pub use naive::NaiveStrategy;
 pub use replay::{ReplayOptions, ReplayOutcome, StepRecord, StepStatus, run_replay};
-pub use strategy::{Decision, Observation, ReplayStrategy, StrategyError};
+pub use strategy::{Decision, Missed, Observation, ReplayStrategy, StrategyError, Verification};

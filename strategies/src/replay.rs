@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::settle::{SettleOptions, wait_until_settled};
-use crate::{Action, Decision, Desktop, Frame, Observation, ReplayStrategy, Step, StrategyError};
+use crate::{
+    Action, Decision, Desktop, Frame, Observation, ReplayStrategy, Step, StrategyError,
+    Verification,
+};
 
 /// How a replay runs.
 #[derive(Debug, Clone)]
@@ -21,6 +24,9 @@ pub struct ReplayOptions {
     pub skip_failures: bool,
     /// Decide every step but inject nothing.
     pub dry_run: bool,
+    /// A step whose effect could not be checked fails the replay, instead
+    /// of counting as unverified.
+    pub require_verified: bool,
     pub settle: SettleOptions,
 }
 
@@ -34,6 +40,7 @@ impl Default for ReplayOptions {
             max_retries: 3,
             skip_failures: false,
             dry_run: false,
+            require_verified: false,
             settle: SettleOptions::default(),
         }
     }
@@ -43,7 +50,12 @@ impl Default for ReplayOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepStatus {
-    Done,
+    /// Done, and its effect was seen.
+    Verified,
+    /// Done, but nothing could check its effect (runs stored before steps
+    /// were checked read as this: they never claimed a check).
+    #[serde(alias = "done")]
+    Unverified,
     /// Decided but not injected (`--dry-run`).
     DryRun,
     /// Failed every attempt; the replay went on (`--skip-failures`).
@@ -62,6 +74,10 @@ pub struct StepRecord {
     pub attempts: u32,
     /// Every attempt's error, oldest first.
     pub errors: Vec<String>,
+    /// How the step's effect was seen (verified), or why it could not be
+    /// checked (unverified).
+    #[serde(default)]
+    pub check: Option<String>,
     /// Whether the screen settled before the step (else the wait timed out).
     pub settled: bool,
     /// The active window's title when the step was decided.
@@ -78,10 +94,25 @@ pub struct StepRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum ReplayOutcome {
-    Completed { steps: usize },
-    Failed { step: usize, reason: String },
-    Aborted { step: usize },
-    StepLimit { steps: usize },
+    /// Every step was done; `unverified` of them could not be checked and
+    /// `skipped` failed and were passed over (`--skip-failures`).
+    Completed {
+        steps: usize,
+        #[serde(default)]
+        unverified: usize,
+        #[serde(default)]
+        skipped: usize,
+    },
+    Failed {
+        step: usize,
+        reason: String,
+    },
+    Aborted {
+        step: usize,
+    },
+    StepLimit {
+        steps: usize,
+    },
 }
 
 /// Runs a replay. `abort` is polled between actions and during waits;
@@ -103,6 +134,7 @@ pub fn run_replay(
             step: None,
             attempts: 0,
             errors: Vec::new(),
+            check: None,
             settled: false,
             window_title: None,
             started_seconds: replay_started.elapsed().as_secs_f64(),
@@ -176,7 +208,17 @@ pub fn run_replay(
                 // A recording may end with something held (it was stopped
                 // mid-chord): leave nothing pressed behind.
                 let _ = desktop.release_all();
-                return ReplayOutcome::Completed { steps: step_idx };
+                let count = |status: StepStatus| {
+                    history
+                        .iter()
+                        .filter(|record| record.status == status)
+                        .count()
+                };
+                return ReplayOutcome::Completed {
+                    steps: step_idx,
+                    unverified: count(StepStatus::Unverified),
+                    skipped: count(StepStatus::Skipped),
+                };
             }
             AttemptResult::Aborted => {
                 record.status = StepStatus::Aborted;
@@ -299,7 +341,17 @@ fn attempt(
                 .map_err(|err| AttemptError::Retry(err.to_string()))?,
         }
     }
-    if strategy.verifies() {
+    let only_moves = step
+        .actions
+        .iter()
+        .all(|action| matches!(action, Action::MoveTo { .. } | Action::Pause { .. }));
+    let verification = if only_moves {
+        // What a move does is put the pointer there, and the injector did.
+        Verification::Verified(
+            "a pointer move: the pointer was put where the step aimed (a move has no other effect to check)"
+                .into(),
+        )
+    } else if strategy.verifies() {
         let Some((after, _)) = wait_until_settled(desktop, &options.settle, region, abort)
             .map_err(|err| AttemptError::Retry(err.to_string()))?
         else {
@@ -313,11 +365,35 @@ fn attempt(
             window: window.as_ref(),
             tree: tree_after.as_ref(),
         };
-        strategy.verify(step_idx, &effect).map_err(|error| {
-            AttemptError::Retry(format!("the step had no visible effect: {error}"))
-        })?;
+        strategy.verify(step_idx, &effect).map_err(|missed| {
+            let error = format!("the step had no visible effect: {}", missed.reason);
+            if missed.retry {
+                AttemptError::Retry(error)
+            } else {
+                AttemptError::Fatal(error)
+            }
+        })?
+    } else {
+        Verification::Unverified(format!(
+            "the {} strategy does not check a step's effect",
+            strategy.name()
+        ))
+    };
+    match verification {
+        Verification::Verified(evidence) => {
+            record.check = Some(evidence);
+            Ok(AttemptResult::Done(StepStatus::Verified))
+        }
+        Verification::Unverified(reason) if options.require_verified => {
+            Err(AttemptError::Fatal(format!(
+                "the step was done but its effect could not be checked ({reason}), and --require-verified is set"
+            )))
+        }
+        Verification::Unverified(reason) => {
+            record.check = Some(reason);
+            Ok(AttemptResult::Done(StepStatus::Unverified))
+        }
     }
-    Ok(AttemptResult::Done(StepStatus::Done))
 }
 
 /// The accessibility tree the strategy wants for step `step_idx`. A tree

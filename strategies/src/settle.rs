@@ -62,26 +62,8 @@ pub fn same_region(a: &Frame, b: &Frame, region: Option<Rect>) -> bool {
     if a.image.dimensions() != b.image.dimensions() {
         return false;
     }
-    let (width, height) = a.image.dimensions();
-    let (x0, y0, x1, y1) = match region {
-        None => (0, 0, width, height),
-        Some(rect) => {
-            let scale = a.screen.scale_factor;
-            let origin = a.screen.rect;
-            let to_px = |value: i64, origin: i32, limit: u32| -> u32 {
-                (((value - i64::from(origin)) as f64 * scale)
-                    .round()
-                    .max(0.0) as u32)
-                    .min(limit)
-            };
-            (
-                to_px(i64::from(rect.left), origin.left, width),
-                to_px(i64::from(rect.top), origin.top, height),
-                to_px(rect.right(), origin.left, width),
-                to_px(rect.bottom(), origin.top, height),
-            )
-        }
-    };
+    let (x0, y0, x1, y1) = pixel_bounds(a, region);
+    let width = a.image.width();
     let row_bytes = width as usize * 4;
     let (a_raw, b_raw) = (a.image.as_raw(), b.image.as_raw());
     (y0..y1).all(|y| {
@@ -89,4 +71,100 @@ pub fn same_region(a: &Frame, b: &Frame, region: Option<Rect>) -> bool {
         let end = y as usize * row_bytes + x1 as usize * 4;
         a_raw[start..end] == b_raw[start..end]
     })
+}
+
+/// `region` (logical coordinates) as pixel bounds `(x0, y0, x1, y1)` of
+/// `frame`'s image, clipped to it; the whole image without a region.
+fn pixel_bounds(frame: &Frame, region: Option<Rect>) -> (u32, u32, u32, u32) {
+    let (width, height) = frame.image.dimensions();
+    let Some(rect) = region else {
+        return (0, 0, width, height);
+    };
+    let scale = frame.screen.scale_factor;
+    let origin = frame.screen.rect;
+    let to_px = |value: i64, origin: i32, limit: u32| -> u32 {
+        (((value - i64::from(origin)) as f64 * scale)
+            .round()
+            .max(0.0) as u32)
+            .min(limit)
+    };
+    (
+        to_px(i64::from(rect.left), origin.left, width),
+        to_px(i64::from(rect.top), origin.top, height),
+        to_px(rect.right(), origin.left, width),
+        to_px(rect.bottom(), origin.top, height),
+    )
+}
+
+/// The widest a change may be, in logical pixels, and still be only a text
+/// caret blinking (or moving by a character's width is wider than this).
+pub const CARET_WIDTH: f64 = 3.0;
+
+/// Whether the frames differ inside `region` by more than a caret: the box
+/// around every differing pixel is wider and taller than [`CARET_WIDTH`].
+/// A caret that blinks or a focus line that appears is not the effect of
+/// typing; text that appears is.
+pub fn changed_beyond_caret(a: &Frame, b: &Frame, region: Option<Rect>) -> bool {
+    if a.image.dimensions() != b.image.dimensions() {
+        return true;
+    }
+    let (x0, y0, x1, y1) = pixel_bounds(a, region);
+    let mut changed: Option<(u32, u32, u32, u32)> = None;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            if a.image.get_pixel(x, y) != b.image.get_pixel(x, y) {
+                let (left, top, right, bottom) = changed.unwrap_or((x, y, x, y));
+                changed = Some((left.min(x), top.min(y), right.max(x), bottom.max(y)));
+            }
+        }
+    }
+    let Some((left, top, right, bottom)) = changed else {
+        return false;
+    };
+    let limit = CARET_WIDTH * a.screen.scale_factor;
+    f64::from(right - left + 1) > limit && f64::from(bottom - top + 1) > limit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reprise_models::ScreenGeometry;
+
+    fn frame(paint: &[(u32, u32, u32, u32)], scale: f64) -> Frame {
+        let mut image = image::RgbaImage::from_pixel(100, 60, image::Rgba([255; 4]));
+        for &(x, y, width, height) in paint {
+            for py in y..y + height {
+                for px in x..x + width {
+                    image.put_pixel(px, py, image::Rgba([0, 0, 0, 255]));
+                }
+            }
+        }
+        Frame {
+            image,
+            screen: ScreenGeometry {
+                rect: Rect::new(0, 0, (100.0 / scale) as u32, (60.0 / scale) as u32),
+                scale_factor: scale,
+            },
+        }
+    }
+
+    #[test]
+    fn a_caret_is_not_a_change_and_text_is() {
+        let check = |after: &[(u32, u32, u32, u32)], scale: f64, region: Option<Rect>| {
+            changed_beyond_caret(&frame(&[], scale), &frame(after, scale), region)
+        };
+        assert!(!check(&[], 1.0, None), "nothing changed");
+        assert!(!check(&[(10, 10, 2, 16)], 1.0, None), "a caret appeared");
+        assert!(!check(&[(10, 30, 30, 1)], 1.0, None), "a focus line");
+        assert!(check(&[(10, 10, 24, 12)], 1.0, None), "a word appeared");
+        // At scale 2 a caret is twice as many pixels wide.
+        assert!(!check(&[(10, 10, 5, 30)], 2.0, None));
+        assert!(check(&[(10, 10, 7, 30)], 2.0, None));
+        // Outside the region the change does not count.
+        assert!(!check(
+            &[(60, 10, 24, 12)],
+            1.0,
+            Some(Rect::new(0, 0, 50, 60))
+        ));
+    }
 }

@@ -77,15 +77,39 @@ pub trait ReplayStrategy {
     }
 
     /// Whether the loop should check each step's effect with [`Self::verify`]
-    /// (it costs a wait for the screen to settle after every step).
+    /// (it costs a wait for the screen to settle after every step). A step
+    /// that is not checked is recorded as unverified, never as verified.
     fn verifies(&self) -> bool {
         false
     }
 
-    /// Checks the effect of step `step_idx`. An error makes the loop try
-    /// the step again (bounded).
-    fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<(), String> {
+    /// Checks the effect of step `step_idx`: verified (with the evidence),
+    /// unverified (nothing the recording allows to check, and why), or
+    /// missed (the recorded effect did not come).
+    fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<Verification, Missed> {
         let _ = (step_idx, effect);
-        Ok(())
+        Ok(Verification::Unverified(
+            "this strategy does not check a step's effect".into(),
+        ))
     }
+}
+
+/// What checking a step's effect found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verification {
+    /// The effect the recording shows came: how it was seen.
+    Verified(String),
+    /// Nothing could be checked: why.
+    Unverified(String),
+}
+
+/// The effect the recording shows did not come after a step.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct Missed {
+    pub reason: String,
+    /// Whether the loop may try the step again: true where the step found
+    /// its target afresh (trying again acts on what is there now), false
+    /// where it would only repeat the same blind action.
+    pub retry: bool,
 }

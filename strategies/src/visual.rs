@@ -16,7 +16,7 @@ use crate::describe::{Describer, Description};
 use crate::desktop::TreeRequest;
 use crate::identity::{StructuralAnswer, locate};
 use crate::naive::{actions_for, describe as describe_tree, end_time};
-use crate::strategy::Effect;
+use crate::strategy::{Effect, Missed, Verification};
 use crate::vision::cache::SegmentationCache;
 use crate::vision::scale::{WindowMapping, window_crop};
 use crate::vision::{PixelRect, Segment, SegmentKind, Segmenter};
@@ -118,29 +118,67 @@ pub fn focus_check(recorded: &WindowState, live: Option<&WindowState>) -> Result
 /// A row the recorded press selected must be selected in the live tree
 /// after the step (where the row is still there to ask: an OK that closed
 /// its dialog leaves nothing to check).
+/// Whether a row the recording selected is selected after the click: the
+/// evidence when it is, an error when it is not, nothing when the element
+/// is not a selected row (or the live tree does not show it).
 fn verify_selection(
     (element, press): &(ElementIdentity, (f64, f64)),
     tree: &reprise_models::A11yTree,
-) -> Result<(), String> {
+) -> Result<Option<String>, String> {
     use reprise_models::ElementState;
     if !reprise_models::element::is_row_member(element.role)
         || !element.states.contains(&ElementState::Selected)
     {
-        return Ok(());
+        return Ok(None);
     }
     match locate(element, *press, tree) {
-        StructuralAnswer::Found { node_idx, .. }
-            if !tree.nodes[node_idx as usize]
+        StructuralAnswer::Found { node_idx, .. } => {
+            if tree.nodes[node_idx as usize]
                 .states
-                .contains(&ElementState::Selected) =>
-        {
-            Err(format!(
-                "{} is not selected after the click, though the recording selected it",
-                element.label()
-            ))
+                .contains(&ElementState::Selected)
+            {
+                Ok(Some(format!(
+                    "{} is selected, as the recording left it",
+                    element.label()
+                )))
+            } else {
+                Err(format!(
+                    "{} is not selected after the click, though the recording selected it",
+                    element.label()
+                ))
+            }
         }
-        _ => Ok(()),
+        _ => Ok(None),
     }
+}
+
+/// Whether keys had the effect the recording shows: the window changed by
+/// more than a caret. Keys whose effect did not come are not typed again (a
+/// second try could type them twice).
+fn verify_keys(
+    step: &PlannedStep,
+    window: &WindowState,
+    effect: &Effect<'_>,
+) -> Result<Verification, Missed> {
+    if !step.expects_change {
+        return Ok(Verification::Unverified(
+            "the recording shows no change in the window after these keys".into(),
+        ));
+    }
+    if crate::settle::changed_beyond_caret(effect.before, effect.after, Some(window.rect)) {
+        return Ok(Verification::Verified(
+            "the window changed after the keys (more than a caret), as it did in the recording"
+                .into(),
+        ));
+    }
+    Err(Missed {
+        reason: format!(
+            "nothing but a caret changed in {:?} after {}, though the recording shows a change",
+            window.title,
+            describe_tree(&step.tree)
+        ),
+        retry: false,
+    })
 }
 
 /// Counters for the report.
@@ -269,21 +307,25 @@ fn is_pointer_target(tree: &ActionEvent) -> bool {
 }
 
 /// Fingerprints the target of every pointer action in its recorded frame.
-/// `frame_of` gives a recorded screenshot by id.
+/// `frame_of` gives a recorded screenshot by id; `last_frame` is the id of
+/// the recording's last screenshot, which shows what the last step did.
 pub fn prepare(
     trees: Vec<ActionEvent>,
     windows: &[WindowState],
     frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
+    last_frame: Option<u32>,
     vision: &mut Vision,
 ) -> Result<Vec<PlannedStep>, String> {
     // The recorded frames before and after each step (this step's and the
-    // next step's), to learn whether its target changed when it was recorded.
+    // next step's, or the last one), to learn whether the step changed what
+    // it acted on when it was recorded.
     let frame_pairs: Vec<Option<(u32, u32)>> = (0..trees.len())
         .map(|idx| {
-            match (
-                trees[idx].screenshot_id,
-                trees.get(idx + 1).and_then(|next| next.screenshot_id),
-            ) {
+            let after = match trees.get(idx + 1) {
+                Some(next) => next.screenshot_id,
+                None => last_frame,
+            };
+            match (trees[idx].screenshot_id, after) {
                 (Some(before), Some(after)) if before != after => Some((before, after)),
                 _ => None,
             }
@@ -298,11 +340,17 @@ pub fn prepare(
         prepare_one(tree, windows, frame_of, vision, &mut planned)?;
         let step = planned.last_mut().expect("prepare_one adds a step");
         if let (Target::Element { window_rect, .. }, Some((before, after)), Some(window)) =
-            (&step.target, pair, window)
+            (&step.target, pair, &window)
             && let (Some(before), Some(after)) = (frame_of(before), frame_of(after))
-            && let Some(target) = target_screen_rect(&before, &window, window_rect)
+            && let Some(target) = target_screen_rect(&before, window, window_rect)
         {
             step.expects_change = !crate::settle::same_region(&before, &after, Some(target));
+        } else if step.tree.name.is_key()
+            && let (Some((before, after)), Some(window)) = (pair, window)
+            && let (Some(before), Some(after)) = (frame_of(before), frame_of(after))
+        {
+            step.expects_change =
+                crate::settle::changed_beyond_caret(&before, &after, Some(window.rect));
         }
     }
     Ok(planned)
@@ -513,26 +561,46 @@ impl ReplayStrategy for VisualStrategy {
         })
     }
 
-    fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<(), String> {
-        let Some(step) = self.steps.get(step_idx) else {
-            return Ok(());
+    fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<Verification, Missed> {
+        let missed = |reason: String| Missed {
+            reason,
+            retry: true,
         };
-        if let (Some(tree), Some(element)) = (effect.tree, self.last_structural.as_ref()) {
-            verify_selection(element, tree)?;
+        let Some(step) = self.steps.get(step_idx) else {
+            return Ok(Verification::Unverified(
+                "the recording has no such step".into(),
+            ));
+        };
+        if let (Some(tree), Some(element)) = (effect.tree, self.last_structural.as_ref())
+            && let Some(selected) = verify_selection(element, tree).map_err(missed)?
+        {
+            return Ok(Verification::Verified(selected));
+        }
+        if step.tree.name.is_key()
+            && let Some(window) = effect.window
+        {
+            return verify_keys(step, window, effect);
         }
         let (Some(window), Some(target)) = (effect.window, self.last_target) else {
-            return Ok(());
+            return Ok(Verification::Unverified(
+                "the step has no target on the screen to watch".into(),
+            ));
         };
-        if step.expects_change
-            && crate::settle::same_region(effect.before, effect.after, Some(target))
-        {
-            return Err(format!(
+        if !step.expects_change {
+            return Ok(Verification::Unverified(
+                "the recording shows no change at the target to expect".into(),
+            ));
+        }
+        if crate::settle::same_region(effect.before, effect.after, Some(target)) {
+            return Err(missed(format!(
                 "nothing changed at the target in {:?} after {}, though the recording shows a change",
                 window.title,
                 describe_tree(&step.tree)
-            ));
+            )));
         }
-        Ok(())
+        Ok(Verification::Verified(
+            "the target changed on the screen, as it did in the recording".into(),
+        ))
     }
 
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {

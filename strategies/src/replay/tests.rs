@@ -124,7 +124,7 @@ fn skip_failures_goes_on_and_marks_the_step() {
     );
     assert_eq!(outcome, ReplayOutcome::StepLimit { steps: 2 });
     assert_eq!(records[0].status, StepStatus::Skipped);
-    assert_eq!(records[1].status, StepStatus::Done);
+    assert_eq!(records[1].status, StepStatus::Unverified);
 }
 
 #[test]
@@ -253,7 +253,14 @@ fn waiting_for_the_screen_spends_no_attempt_and_is_bounded() {
         &|| false,
         &mut |record, _| records.push(record.clone()),
     );
-    assert_eq!(outcome, ReplayOutcome::Completed { steps: 1 });
+    assert_eq!(
+        outcome,
+        ReplayOutcome::Completed {
+            steps: 1,
+            unverified: 1,
+            skipped: 0
+        }
+    );
     assert_eq!((records[0].attempts, records[0].errors.len()), (1, 0));
 
     // Never ready: each attempt waits its bound, then fails with the reason.
@@ -285,4 +292,118 @@ fn waiting_for_the_screen_spends_no_attempt_and_is_bounded() {
     // Two attempts of at least 200 ms each, and nothing injected.
     assert!(started.elapsed() >= Duration::from_millis(400));
     assert!(desktop.injected.is_empty());
+}
+
+/// One step, then done; its check answers as told.
+struct Checked {
+    answer: Result<Verification, crate::Missed>,
+}
+
+impl ReplayStrategy for Checked {
+    fn name(&self) -> &'static str {
+        "checked"
+    }
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+        if observation.step_idx > 0 {
+            return Ok(Decision::Done);
+        }
+        Ok(Decision::Step(press_and_wait_step()))
+    }
+    fn verifies(&self) -> bool {
+        true
+    }
+    fn verify(
+        &mut self,
+        _: usize,
+        _: &crate::strategy::Effect<'_>,
+    ) -> Result<Verification, crate::Missed> {
+        self.answer.clone()
+    }
+}
+
+#[test]
+fn a_step_is_verified_only_when_its_check_saw_the_effect() {
+    let check = |answer: Result<Verification, crate::Missed>, require_verified: bool| {
+        let mut desktop = ScriptedDesktop::new();
+        let options = ReplayOptions {
+            require_verified,
+            max_retries: 2,
+            ..options()
+        };
+        let mut strategy = Checked { answer };
+        let (outcome, records) = run(&mut strategy, &mut desktop, &options, &|| false);
+        let presses = desktop
+            .injected
+            .iter()
+            .filter(|action| matches!(action, Action::ButtonDown { .. }))
+            .count();
+        assert!(desktop.held.is_empty(), "nothing stays pressed");
+        (
+            outcome,
+            records[0].status,
+            records[0].check.clone(),
+            presses,
+        )
+    };
+    let completed = |unverified| ReplayOutcome::Completed {
+        steps: 1,
+        unverified,
+        skipped: 0,
+    };
+    let seen = Verification::Verified("the box is checked".into());
+    assert_eq!(
+        check(Ok(seen.clone()), true),
+        (
+            completed(0),
+            StepStatus::Verified,
+            Some("the box is checked".into()),
+            1
+        )
+    );
+    let unseen = Verification::Unverified("no target to watch".into());
+    assert_eq!(
+        check(Ok(unseen.clone()), false),
+        (
+            completed(1),
+            StepStatus::Unverified,
+            Some("no target to watch".into()),
+            1
+        )
+    );
+    // --require-verified: the unverified step fails, and is not done again.
+    let (outcome, status, _, presses) = check(Ok(unseen), true);
+    assert!(
+        matches!(&outcome, ReplayOutcome::Failed { step: 0, reason } if reason.contains("--require-verified")),
+        "{outcome:?}"
+    );
+    assert_eq!((status, presses), (StepStatus::Failed, 1));
+    // A missed effect is tried again only where the strategy says it may be.
+    for (retry, expected_presses) in [(true, 3), (false, 1)] {
+        let missed = crate::Missed {
+            reason: "nothing changed".into(),
+            retry,
+        };
+        let (outcome, status, _, presses) = check(Err(missed), false);
+        assert!(
+            matches!(&outcome, ReplayOutcome::Failed { step: 0, reason } if reason.contains("nothing changed")),
+            "{outcome:?}"
+        );
+        assert_eq!((status, presses), (StepStatus::Failed, expected_presses));
+    }
+}
+
+#[test]
+fn a_stored_done_step_reads_as_unverified() {
+    let status: StepStatus = serde_json::from_str("\"done\"").unwrap();
+    assert_eq!(status, StepStatus::Unverified);
+    let outcome: ReplayOutcome =
+        serde_json::from_str(r#"{"outcome": "completed", "steps": 3}"#).unwrap();
+    assert_eq!(
+        outcome,
+        ReplayOutcome::Completed {
+            steps: 3,
+            unverified: 0,
+            skipped: 0
+        }
+    );
 }

@@ -146,7 +146,15 @@ fn the_recorded_row_is_clicked_where_it_is_now() {
         vec![list(now, None), list(now, Some(3))],
         Rungs::default(),
     );
-    assert_eq!(outcome, ReplayOutcome::Completed { steps: 1 });
+    // Verified: the row is selected after the click, as recorded.
+    assert_eq!(
+        outcome,
+        ReplayOutcome::Completed {
+            steps: 1,
+            unverified: 0,
+            skipped: 0
+        }
+    );
     // The same place inside the cell: 5 px right and down of its corner.
     assert_eq!(moves, [(15.0, 75.0)]);
     // One tree to decide, one to check the effect.
