@@ -36,6 +36,9 @@ pub struct ActiveWindow {
     pub pid: Option<u32>,
     pub window_id: u64,
     pub rect: reprise_models::Rect,
+    /// A window the window manager does not manage (an X11
+    /// override-redirect window: a menu, a combo box's list, a tooltip).
+    pub popup: bool,
 }
 
 impl ActiveWindow {
@@ -96,8 +99,34 @@ pub fn window_tree_reader() -> Option<WindowTreeReader> {
 
 /// Names the element under a point of the screen (the pointer's position at
 /// a press), through the platform's accessibility hit-testing.
+/// The second argument is the top-level window that was under the pointer
+/// when the press arrived ([`window_under_pointer`]), when known.
 pub type ElementReader =
-    Box<dyn FnMut((f64, f64)) -> Option<reprise_models::ElementIdentity> + Send>;
+    Box<dyn FnMut((f64, f64), Option<u64>) -> Option<reprise_models::ElementIdentity> + Send>;
+
+/// Asks the display for the top-level window under the pointer (one round
+/// trip), for the listener to note at every press: by the time the press is
+/// hit-tested, the application may have opened a popup over the point (a
+/// combo box opens its list on the press). `None` where the platform has no
+/// such query or the display does not answer.
+pub fn window_under_pointer() -> impl FnMut() -> Option<u64> + Send + 'static {
+    #[cfg(target_os = "linux")]
+    {
+        let mut probe: Option<Option<WindowProbe>> = None;
+        move || {
+            probe
+                .get_or_insert_with(|| WindowProbe::connect().ok())
+                .as_ref()?
+                .top_level_at_pointer()
+                .ok()
+                .flatten()
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        || None
+    }
+}
 
 /// A reader of the elements under presses where the platform exposes an
 /// accessibility tree (AT-SPI on Linux); `None` elsewhere. Like
@@ -108,7 +137,7 @@ pub fn element_reader() -> Option<ElementReader> {
     #[cfg(target_os = "linux")]
     {
         let mut reader: Option<Result<(a11y::A11yReader, WindowProbe), ()>> = None;
-        Some(Box::new(move |point: (f64, f64)| {
+        Some(Box::new(move |point: (f64, f64), under: Option<u64>| {
             let connected = reader.get_or_insert_with(|| {
                 let bus = a11y::A11yReader::connect()
                     .map_err(|err| tracing::info!("no elements under presses: {err}"))?;
@@ -117,8 +146,15 @@ pub fn element_reader() -> Option<ElementReader> {
                 Ok((bus, probe))
             });
             let (reader, probe) = connected.as_ref().ok()?;
-            let window = probe.window_at_pointer().ok().flatten();
-            match reader.element_at(window.as_ref(), point) {
+            // The window the press arrived in, if it is still there; else
+            // whatever is under the pointer now.
+            let now = probe.top_level_at_pointer().ok().flatten();
+            let window = under
+                .and_then(|top| probe.client_in(top).ok().flatten())
+                .or_else(|| probe.window_at_pointer().ok().flatten());
+            let opened_since = under.is_some() && now.is_some() && now != under;
+            tracing::debug!(?under, ?now, opened_since, "the window under a press");
+            match reader.element_at(window.as_ref(), point, opened_since) {
                 Ok(element) => element,
                 Err(err) => {
                     tracing::debug!("no element under the press: {err}");
@@ -178,8 +214,25 @@ pub fn tree_finder() -> Option<TreeFinder> {
                     .find(|window| Some(&window.title) == identity.name.as_ref())
                     .or_else(|| (windows.len() == 1).then(|| &windows[0]));
                 let frame = tree.nodes.first().and_then(|root| root.rect);
-                if let (Some(window), Some(frame)) = (window, frame) {
-                    a11y::to_screen(&mut tree, a11y::scale_between(frame, window.rect));
+                let scale = match (window, frame) {
+                    (Some(window), Some(frame)) if identity.name.is_some() => {
+                        Some(a11y::scale_between(frame, window.rect))
+                    }
+                    // An unnamed window (a popup, which the window manager
+                    // does not list): the scale that makes its box an X
+                    // window's exactly. None fits: no tree, rather than
+                    // boxes at a guessed scale.
+                    (_, Some(frame)) if identity.name.is_none() => {
+                        let boxes = probe.viewable_top_levels().map_err(|err| err.to_string())?;
+                        match a11y::scale_by_geometry(frame, &boxes) {
+                            Some(scale) => Some(scale),
+                            None => return Ok(None),
+                        }
+                    }
+                    _ => None,
+                };
+                if let Some(scale) = scale {
+                    a11y::to_screen(&mut tree, scale);
                 }
                 Ok(Some(tree))
             },

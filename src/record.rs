@@ -83,7 +83,7 @@ pub fn record(
         None
     });
 
-    let input = spawn_listener();
+    let input = spawn_listener(platform::window_under_pointer());
     let start = Instant::now();
     let recording = Recording {
         id: uuid::Uuid::new_v4().to_string(),
@@ -134,6 +134,7 @@ pub fn record(
                 at,
                 event_type,
                 name,
+                under,
             }) => {
                 let timestamp = at.saturating_duration_since(start).as_secs_f64();
                 if let Some(event) = converter.convert(&event_type, name.as_deref(), timestamp) {
@@ -145,7 +146,7 @@ pub fn record(
                     if let (true, Some(elements), Some(x), Some(y)) =
                         (is_press, elements.as_mut(), event.mouse_x, event.mouse_y)
                         && event.name == EventName::Click
-                        && elements.offer(timestamp, (x, y))
+                        && elements.offer(timestamp, (x, y), under)
                     {
                         writer.pending_elements.insert(timestamp.to_bits());
                     }
@@ -186,6 +187,7 @@ pub fn record(
             at,
             event_type,
             name,
+            ..
         }) = input.try_recv()
         {
             let timestamp = at.saturating_duration_since(start).as_secs_f64();

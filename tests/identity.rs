@@ -130,3 +130,80 @@ fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
     );
     assert_eq!(result(&display, "replayed", "txt"), "hello qt");
 }
+
+#[test]
+fn a_qt_menu_item_in_its_popup_is_found_by_identity_and_the_file_saved() {
+    let display = run_scenario("featherpad-menu.sh", 1280, 800);
+    assert_eq!(result(&display, "recorded", "txt"), "hello menu");
+    // The press in the menu's popup (an override-redirect window that Qt
+    // keeps under the menu bar in its tree) is named, not the text below it.
+    let elements = recorded_elements(&display, "menu");
+    assert!(
+        elements.contains(&"menuItem File null".to_owned())
+            && elements.contains(&"menuItem Save As null".to_owned()),
+        "{elements:?}"
+    );
+    let err = result(&display, "replay", "err");
+    assert_unverified(result(&display, "replay", "code").parse().ok(), &err, None);
+    assert_eq!(result(&display, "replayed", "txt"), "hello menu");
+}
+
+#[test]
+fn a_gtk_combo_box_choice_is_found_in_its_popup_and_refused_when_gone() {
+    let display = run_scenario("zenity-combo.sh", 1280, 800);
+    assert_eq!(result(&display, "recorded", "out"), "Bergen");
+    // The press that opened the list is the combo box's (labelled City),
+    // not the list item the popup put under the pointer a moment later.
+    assert_eq!(
+        recorded_elements(&display, "trip"),
+        [
+            r#"comboBox - ["City"]"#,
+            "menuItem Bergen null",
+            "button OK null"
+        ]
+    );
+    for case in ["same", "reordered"] {
+        assert_eq!(
+            (
+                result(&display, case, "code"),
+                result(&display, case, "out")
+            ),
+            ("0".to_owned(), "Bergen".to_owned()),
+            "{case}: {}",
+            result(&display, case, "err")
+        );
+    }
+    // Bergen gone (Bergem is not Bergen): refused, nothing chosen.
+    assert_eq!(result(&display, "removed", "code"), "10");
+    assert_eq!(result(&display, "removed", "out"), "");
+    let removed = result(&display, "removed", "err");
+    assert!(removed.contains(r#"no menu item "Bergen""#), "{removed}");
+}
+
+#[test]
+fn a_slow_dialog_is_waited_for_and_one_that_never_opens_gets_no_keys() {
+    let display = run_scenario("zenity-slow.sh", 1280, 800);
+    assert_eq!(result(&display, "recorded", "out"), "alice");
+    // Five seconds later than recorded: the keys wait for it, then go in.
+    assert_eq!(
+        (
+            result(&display, "slow", "code"),
+            result(&display, "slow", "out")
+        ),
+        ("0".to_owned(), "alice".to_owned()),
+        "{}",
+        result(&display, "slow", "err")
+    );
+    assert_eq!(result(&display, "slow", "terminal"), "");
+    // Never: a clear failure, and the terminal that had the focus got nothing.
+    assert_eq!(result(&display, "never", "code"), "10");
+    let never = result(&display, "never", "err");
+    assert!(
+        never.contains(
+            r#"the keys were typed into "Name" (Zenity), but "Terminal" (XTerm) has the focus"#
+        ),
+        "{never}"
+    );
+    assert_eq!(result(&display, "never", "terminal"), "");
+    assert_eq!(result(&display, "never", "out"), "");
+}

@@ -17,7 +17,7 @@ use atspi_proxies::component::ComponentProxyBlocking;
 use reprise_models::{A11yNode, A11yTree, Rect, WindowIdentity};
 
 use coordinates::unix_socket_path;
-pub use coordinates::{scale_between, to_screen};
+pub use coordinates::{same_box, scale_between, scale_by_geometry, to_screen};
 pub use roles::accesskit_role;
 use roles::element_states;
 use zbus::blocking::Connection;
@@ -315,12 +315,23 @@ impl A11yReader {
                 if window.name.is_some() && name == window.name {
                     return Ok(Some((self.read_app_tree(&app_name, frame, limits), pid)));
                 }
-                showing.push(frame);
+                let role = accesskit_role(proxy.get_role().unwrap_or(Role::Unknown));
+                showing.push((frame, role, name));
             }
-            if window.name.is_none() && showing.len() == 1 {
-                return Ok(showing
-                    .pop()
-                    .map(|frame| (self.read_app_tree(&app_name, frame, limits), pid)));
+            if window.name.is_none() {
+                // An unnamed window (GTK's popup of a menu or a combo box):
+                // the only showing one of its role without a name, else the
+                // only showing window at all.
+                let mut unnamed: Vec<usize> = (0..showing.len())
+                    .filter(|&idx| showing[idx].1 == window.role && showing[idx].2.is_none())
+                    .collect();
+                if unnamed.is_empty() && showing.len() == 1 {
+                    unnamed.push(0);
+                }
+                if let [only] = unnamed[..] {
+                    let frame = showing.swap_remove(only).0;
+                    return Ok(Some((self.read_app_tree(&app_name, frame, limits), pid)));
+                }
             }
         }
         Ok(None)

@@ -47,6 +47,7 @@ impl WindowProbe {
                         window.width().map_err(err)?,
                         window.height().map_err(err)?,
                     ),
+                    popup: false,
                 }));
             }
         }

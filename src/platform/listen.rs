@@ -18,25 +18,67 @@ pub enum InputMessage {
         at: Instant,
         event_type: EventType,
         name: Option<String>,
+        /// For a button press: the top-level window that was under the
+        /// pointer as of its last move (before the press could open a
+        /// popup over it), as the platform's window id.
+        under: Option<u64>,
     },
     /// The listener could not start or stopped; nothing more will come.
     Failed(String),
 }
 
+/// Moves closer together than this are not asked which window is under
+/// the pointer (a person's moves come 60 to 120 a second).
+const MOVE_QUERY_INTERVAL: std::time::Duration = std::time::Duration::from_millis(8);
+
 /// Starts the listener thread. Events arrive on the returned channel, which is
 /// unbounded on purpose: input is never dropped, and the recorder drains it
-/// at least every 250 ms.
-pub fn spawn_listener() -> mpsc::Receiver<InputMessage> {
+/// at least every 250 ms. `window_under_pointer` is asked, on the
+/// listener's thread, at pointer moves (at most one per
+/// [`MOVE_QUERY_INTERVAL`]) and at a press that follows an unasked move.
+pub fn spawn_listener(
+    mut window_under_pointer: impl FnMut() -> Option<u64> + Send + 'static,
+) -> mpsc::Receiver<InputMessage> {
     let (sender, receiver) = mpsc::channel();
     let failure_sender = sender.clone();
     std::thread::Builder::new()
         .name("reprise-input".into())
         .spawn(move || {
+            // The window under the pointer as of its last move, when that
+            // move was asked about (moves closer together than
+            // MOVE_QUERY_INTERVAL are not): a press then counts from there,
+            // since a popup the press itself opens may be up before the
+            // press can be asked about.
+            let mut after_move: Option<Option<u64>> = None;
+            let mut last_query: Option<Instant> = None;
             let result = rdev::listen(move |event| {
+                let at = Instant::now();
+                let under = match event.event_type {
+                    EventType::MouseMove { .. } => {
+                        if last_query.is_none_or(|last| at - last >= MOVE_QUERY_INTERVAL) {
+                            after_move = Some(window_under_pointer());
+                            last_query = Some(at);
+                        } else {
+                            after_move = None;
+                        }
+                        None
+                    }
+                    EventType::ButtonPress(_) => {
+                        let under = after_move.unwrap_or_else(&mut window_under_pointer);
+                        tracing::debug!(
+                            ?under,
+                            asked_at_the_move = after_move.is_some(),
+                            "a press"
+                        );
+                        under
+                    }
+                    _ => None,
+                };
                 let _ = sender.send(InputMessage::Input {
-                    at: Instant::now(),
+                    at,
                     event_type: event.event_type,
                     name: event.name,
+                    under,
                 });
             });
             let reason = match result {

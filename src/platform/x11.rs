@@ -179,12 +179,31 @@ impl WindowProbe {
     /// counts): the first window on the way down that names its process, or
     /// `None` when none does.
     pub fn window_at_pointer(&self) -> Result<Option<ActiveWindow>, PlatformError> {
+        match self.top_level_at_pointer()? {
+            Some(top) => self.client_in(top),
+            None => Ok(None),
+        }
+    }
+
+    /// The root's child under the pointer (a window manager's frame, or an
+    /// override-redirect window itself): one round trip.
+    pub fn top_level_at_pointer(&self) -> Result<Option<u64>, PlatformError> {
         let reply = self.query_pointer()?;
-        if reply.child == x11rb::NONE {
+        Ok((reply.child != x11rb::NONE).then_some(u64::from(reply.child)))
+    }
+
+    /// The client window in the root's child `top` (itself, or a level or
+    /// two down in a window manager's frame): the first that names its
+    /// process; `None` when none does or `top` is gone.
+    pub fn client_in(&self, top: u64) -> Result<Option<ActiveWindow>, PlatformError> {
+        let Ok(top) = u32::try_from(top) else {
+            return Ok(None);
+        };
+        if !self.exists(top) {
             return Ok(None);
         }
         // The window manager's frame holds the client a level or two down.
-        let mut frontier = vec![reply.child];
+        let mut frontier = vec![top];
         for _ in 0..3 {
             let mut next = Vec::new();
             for window in frontier {
@@ -205,6 +224,46 @@ impl WindowProbe {
             frontier = next;
         }
         Ok(None)
+    }
+
+    /// The boxes of the root's mapped children, managed or not (a popup
+    /// menu's override-redirect window is one), at most 256 of them.
+    pub fn viewable_top_levels(&self) -> Result<Vec<Rect>, PlatformError> {
+        let tree = self
+            .conn
+            .query_tree(self.root)
+            .map_err(query_err)?
+            .reply()
+            .map_err(query_err)?;
+        let mut boxes = Vec::new();
+        // The top of the stacking order last: read it first.
+        for &window in tree.children.iter().rev().take(256) {
+            let viewable = self
+                .conn
+                .get_window_attributes(window)
+                .ok()
+                .and_then(|cookie| cookie.reply().ok())
+                .is_some_and(|attributes| {
+                    attributes.map_state == x11rb::protocol::xproto::MapState::VIEWABLE
+                });
+            if !viewable {
+                continue;
+            }
+            if let Some(geometry) = self
+                .conn
+                .get_geometry(window)
+                .ok()
+                .and_then(|cookie| cookie.reply().ok())
+            {
+                boxes.push(Rect::new(
+                    i32::from(geometry.x) + i32::from(geometry.border_width),
+                    i32::from(geometry.y) + i32::from(geometry.border_width),
+                    u32::from(geometry.width),
+                    u32::from(geometry.height),
+                ));
+            }
+        }
+        Ok(boxes)
     }
 
     /// The windows the window manager lists (`_NET_CLIENT_LIST`); one that
@@ -263,7 +322,14 @@ impl WindowProbe {
             .map_err(query_err)?
             .reply()
             .map_err(query_err)?;
+        let popup = self
+            .conn
+            .get_window_attributes(window)
+            .ok()
+            .and_then(|cookie| cookie.reply().ok())
+            .is_some_and(|attributes| attributes.override_redirect);
         Ok(ActiveWindow {
+            popup,
             title,
             app_class: app_class.unwrap_or_default(),
             pid,

@@ -13,9 +13,10 @@ use crate::platform::ElementReader;
 /// Presses that may wait for the reader before new ones go without an element.
 const QUEUE: usize = 4;
 
-/// One press to read: its timestamp (the key the answer comes back with) and
-/// its position on the screen.
-pub type ElementRequest = (f64, (f64, f64));
+/// One press to read: its timestamp (the key the answer comes back with),
+/// its position on the screen, and the top-level window under it when it
+/// arrived.
+pub type ElementRequest = (f64, (f64, f64), Option<u64>);
 
 /// The press's timestamp and the element found there.
 pub type ElementAnswer = (f64, Option<ElementIdentity>);
@@ -31,8 +32,8 @@ pub struct ElementThread {
 impl ElementThread {
     /// Offers a press; false when the reader is busy or gone (the press then
     /// gets no element).
-    pub fn offer(&mut self, timestamp: f64, point: (f64, f64)) -> bool {
-        match self.requests.try_send((timestamp, point)) {
+    pub fn offer(&mut self, timestamp: f64, point: (f64, f64), under: Option<u64>) -> bool {
+        match self.requests.try_send((timestamp, point, under)) {
             Ok(()) => true,
             Err(TrySendError::Full(_)) => {
                 self.dropped += 1;
@@ -50,9 +51,9 @@ pub fn spawn(mut reader: ElementReader) -> Option<ElementThread> {
     let spawned = std::thread::Builder::new()
         .name("reprise-elements".into())
         .spawn(move || {
-            for (timestamp, point) in incoming {
+            for (timestamp, point, under) in incoming {
                 let started = std::time::Instant::now();
-                let element = reader(point);
+                let element = reader(point, under);
                 tracing::debug!(
                     ms = started.elapsed().as_millis(),
                     found = element.is_some(),

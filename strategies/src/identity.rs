@@ -72,6 +72,69 @@ pub fn same_name(recorded: Option<&str>, live: Option<&str>) -> bool {
     }
 }
 
+/// Whether text read from pixels (OCR, normalised as descriptions are)
+/// reads as the accessible name `name`: the same words once the confusions
+/// OCR makes are set aside (`l`/`1`/`i`, `o`/`0`, `rn`/`m`), possibly
+/// followed by more (a menu item's shortcut). Any other difference, a
+/// letter or a digit, is another element.
+pub fn reads_as(name: &str, read: &str) -> bool {
+    let canonical = |text: &str| {
+        crate::describe::normalise(&normalize_name(text))
+            .replace("rn", "m")
+            .chars()
+            .map(|c| match c {
+                '1' | 'i' => 'l',
+                '0' => 'o',
+                other => other,
+            })
+            .collect::<String>()
+    };
+    let (name, read) = (canonical(name), canonical(read));
+    if name.is_empty() {
+        return false;
+    }
+    match read.strip_prefix(&name) {
+        Some("") => true,
+        // Only a keyboard shortcut may follow ("Save As  Shift+Ctrl+S").
+        Some(rest) => rest.starts_with(' ') && rest.split_whitespace().all(is_shortcut_word),
+        None => false,
+    }
+}
+
+/// A word of a keyboard shortcut as OCR reads it (after the confusions of
+/// [`reads_as`]): a modifier, a named key, one character, or F1 to F24.
+fn is_shortcut_word(word: &str) -> bool {
+    // In their canonical forms: "shift" reads "shlft", "ins" "lns".
+    const KEYS: [&str; 18] = [
+        "ctrl",
+        "shlft",
+        "alt",
+        "super",
+        "meta",
+        "cmd",
+        "del",
+        "delete",
+        "lns",
+        "enter",
+        "esc",
+        "tab",
+        "space",
+        "backspace",
+        "home",
+        "end",
+        "pgup",
+        "pgdn",
+    ];
+    KEYS.contains(&word)
+        || word.chars().count() == 1
+        || word.strip_prefix('f').is_some_and(|digits| {
+            !digits.is_empty()
+                && digits
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == 'l' || c == 'o')
+        })
+}
+
 fn same_band(recorded: &[String], live: &[String]) -> bool {
     recorded.len() == live.len()
         && recorded

@@ -92,11 +92,27 @@ pub fn pressed_element(tree: &ActionEvent) -> Option<&ElementIdentity> {
 /// The least time a step's keys wait for the window they were typed into.
 pub const KEYS_WINDOW_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Whether keys recorded in `recorded` may go to the focused window `live`:
-/// the same application, and the same title but for a leading `*` (an
-/// editor's unsaved mark).
-pub fn focus_check(recorded: &WindowState, live: Option<&WindowState>) -> Result<(), String> {
+/// What a step did in its window, for [`window_check`]'s messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InWindow {
+    Keys,
+    Press,
+}
+
+/// Whether a step recorded in `recorded` (the window active then) may act
+/// with `live` active: the same application, and the same title but for a
+/// leading `*` (an editor's unsaved mark). Keys typed into another window,
+/// or a press searched for in one, are wrong actions.
+pub fn window_check(
+    recorded: &WindowState,
+    live: Option<&WindowState>,
+    what: InWindow,
+) -> Result<(), String> {
     let title = |title: &str| title.trim().trim_start_matches('*').trim().to_owned();
+    let (did, now) = match what {
+        InWindow::Keys => ("the keys were typed into", "has the focus"),
+        InWindow::Press => ("the press was made in", "is the active window"),
+    };
     match live {
         Some(live)
             if live.app_class == recorded.app_class
@@ -105,19 +121,16 @@ pub fn focus_check(recorded: &WindowState, live: Option<&WindowState>) -> Result
             Ok(())
         }
         Some(live) => Err(format!(
-            "the keys were typed into {:?} ({}), but {:?} ({}) has the focus",
+            "{did} {:?} ({}), but {:?} ({}) {now}",
             recorded.title, recorded.app_class, live.title, live.app_class
         )),
         None => Err(format!(
-            "the keys were typed into {:?} ({}), but no window has the focus",
+            "{did} {:?} ({}), but no window {now}",
             recorded.title, recorded.app_class
         )),
     }
 }
 
-/// A row the recorded press selected must be selected in the live tree
-/// after the step (where the row is still there to ask: an OK that closed
-/// its dialog leaves nothing to check).
 /// Whether a row the recording selected is selected after the click: the
 /// evidence when it is, an error when it is not, nothing when the element
 /// is not a selected row (or the live tree does not show it).
@@ -625,18 +638,28 @@ impl ReplayStrategy for VisualStrategy {
                 delay_before_seconds: delay,
             })
         };
-        if tree.name.is_key()
+        let what = if tree.name.is_key() {
+            Some(InWindow::Keys)
+        } else if is_pointer_target(tree) {
+            Some(InWindow::Press)
+        } else {
+            None
+        };
+        if let Some(what) = what
             && let Some(recorded) = tree
                 .window_state_id
                 .and_then(|id| self.windows.get(id as usize))
         {
-            // Typing into another window is a wrong action: wait (bounded by
-            // the pause the person took, at least KEYS_WINDOW_WAIT) for the
-            // recorded one to have the focus.
-            focus_check(recorded, observation.window).map_err(|reason| StrategyError::NotYet {
-                reason,
-                wait: KEYS_WINDOW_WAIT
-                    .max(std::time::Duration::from_secs_f64((3.0 * delay).min(30.0))),
+            // Typing into another window, or looking for the target in
+            // one, is the way to a wrong action: wait (bounded by the pause
+            // the person took, at least KEYS_WINDOW_WAIT) for the recorded
+            // one to be active (a dialog that opens slowly).
+            window_check(recorded, observation.window, what).map_err(|reason| {
+                StrategyError::NotYet {
+                    reason,
+                    wait: KEYS_WINDOW_WAIT
+                        .max(std::time::Duration::from_secs_f64((3.0 * delay).min(30.0))),
+                }
             })?;
         }
         if self.rungs.structural
@@ -745,6 +768,20 @@ impl ReplayStrategy for VisualStrategy {
                                 StrategyError::Fatal(err.to_string())
                             }
                         })?;
+                // The recording named the element (its accessibility tree
+                // did): what the pixels found must read as that name, or it
+                // is something else at a familiar place.
+                if let Some(element) = pressed_element(tree)
+                    && let Some(name) = element.name.as_deref()
+                    && !crate::identity::reads_as(name, &descriptions[found.segment_idx].label)
+                {
+                    return Err(StrategyError::Retryable(format!(
+                        "the recording names the target {}, but what the pixels found for it in {:?} reads {:?}: refusing to act on something else",
+                        element.label(),
+                        window.title,
+                        descriptions[found.segment_idx].label
+                    )));
+                }
                 let segment = &segments[found.segment_idx];
                 self.last_target = Some(image_rect_on_screen(&mapping, &segment.rect));
                 let (cx, cy) = segment.click_point;

@@ -1,8 +1,10 @@
 # Sourced by the scenario scripts: a person's press, and the recorder
 # started and stopped as a person would.
 
-# press X Y: a left press held as long as a person holds one.
-press() { xdotool mousemove "$1" "$2" mousedown 1 sleep 0.12 mouseup 1; }
+# press X Y: a left press held as long as a person holds one, a moment
+# after the pointer arrives (no person presses within a millisecond of
+# arriving; the recorder asks what lies under the pointer at its moves).
+press() { xdotool mousemove "$1" "$2" sleep 0.05 mousedown 1 sleep 0.12 mouseup 1; }
 
 # start_recording NAME: `reprise record` in the background (its messages in
 # $OUT/record.err), returning once it is ready: it lists the recording

@@ -4,6 +4,9 @@
 
 use reprise_models::{A11yTree, Rect};
 
+/// The scale factors toolkits use.
+const USUAL_SCALES: [f64; 8] = [1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0];
+
 /// The factor from a window's accessibility boxes to the screen's logical
 /// coordinates, from its accessible frame and its X window: GTK 3 reports
 /// boxes divided by its scale (GDK_SCALE=2 halves them). The frame may
@@ -14,11 +17,29 @@ pub fn scale_between(frame: Rect, window: Rect) -> f64 {
         return 1.0;
     }
     let ratio = f64::from(window.width) / f64::from(frame.width);
-    [1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0]
+    USUAL_SCALES
         .into_iter()
         .min_by(|a, b| (a - ratio).abs().total_cmp(&(b - ratio).abs()))
         .filter(|scale| (scale - ratio).abs() / scale < 0.15)
         .unwrap_or(1.0)
+}
+
+/// Whether `rect` (in a toolkit's coordinates, the screen's divided by
+/// `scale`) is the screen box `window`, within 2 pixels on every edge.
+pub fn same_box(rect: Rect, scale: f64, window: Rect) -> bool {
+    let close = |a: f64, b: i64| (a - b as f64).abs() <= 2.0;
+    close(f64::from(rect.left) * scale, i64::from(window.left))
+        && close(f64::from(rect.top) * scale, i64::from(window.top))
+        && close(rect.right() as f64 * scale, window.right())
+        && close(rect.bottom() as f64 * scale, window.bottom())
+}
+
+/// The usual scale whose boxes of `frame` make it exactly one of `windows`
+/// (an override-redirect popup's accessible box is its X window's), if any.
+pub fn scale_by_geometry(frame: Rect, windows: &[Rect]) -> Option<f64> {
+    USUAL_SCALES
+        .into_iter()
+        .find(|&scale| windows.iter().any(|&window| same_box(frame, scale, window)))
 }
 
 /// Puts every box of `tree` into the screen's logical coordinates.

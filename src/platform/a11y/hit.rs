@@ -5,10 +5,23 @@
 use atspi_common::{CoordType, ObjectRefOwned};
 use atspi_proxies::component::ComponentProxyBlocking;
 use atspi_proxies::table::TableProxyBlocking;
-use reprise_models::{A11yNode, A11yTree, ElementIdentity};
+use reprise_models::{A11yNode, A11yTree, ElementIdentity, Rect};
 
-use super::{A11yReader, is_null, scale_between, to_screen};
+use super::{A11yReader, is_null, same_box, scale_between, to_screen};
 use crate::platform::ActiveWindow;
+
+/// Whether an element of this role is a popup (a menu, a list's popup, a
+/// tooltip, a window of its own).
+fn is_popup(role: accesskit::Role) -> bool {
+    use accesskit::Role as A;
+    matches!(
+        role,
+        A::Menu | A::MenuListPopup | A::Tooltip | A::Window | A::Dialog
+    )
+}
+
+/// The most elements read while looking for a popup nested in a window.
+const POPUP_SEARCH_NODES: usize = 400;
 
 impl A11yReader {
     /// The element under `point` (logical screen coordinates) in the
@@ -17,10 +30,16 @@ impl A11yReader {
     /// identity, with the other cells of its row or its siblings (a label).
     /// Bounded: at most 32 levels and [`MAX_CHILDREN_READ`](super::MAX_CHILDREN_READ)
     /// siblings.
+    ///
+    /// `opened_since` says that the window under the pointer is no longer
+    /// the one the press arrived in: the press opened a popup over the
+    /// point (a combo box's list), so no popup is the element pressed and
+    /// the descent stops above any.
     pub fn element_at(
         &self,
         window: Option<&ActiveWindow>,
         point: (f64, f64),
+        opened_since: bool,
     ) -> Result<Option<ElementIdentity>, String> {
         let pid = window.and_then(|window| window.pid);
         let apps = self.applications(pid)?;
@@ -29,12 +48,17 @@ impl A11yReader {
             let Ok(app) = self.accessible(&app) else {
                 continue;
             };
-            // The smallest showing window that contains the point: a dialog
-            // or a popup menu lies over the window it belongs to. Each
-            // window's boxes are in its toolkit's coordinates (GTK's are the
-            // screen's divided by its scale): the point is asked in those,
-            // and the answer is put back into the screen's.
+            // The showing window whose box is the X window the press
+            // arrived in (the X server's stacking order says which window
+            // was under the pointer, and a popup the press opened is not
+            // it); without one, the smallest showing window that contains
+            // the point (a dialog or a popup menu lies over the window it
+            // belongs to). Each window's boxes are in its toolkit's
+            // coordinates (GTK's are the screen's divided by its scale): the
+            // point is asked in those, and the answer is put back into the
+            // screen's.
             let mut best: Option<(u64, f64, ObjectRefOwned, A11yNode)> = None;
+            let mut exact: Option<(u64, f64, ObjectRefOwned, A11yNode)> = None;
             for frame in app.get_children().unwrap_or_default() {
                 let Ok(proxy) = self.accessible(&frame) else {
                     continue;
@@ -50,6 +74,11 @@ impl A11yReader {
                     continue;
                 }
                 let area = u64::from(rect.width) * u64::from(rect.height);
+                if exact.is_none()
+                    && window.is_some_and(|window| same_box(rect, scale, window.rect))
+                {
+                    exact = Some((area, scale, frame.clone(), node.clone()));
+                }
                 if best
                     .as_ref()
                     .is_none_or(|(best_area, ..)| area < *best_area)
@@ -57,7 +86,11 @@ impl A11yReader {
                     best = Some((area, scale, frame, node));
                 }
             }
-            let Some((_, scale, frame, frame_node)) = best else {
+            // A press that arrived in a managed window was in no popup: a
+            // popup is an X window of its own, and the press would have
+            // arrived in it.
+            let in_managed_window = window.is_some_and(|window| !window.popup);
+            let Some((_, scale, frame, frame_node)) = exact.or(best) else {
                 tracing::debug!(app = %app_name, "no showing window of it holds the point");
                 continue;
             };
@@ -65,9 +98,22 @@ impl A11yReader {
                 (point.0 / scale).round() as i32,
                 (point.1 / scale).round() as i32,
             );
-            // Down the chain of hit-tested children.
-            let mut nodes = vec![frame_node];
-            let mut chain = vec![frame];
+            // Down the chain of hit-tested children, from the window, or
+            // from a popup nested in it when the X window under the pointer
+            // is not the window's own (Qt keeps a menu's popup under the
+            // menu bar item that opened it, and its hit-testing of the
+            // window does not reach it).
+            let popup = window
+                .filter(|window| {
+                    frame_node
+                        .rect
+                        .is_none_or(|rect| !same_box(rect, scale, window.rect))
+                })
+                .and_then(|window| self.nested_popup(&frame, &frame_node, window.rect, scale));
+            let (mut chain, mut nodes) = match popup {
+                Some(found) => found,
+                None => (vec![frame], vec![frame_node]),
+            };
             for _ in 0..32 {
                 let at = chain.last().expect("the chain starts with the window");
                 let Ok(component) = self.proxy_of::<ComponentProxyBlocking>(at) else {
@@ -85,6 +131,12 @@ impl A11yReader {
                 let Some(node) = self.node(&child, &proxy, true) else {
                     break;
                 };
+                if (opened_since || in_managed_window) && is_popup(node.role) {
+                    tracing::debug!(
+                        "a popup over the point that the press did not arrive in: not descending into it"
+                    );
+                    break;
+                }
                 let idx = nodes.len() as u32;
                 nodes.last_mut().expect("a parent").children.push(idx);
                 nodes.push(node);
@@ -111,6 +163,75 @@ impl A11yReader {
             return Ok(reprise_models::identity_of(&tree, &app_name, target));
         }
         Ok(None)
+    }
+
+    /// The chain from `frame` down to the showing element whose box is the
+    /// popup window's (`popup`, screen coordinates; the tree's boxes are the
+    /// screen's divided by `scale`), found breadth first among at most
+    /// [`POPUP_SEARCH_NODES`] elements.
+    fn nested_popup(
+        &self,
+        frame: &ObjectRefOwned,
+        frame_node: &A11yNode,
+        popup: Rect,
+        scale: f64,
+    ) -> Option<(Vec<ObjectRefOwned>, Vec<A11yNode>)> {
+        // Every element read: itself, its node, and its parent's place here.
+        let mut seen: Vec<(ObjectRefOwned, A11yNode, Option<usize>)> =
+            vec![(frame.clone(), frame_node.clone(), None)];
+        let mut next = 0;
+        let mut found = None;
+        while next < seen.len() && seen.len() < POPUP_SEARCH_NODES {
+            let Ok(proxy) = self.accessible(&seen[next].0) else {
+                next += 1;
+                continue;
+            };
+            for child in self.children(&proxy) {
+                if is_null(&child) || seen.len() >= POPUP_SEARCH_NODES {
+                    break;
+                }
+                let Ok(child_proxy) = self.accessible(&child) else {
+                    continue;
+                };
+                let Some(node) = self.node(&child, &child_proxy, false) else {
+                    continue;
+                };
+                let is_popup = node.rect.is_some_and(|rect| same_box(rect, scale, popup));
+                seen.push((child, node, Some(next)));
+                if is_popup {
+                    found = Some(seen.len() - 1);
+                    break;
+                }
+            }
+            if found.is_some() {
+                break;
+            }
+            next += 1;
+        }
+        let mut at = found?;
+        let mut ancestry = vec![at];
+        while let Some(parent) = seen[at].2 {
+            ancestry.push(parent);
+            at = parent;
+        }
+        ancestry.reverse();
+        let mut chain = Vec::new();
+        let mut nodes: Vec<A11yNode> = Vec::new();
+        for idx in ancestry {
+            let (object, mut node, _) = seen[idx].clone();
+            node.children.clear();
+            let idx_here = nodes.len() as u32;
+            if let Some(parent) = nodes.last_mut() {
+                parent.children.push(idx_here);
+            }
+            nodes.push(node);
+            chain.push(object);
+        }
+        tracing::debug!(
+            depth = chain.len(),
+            "the point is in a popup nested in the window"
+        );
+        Some((chain, nodes))
     }
 
     /// Adds the hit element's neighbours under its parent (the last two of

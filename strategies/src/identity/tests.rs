@@ -199,3 +199,23 @@ fn the_click_keeps_its_place_inside_the_element() {
     // A press on the recorded box's edge stays a pixel inside the live one.
     assert_eq!(offset_point(&recorded, (100.0, 99.0), &live), (301.0, 51.0));
 }
+
+#[test]
+fn pixels_read_as_a_name_only_where_ocr_explains_the_difference() {
+    use crate::identity::reads_as;
+    let check = |name: &str, read: &str, expect: bool| {
+        assert_eq!(reads_as(name, read), expect, "{name:?} read as {read:?}");
+    };
+    check("Bergen", "bergen", true);
+    check("Save As…", "save as shift ctrl s", true);
+    check("Invoice 1042", "lnvoice lo42", true);
+    check("Modern", "modem", true);
+    check("Bergen", "bergem", false);
+    check("Invoice 1042", "invoice 1043", false);
+    check("Save", "save as", false);
+    check("Save", "save ctri s", true);
+    check("Save As", "save", false);
+    check("Save", "saved", false);
+    check("Bergen", "", false);
+    check("", "anything", false);
+}

@@ -102,11 +102,32 @@ fn check_replay(
         cache: None,
         stats: VisualStats::default(),
     };
+    let (outcome, desktop) = replay_with(step, vision, trees, rungs, 1);
+    let moves = desktop
+        .injected
+        .iter()
+        .filter_map(|action| match action {
+            Action::MoveTo { x, y } => Some((*x, *y)),
+            _ => None,
+        })
+        .collect();
+    (outcome, moves, desktop.tree_requests.len())
+}
+
+/// Replays `step` with `vision` on a desktop showing the window
+/// "Customers" and answering with `trees`.
+fn replay_with(
+    step: PlannedStep,
+    vision: Vision,
+    trees: Vec<A11yTree>,
+    rungs: Rungs,
+    max_retries: u32,
+) -> (ReplayOutcome, ScriptedDesktop) {
     let mut strategy = VisualStrategy::new(vec![step], vision, 1.0).with_rungs(rungs);
     let mut desktop = ScriptedDesktop::new().with_window("Customers", Rect::new(0, 0, 200, 100));
     desktop.trees = trees.into();
     let options = ReplayOptions {
-        max_retries: 1,
+        max_retries,
         settle: SettleOptions {
             timeout: std::time::Duration::from_millis(50),
             ..Default::default()
@@ -120,15 +141,7 @@ fn check_replay(
         &|| false,
         &mut |_, _| {},
     );
-    let moves = desktop
-        .injected
-        .iter()
-        .filter_map(|action| match action {
-            Action::MoveTo { x, y } => Some((*x, *y)),
-            _ => None,
-        })
-        .collect();
-    (outcome, moves, desktop.tree_requests.len())
+    (outcome, desktop)
 }
 
 #[test]
@@ -228,7 +241,7 @@ fn with_the_structural_rung_off_no_tree_is_asked_for() {
 }
 
 #[test]
-fn keys_go_only_to_the_window_they_were_typed_into() {
+fn keys_and_presses_act_only_in_the_window_they_were_recorded_in() {
     let window = |title: &str, app: &str| WindowState {
         id: 0,
         timestamp: 0.0,
@@ -249,10 +262,115 @@ fn keys_go_only_to_the_window_they_were_typed_into() {
     ];
     for &(live, expect) in cases {
         let live = live.map(|(title, app)| window(title, app));
-        assert_eq!(
-            focus_check(&recorded, live.as_ref()).is_ok(),
-            expect,
-            "{live:?}"
-        );
+        for what in [InWindow::Keys, InWindow::Press] {
+            assert_eq!(
+                window_check(&recorded, live.as_ref(), what).is_ok(),
+                expect,
+                "{live:?}"
+            );
+        }
     }
+    let other = window("*Untitled", "FeatherPad");
+    assert_eq!(
+        window_check(&recorded, Some(&other), InWindow::Press).unwrap_err(),
+        r#"the press was made in "Save as..." (FeatherPad), but "*Untitled" (FeatherPad) is the active window"#
+    );
+}
+
+/// Two look-alike boxes, described with the label given.
+struct TwoBoxes;
+
+impl Segmenter for TwoBoxes {
+    fn segment(&self, _image: &RgbaImage) -> Result<Vec<Segment>, VisionError> {
+        let rect = |x| crate::vision::PixelRect {
+            x,
+            y: 20,
+            width: 60,
+            height: 18,
+        };
+        Ok([10, 100]
+            .into_iter()
+            .enumerate()
+            .filter_map(|(id, x)| {
+                let mut segment = Segment::full(crate::vision::SegmentKind::Region, rect(x))?;
+                segment.id = id;
+                Some(segment)
+            })
+            .collect())
+    }
+}
+
+struct Labelled(&'static str);
+
+impl Describer for Labelled {
+    fn name(&self) -> &'static str {
+        "labelled"
+    }
+
+    fn describe(
+        &mut self,
+        _window: &RgbaImage,
+        segments: &[Segment],
+    ) -> Result<Vec<Description>, DescribeError> {
+        Ok(segments
+            .iter()
+            .map(|_| Description {
+                text: "box".into(),
+                role: "box".into(),
+                label: self.0.into(),
+            })
+            .collect())
+    }
+}
+
+#[test]
+fn pixels_found_at_a_named_elements_place_must_read_as_its_name() {
+    // The recording named the press "Maria Olsen" (its tree did); the live
+    // window has no tree, and two look-alike boxes, the first at the
+    // recorded place.
+    let run = |label: &'static str| {
+        let mut step = recorded_click(ROWS, 1);
+        step.target = Target::Element {
+            fingerprint: Fingerprint {
+                description: Description {
+                    text: "box".into(),
+                    role: "box".into(),
+                    label: label.into(),
+                },
+                crop: RgbaImage::new(60, 18),
+                nth: 0,
+                n_same: 2,
+            },
+            window_rect: crate::vision::PixelRect {
+                x: 10,
+                y: 20,
+                width: 60,
+                height: 18,
+            },
+        };
+        let vision = Vision {
+            segmenter: Box::new(TwoBoxes),
+            describer: Box::new(Labelled(label)),
+            cache: None,
+            stats: VisualStats::default(),
+        };
+        let (outcome, desktop) = replay_with(step, vision, vec![], Rungs::default(), 0);
+        let pressed = desktop
+            .injected
+            .iter()
+            .any(|action| matches!(action, Action::ButtonDown { .. }));
+        (outcome, pressed)
+    };
+    // What the pixels read is not the name: refused, nothing pressed.
+    for other in ["", "maria olson", "per hansen"] {
+        let (outcome, pressed) = run(other);
+        assert!(
+            matches!(&outcome, ReplayOutcome::Failed { reason, .. } if reason.contains("refusing to act on something else")),
+            "{other:?}: {outcome:?}"
+        );
+        assert!(!pressed, "{other:?}");
+    }
+    // It reads as the name: pressed.
+    let (_, pressed) = run("maria olsen");
+    assert!(pressed);
 }

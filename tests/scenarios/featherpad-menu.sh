@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Records File → Save As in a third-party Qt 5 editor (FeatherPad): a click
+# into the text, typing, a click on the File menu, a click on "Save As" in
+# the menu's popup (an override-redirect window of its own), the file's path
+# typed into the save dialog. Then replays it on a fresh FeatherPad whose
+# window moved. Runs inside dbus-run-session on $DISPLAY; writes the saved
+# files (recorded.txt, replayed.txt), the replay's exit code (replay.code)
+# and messages (replay.err) into $OUT. RUNGS chooses the ladder.
+set -euo pipefail
+: "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
+source "$(dirname "$0")/recording.sh"
+source "$(dirname "$0")/featherpad.sh"
+
+mkdir -p "$OUT/Menu Notes"
+editor 60 60
+start_recording menu
+press $(find_element text "")
+xdotool type --delay 60 "hello menu"
+sleep 0.5
+press $(find_element "menu item" File)
+sleep 0.8
+press $(find_element "menu item" "Save As")
+sleep 1.5
+xdotool type --delay 60 "$OUT/Menu Notes/recorded.txt"
+xdotool key Return
+stop_recording
+finish
+
+mv "$OUT/Menu Notes/recorded.txt" "$OUT/recorded.txt"
+editor 420 200
+set +e
+"$REPRISE" replay menu --strategy visual ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
+  >/dev/null 2>"$OUT/replay.err"
+echo $? >"$OUT/replay.code"
+set -e
+sleep 1
+finish
+if [[ -e "$OUT/Menu Notes/recorded.txt" ]]; then
+  mv "$OUT/Menu Notes/recorded.txt" "$OUT/replayed.txt"
+fi

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Records a choice in a third-party GTK form's combo box (zenity --forms):
+# a press on the combo box opens its popup (an override-redirect window of
+# its own), a press on "Bergen" in it, then OK. Replays it against forms
+# whose choices drifted. Runs inside dbus-run-session on $DISPLAY; writes,
+# for each case NAME, what zenity printed (NAME.out), the replay's exit code
+# (NAME.code) and its messages (NAME.err) into $OUT.
+set -euo pipefail
+: "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
+source "$(dirname "$0")/recording.sh"
+find_element() { "$SCRIPTS/a11y-find.py" zenity "$@"; }
+
+dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
+  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+
+# form NAME CHOICES [X Y]: a form with a City combo box of CHOICES
+# ("Oslo|Bergen"), printing the choice into $OUT/NAME.out; its window moved
+# to X Y when given.
+form() {
+  zenity --forms --title Trip --text "Where to" --add-combo City --combo-values "$2" \
+    >"$OUT/$1.out" 2>/dev/null &
+  zenity_pid=$!
+  find_element "push button" OK >/dev/null
+  if [[ -n ${3:-} ]]; then
+    xdotool windowmove "$(xdotool search --sync --onlyvisible --name '^Trip$' | head -1)" "$3" "$4"
+    sleep 0.5
+  fi
+}
+
+finish() {
+  for _ in $(seq 30); do kill -0 "$zenity_pid" 2>/dev/null || break; sleep 0.1; done
+  kill "$zenity_pid" 2>/dev/null || true
+  wait "$zenity_pid" 2>/dev/null || true
+}
+
+form recorded "Oslo|Bergen|Tromsø"
+start_recording trip
+press $(find_element "combo box" "")
+sleep 0.8
+press $(find_element "menu item" Bergen)
+sleep 0.8
+press $(find_element "push button" OK)
+stop_recording
+finish
+
+# replay CASE CHOICES [X Y]
+replay() {
+  local name=$1
+  shift
+  form "$name" "$@"
+  set +e
+  "$REPRISE" replay trip --strategy visual ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
+    >/dev/null 2>"$OUT/$name.err"
+  echo $? >"$OUT/$name.code"
+  set -e
+  finish
+}
+replay same "Oslo|Bergen|Tromsø"
+# Bergen elsewhere in the popup, and the window moved.
+replay reordered "Tromsø|Oslo|Stavanger|Bergen" 80 90
+# Bergen gone: refused, nothing chosen (a near-namesake stays).
+replay removed "Oslo|Bergem|Tromsø"
