@@ -155,6 +155,9 @@ pub fn decode(bytes: &[u8]) -> Result<Archive, ArchiveError> {
         sizes.insert(hash.clone(), image.dimensions());
         images.insert(hash.clone(), png);
     }
+    let recording = &payload.bundle.recording;
+    reprise_models::recording::check_id(&recording.id).map_err(ArchiveError::Inconsistent)?;
+    reprise_models::recording::check_name(&recording.name).map_err(ArchiveError::Inconsistent)?;
     for shot in &payload.bundle.screenshots {
         match sizes.get(&shot.content_hash) {
             None => {

@@ -86,6 +86,7 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
             .filter(|key| !key.is_empty())
             .collect()
     };
+    reprise_models::recording::check_name(&args.name).map_err(UsageError)?;
     let options = crate::record::RecordOptions {
         name: args.name.clone(),
         task_description: args.task.clone(),
@@ -186,6 +187,13 @@ fn export(store: &Store, args: &ExportArgs) -> Result<()> {
         }
     }
     let bytes = archive::encode(&bundle, &images);
+    // What import would refuse is not written: a damaged stored image (or
+    // anything else import checks) fails the export, naming it.
+    archive::decode(&bytes).with_context(|| {
+        format!(
+            "export recording {id}: the store holds something an import would refuse, so nothing was written"
+        )
+    })?;
     write_atomically(&args.output, &bytes)?;
     println!(
         "exported recording {id} ({} events, {} screenshots, {} bytes) to {}",
@@ -216,12 +224,60 @@ fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
     Ok(())
 }
 
-/// Writes to a temporary file beside the target and renames it, so a failed
-/// write never leaves a half-written file under the requested name.
+/// Writes `bytes` to `path` whole or not at all: through a temporary file
+/// of its own (a unique name beside the target, removed on any failure)
+/// renamed over the target, so a failed write never leaves a half-written
+/// file under the requested name, and two writers never share a temporary
+/// file. A symbolic link is followed (the file it names is replaced, not
+/// the link); a target that is not a regular file (a device such as
+/// `/dev/stdout`, a pipe) is written to directly, never replaced.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    let tmp_path = path.with_extension("partial");
-    std::fs::write(&tmp_path, bytes).with_context(|| format!("write {}", tmp_path.display()))?;
-    std::fs::rename(&tmp_path, path)
+    // The file a chain of links names, which need not exist yet (at most
+    // 40 links, as the kernel allows).
+    let mut target = path.to_owned();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&target) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let next = std::fs::read_link(&target)
+                    .with_context(|| format!("follow the link {}", target.display()))?;
+                target = match target.parent() {
+                    Some(dir) if next.is_relative() => dir.join(next),
+                    _ => next,
+                };
+            }
+            _ => break,
+        }
+    }
+    if let Ok(meta) = std::fs::metadata(&target)
+        && !meta.is_file()
+    {
+        if meta.is_dir() {
+            bail!(UsageError(format!(
+                "{} is a folder, not a file",
+                path.display()
+            )));
+        }
+        return std::fs::write(&target, bytes).with_context(|| format!("write {}", path.display()));
+    }
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = target.file_name().map_or_else(
+        || "output".into(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".partial")
+        .tempfile_in(&dir)
+        .with_context(|| format!("make a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("write {}", path.display()))?;
+    // The temporary file is removed if the rename fails.
+    tmp.persist(&target)
+        .map_err(|err| err.error)
         .with_context(|| format!("move the file to {}", path.display()))?;
     Ok(())
 }

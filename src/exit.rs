@@ -34,7 +34,10 @@ pub fn code_for(err: &anyhow::Error) -> Code {
     for cause in err.chain() {
         if let Some(store_err) = cause.downcast_ref::<StoreError>() {
             return match store_err {
-                StoreError::NotFound(_) | StoreError::Ambiguous { .. } => Code::NotFound,
+                StoreError::NotFound(_)
+                | StoreError::RunNotFound(_)
+                | StoreError::NoRuns
+                | StoreError::Ambiguous { .. } => Code::NotFound,
                 StoreError::Corrupt { .. }
                 | StoreError::Newer { .. }
                 | StoreError::AlreadyExists(_)

@@ -23,22 +23,26 @@ pub fn summaries_table(summaries: &[RecordingSummary]) -> String {
     if summaries.is_empty() {
         return "no recordings yet: make one with `reprise record`\n".to_owned();
     }
-    let name_width = summaries
+    let names: Vec<String> = summaries
         .iter()
-        .map(|s| s.name.chars().count())
+        .map(|summary| shortened(&terminal_safe(&summary.name), NAME_COLUMN_CHARS))
+        .collect();
+    let name_width = names
+        .iter()
+        .map(|name| name.chars().count())
         .max()
         .unwrap_or(4)
-        .max(4);
+        .clamp(4, NAME_COLUMN_CHARS);
     let mut out = format!(
         "{:<8}  {:<name_width$}  {:<20}  {:>8}  {:>6}  {:>11}  STATUS\n",
         "ID", "NAME", "CREATED", "DURATION", "EVENTS", "SCREENSHOTS"
     );
-    for summary in summaries {
+    for (summary, name) in summaries.iter().zip(&names) {
         let _ = writeln!(
             out,
             "{:<8}  {:<name_width$}  {:<20}  {:>7.1}s  {:>6}  {:>11}  {}",
             short_id(&summary.id),
-            summary.name,
+            name,
             summary
                 .created
                 .get(..19)
@@ -57,6 +61,40 @@ pub fn summaries_table(summaries: &[RecordingSummary]) -> String {
     out
 }
 
+/// The widest the `list` table's name column grows; longer names are cut.
+const NAME_COLUMN_CHARS: usize = 40;
+
+/// `text` as a terminal shows it without being steered by it: control
+/// characters and bidirectional overrides become visible escapes (`\n`,
+/// `\u{1b}`, `\u{202e}`), so a name can neither run a terminal command nor
+/// pass for another name. JSON output stays exact; this is for people.
+pub fn terminal_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if reprise_models::recording::is_deceptive_char(c) {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                other => out.push_str(&format!("\\u{{{:x}}}", u32::from(other))),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` cut to `max` characters, the last one an ellipsis when cut.
+fn shortened(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
 fn short_id(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
@@ -65,9 +103,14 @@ fn short_id(id: &str) -> &str {
 pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String {
     let recording = &bundle.recording;
     let mut out = String::new();
-    let _ = writeln!(out, "recording {} {:?}", recording.id, recording.name);
+    let _ = writeln!(
+        out,
+        "recording {} \"{}\"",
+        terminal_safe(&recording.id),
+        terminal_safe(&recording.name)
+    );
     if !recording.task_description.is_empty() {
-        let _ = writeln!(out, "task: {}", recording.task_description);
+        let _ = writeln!(out, "task: {}", terminal_safe(&recording.task_description));
     }
     let monitor = recording.monitor;
     let _ = writeln!(
@@ -103,8 +146,13 @@ pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String
             let rect = state.rect;
             let _ = writeln!(
                 out,
-                "window {:?} ({}) at {},{} {}x{}",
-                state.title, state.app_class, rect.left, rect.top, rect.width, rect.height
+                "window \"{}\" ({}) at {},{} {}x{}",
+                terminal_safe(&state.title),
+                terminal_safe(&state.app_class),
+                rect.left,
+                rect.top,
+                rect.width,
+                rect.height
             );
             last_window = tree.window_state_id;
         }
@@ -143,5 +191,37 @@ fn write_tree(out: &mut String, event: &ActionEvent, depth: usize) {
 
 /// One event on one line (see [`ActionEvent::label`]).
 pub fn event_label(event: &ActionEvent) -> String {
-    event.label()
+    terminal_safe(&event.label())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_reach_the_terminal_escaped_and_cut_to_the_column() {
+        assert_eq!(
+            terminal_safe("evil\u{1b}[2J\nname\u{202e}gpj.exe"),
+            "evil\\u{1b}[2J\\nname\\u{202e}gpj.exe"
+        );
+        assert_eq!(
+            terminal_safe("Maria Olsen – Tromsø"),
+            "Maria Olsen – Tromsø"
+        );
+        let summary = |name: String| RecordingSummary {
+            id: "0b5c2a8e-3f1d-4c6e-9a7b-2d4e6f8a0c1e".into(),
+            name,
+            created: "2026-12-01T12:00:00.000Z".into(),
+            duration_seconds: 1.0,
+            n_events: 2,
+            n_screenshots: 1,
+            complete: true,
+        };
+        // A name far past any width: no panic, one line, cut with an ellipsis.
+        let table = summaries_table(&[summary("x".repeat(70_000)), summary("a\nb".into())]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3, "{table}");
+        assert!(lines[1].contains(&format!("{}…", "x".repeat(NAME_COLUMN_CHARS - 1))));
+        assert!(lines[2].contains("a\\nb"), "{table}");
+    }
 }

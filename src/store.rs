@@ -46,7 +46,11 @@ pub enum StoreError {
     },
     #[error("no recording matches {0:?} (see `reprise list`)")]
     NotFound(String),
-    #[error("{query:?} matches several recordings: {candidates}; use more of the id")]
+    #[error("no replay run matches {0:?}")]
+    RunNotFound(String),
+    #[error("no replay runs yet: run `reprise replay` first")]
+    NoRuns,
+    #[error("{query:?} matches several recordings: {candidates}; name one by more of its id")]
     Ambiguous { query: String, candidates: String },
     #[error("recording {0} is already in the store")]
     AlreadyExists(String),

@@ -272,3 +272,128 @@ fn huge_time_settings_are_refused_not_panicked_on() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_name_with_control_characters_or_too_long_is_refused_before_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite");
+    for (name, expected) in [
+        (
+            "evil\u{1b}[2Jname".to_owned(),
+            "control or direction characters",
+        ),
+        ("x".repeat(70_000), "at most 200 characters"),
+    ] {
+        let out = reprise_with_store(&store)
+            .args(["record", "--name", &name, "--duration", "1"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+        assert!(
+            !stderr.contains('\u{1b}'),
+            "the escape never reaches the terminal"
+        );
+    }
+    // Nothing was recorded.
+    if store.exists() {
+        let listed = run_ok(reprise_with_store(&store).args(["list", "--json"]));
+        assert_eq!(listed.trim(), "[]");
+    }
+}
+
+#[test]
+fn a_report_before_any_replay_says_there_is_none_yet() {
+    let (_dir, store) = store_with_sample();
+    for query in ["last", "latest"] {
+        let out = reprise_with_store(&store)
+            .args(["report", query, "-o", "/dev/null"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(
+            stderr.contains("no replay runs yet: run `reprise replay` first"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn an_export_replaces_its_target_whole_and_leaves_no_temporary_file() {
+    use std::os::unix::fs::FileTypeExt as _;
+    let (dir, store) = store_with_sample();
+    let out = dir.path().join("out.reprise");
+    // A person's own file with the old temporary name is left alone.
+    let own = dir.path().join("out.partial");
+    std::fs::write(&own, "mine").unwrap();
+    std::fs::write(&out, "old").unwrap();
+    run_ok(reprise_with_store(&store).args(["export", "demo", "-o", out.to_str().unwrap()]));
+    assert!(std::fs::read(&out).unwrap().starts_with(b"REPRISE"));
+    assert_eq!(std::fs::read_to_string(&own).unwrap(), "mine");
+    // Through a link: the file it names is written, the link stays.
+    let real = dir.path().join("real.reprise");
+    let link = dir.path().join("link.reprise");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    run_ok(reprise_with_store(&store).args(["export", "demo", "-o", link.to_str().unwrap()]));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(std::fs::read(&real).unwrap().starts_with(b"REPRISE"));
+    // A device is written to, never replaced by a file.
+    let out = reprise_with_store(&store)
+        .args(["export", "demo", "-o", "/dev/full"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        std::fs::metadata("/dev/full")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    // Nothing temporary is left beside the targets.
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".partial") && name != "out.partial")
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn an_export_of_a_damaged_image_fails_with_exit_code_4_and_writes_nothing() {
+    let (dir, store) = store_with_sample();
+    let damaged: String = {
+        let conn = rusqlite::Connection::open(&store).unwrap();
+        let hash: String = conn
+            .query_row(
+                "SELECT hash FROM images WHERE base_hash IS NULL LIMIT 1",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        conn.execute(
+            "UPDATE images SET png = x'89504e470d0a1a0a00' WHERE hash = ?1",
+            [&hash],
+        )
+        .unwrap();
+        hash
+    };
+    let out_file = dir.path().join("out.reprise");
+    let out = reprise_with_store(&store)
+        .args(["export", "demo", "-o", out_file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains(&damaged) && stderr.contains("nothing was written"),
+        "{stderr}"
+    );
+    assert!(!out_file.exists());
+}

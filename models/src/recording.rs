@@ -55,6 +55,59 @@ pub struct FormatVersionError {
     pub found: u32,
 }
 
+/// The longest name a recording may have.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// Whether `c` would change how a terminal shows text rather than show
+/// itself: a control character, or a bidirectional override or isolate
+/// (which can make one name look like another).
+pub fn is_deceptive_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+}
+
+/// Why a recording's name is refused: empty, longer than
+/// [`MAX_NAME_CHARS`], or holding a character that is not text.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let count = name.chars().count();
+    if name.trim().is_empty() {
+        return Err("a recording's name may not be empty".into());
+    }
+    if count > MAX_NAME_CHARS {
+        return Err(format!(
+            "a recording's name may have at most {MAX_NAME_CHARS} characters, not {count}"
+        ));
+    }
+    if let Some(c) = name.chars().find(|&c| is_deceptive_char(c)) {
+        return Err(format!(
+            "a recording's name may not hold control or direction characters (it holds U+{:04X})",
+            u32::from(c)
+        ));
+    }
+    Ok(())
+}
+
+/// Why a recording's id is refused: anything but a UUID in its usual form
+/// (36 characters, lower-case hex in groups of 8-4-4-4-12).
+pub fn check_id(id: &str) -> Result<(), String> {
+    let groups: Vec<&str> = id.split('-').collect();
+    let shaped = groups.len() == 5
+        && groups.iter().zip([8, 4, 4, 4, 12]).all(|(group, len)| {
+            group.len() == len
+                && group
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        });
+    if shaped {
+        Ok(())
+    } else {
+        Err(format!(
+            "a recording's id must be a lower-case UUID (like 0b5c2a8e-3f1d-4c6e-9a7b-2d4e6f8a0c1e), not {:?}",
+            id.chars().take(60).collect::<String>()
+        ))
+    }
+}
+
 impl Recording {
     /// Refuses a format version this build does not know.
     pub fn check_version(&self) -> Result<(), FormatVersionError> {
@@ -133,5 +186,30 @@ impl RecordingBundle {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn names_and_ids_are_checked() {
+        assert!(check_name("invoice run").is_ok());
+        assert!(check_name(&"n".repeat(MAX_NAME_CHARS)).is_ok());
+        for bad in ["", "  ", "a\nb", "a\u{1b}[31m", "abc\u{202e}fdp"] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_name(&"n".repeat(MAX_NAME_CHARS + 1)).is_err());
+        assert!(check_id("0b5c2a8e-3f1d-4c6e-9a7b-2d4e6f8a0c1e").is_ok());
+        for bad in [
+            "",
+            "demo",
+            "../../../etc/passwd",
+            "0B5C2A8E-3F1D-4C6E-9A7B-2D4E6F8A0C1E",
+            "0b5c2a8e3f1d4c6e9a7b2d4e6f8a0c1e",
+        ] {
+            assert!(check_id(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -169,8 +169,12 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Finds the one recording that `query` names: a whole id, a unique id
-    /// prefix, or a name (the newest recording of that name).
+    /// Finds the one recording that `query` names: a whole id; else a name
+    /// (the newest recording of that name) or an id prefix (at least 4 hex
+    /// characters), when only one of the two names anything. A name that is
+    /// also another recording's id prefix is ambiguous and refused with the
+    /// candidates, so `delete` never removes a recording the person did not
+    /// mean.
     pub fn resolve(&self, query: &str) -> Result<String> {
         let exact: Option<String> = self
             .conn
@@ -191,28 +195,32 @@ impl Store {
                 |row| row.get(0),
             )
             .optional()?;
-        if let Some(id) = by_name {
-            return Ok(id);
-        }
+        let mut by_prefix: Vec<String> = Vec::new();
         if query.len() >= 4 && query.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
             let mut statement = self
                 .conn
                 .prepare("SELECT id FROM recordings WHERE id LIKE ?1 || '%' ORDER BY id")?;
-            let ids: Vec<String> = statement
+            by_prefix = statement
                 .query_map(params![query.to_ascii_lowercase()], |row| row.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
-            match ids.len() {
-                0 => {}
-                1 => return Ok(ids.into_iter().next().expect("one id")),
-                _ => {
-                    return Err(StoreError::Ambiguous {
-                        query: query.to_owned(),
-                        candidates: ids.join(", "),
-                    });
-                }
+        }
+        by_prefix.retain(|id| Some(id) != by_name.as_ref());
+        match (by_name, by_prefix.len()) {
+            (Some(id), 0) => Ok(id),
+            (None, 0) => Err(StoreError::NotFound(query.to_owned())),
+            (None, 1) => Ok(by_prefix.remove(0)),
+            (name, _) => {
+                let mut candidates: Vec<String> = name
+                    .map(|id| format!("{id} (named {query:?})"))
+                    .into_iter()
+                    .collect();
+                candidates.extend(by_prefix.into_iter().map(|id| format!("{id} (by its id)")));
+                Err(StoreError::Ambiguous {
+                    query: query.to_owned(),
+                    candidates: candidates.join(", "),
+                })
             }
         }
-        Err(StoreError::NotFound(query.to_owned()))
     }
 
     /// Reads a whole recording.

@@ -76,8 +76,10 @@ impl Store {
         Ok(())
     }
 
-    /// Finds a run by its id, a unique prefix of it, or `last` for the newest.
+    /// Finds a run by its id, a unique prefix of it, or `last` (or
+    /// `latest`) for the newest.
     pub fn resolve_run(&self, query: &str) -> Result<String> {
+        let query = if query == "latest" { "last" } else { query };
         let sql = if query == "last" {
             "SELECT id FROM replay_runs ORDER BY started DESC, rowid DESC LIMIT 2"
         } else {
@@ -94,7 +96,8 @@ impl Store {
                 .collect::<rusqlite::Result<_>>()?
         };
         match (query, ids.as_slice()) {
-            (_, []) => Err(StoreError::NotFound(format!("replay run {query}"))),
+            ("last", []) => Err(StoreError::NoRuns),
+            (_, []) => Err(StoreError::RunNotFound(query.to_owned())),
             ("last", [id, ..]) | (_, [id]) => Ok(id.clone()),
             _ => Err(StoreError::Ambiguous {
                 query: query.to_owned(),
@@ -129,7 +132,7 @@ impl Store {
                 },
             )
             .optional()?
-            .ok_or_else(|| StoreError::NotFound(format!("replay run {run_id}")))?;
+            .ok_or_else(|| StoreError::RunNotFound(run_id.to_owned()))?;
         let (recording_id, strategy, arguments, started, ended, outcome, summary) = row;
         let run = RunRecord {
             id: run_id.to_owned(),

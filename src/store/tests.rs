@@ -144,6 +144,22 @@ fn resolve_by_id_prefix_and_name() {
         store.resolve("abcdef0").unwrap_err(),
         StoreError::Ambiguous { .. }
     ));
+    // A recording named like another's id prefix: neither is chosen.
+    let (mut shadow, images) = sample_bundle("12345678-0000-4000-8000-000000000005");
+    shadow.recording.name = "abcdef01".into();
+    store.import(&shadow, &images).unwrap();
+    let err = store.resolve("abcdef01").unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Ambiguous { candidates, .. }
+            if candidates.contains("12345678-0000-4000-8000-000000000005 (named \"abcdef01\")")
+                && candidates.contains("abcdef01-0000-4000-8000-000000000003 (by its id)")),
+        "{err}"
+    );
+    // Its whole id still names each one.
+    assert_eq!(
+        store.resolve(&shadow.recording.id).unwrap(),
+        shadow.recording.id
+    );
 }
 
 #[test]
@@ -308,7 +324,7 @@ fn frames_with_a_typed_word() -> Vec<image::RgbaImage> {
 fn frames_stored_as_patches_read_back_exactly_and_take_little_room() {
     let (_dir, mut store) = temp_store();
     let frames = frames_with_a_typed_word();
-    let hashes = append_frames(&mut store, "rec-patches", &frames);
+    let hashes = append_frames(&mut store, "5e7c0000-0000-4000-8000-00000000a7c1", &frames);
     for (frame, hash) in frames.iter().zip(&hashes) {
         assert_eq!(&read_frame(&store, hash), frame, "frame {hash} reads back");
     }
@@ -330,7 +346,7 @@ fn frames_stored_as_patches_read_back_exactly_and_take_little_room() {
         .iter()
         .map(|hash| (hash.clone(), store.image_png(hash).unwrap()))
         .collect();
-    let bundle = store.load("rec-patches").unwrap();
+    let bundle = store.load("5e7c0000-0000-4000-8000-00000000a7c1").unwrap();
     archive::decode(&archive::encode(&bundle, &images)).unwrap();
 }
 
