@@ -18,6 +18,8 @@ use crate::{archive, present};
 pub fn run(cli: Cli) -> Result<()> {
     let store_path = cli.global.store.clone().unwrap_or_else(Store::default_path);
     let open_store = || Store::open(&store_path).context("open the store");
+    // Commands that only read the store work on one they cannot write.
+    let open_to_read = || Store::open_to_read(&store_path).context("open the store");
     match cli.command {
         Command::Events(EventsCommand::Reduce(args)) => events_reduce(&args),
         Command::Segment(args) => segment(&store_path, &args),
@@ -33,7 +35,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Record(args) => record(&mut open_store()?, &args),
         Command::Replay(args) => replay(&mut open_store()?, cli.global.config.as_deref(), &args),
         Command::Report(args) => {
-            let store = open_store()?;
+            let store = open_to_read()?;
             let run_id = store.resolve_run(&args.run)?;
             let html = crate::report::run_report(&store, &run_id)?;
             write_atomically(&args.output, html.as_bytes())?;
@@ -44,7 +46,7 @@ pub fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Visualize(args) => {
-            let store = open_store()?;
+            let store = open_to_read()?;
             let id = store.resolve(&args.recording)?;
             let html = crate::report::recording_page(&store, &id)?;
             write_atomically(&args.output, html.as_bytes())?;
@@ -52,14 +54,14 @@ pub fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::List(args) => {
-            let summaries = open_store()?.list_recordings()?;
+            let summaries = open_to_read()?.list_recordings()?;
             if args.json {
                 print_json(&summaries)
             } else {
                 print_text(&present::summaries_table(&summaries))
             }
         }
-        Command::Show(args) => show(&open_store()?, &args),
+        Command::Show(args) => show(&open_to_read()?, &args),
         Command::Delete(args) => {
             let mut store = open_store()?;
             let id = store.resolve(&args.recording)?;
@@ -67,7 +69,7 @@ pub fn run(cli: Cli) -> Result<()> {
             println!("deleted recording {id}");
             Ok(())
         }
-        Command::Export(args) => export(&open_store()?, &args),
+        Command::Export(args) => export(&open_to_read()?, &args),
         Command::Import(args) => import(&mut open_store()?, &args),
     }
 }

@@ -58,8 +58,39 @@ pub enum StoreError {
     BadRow { id: String, reason: String },
     #[error("the stored image {hash} is unreadable: {reason}")]
     BadImage { hash: String, reason: String },
+    #[error(
+        "the store {path} cannot be written: it, or its folder, is read-only or belongs to another user (commands that only read it still work)"
+    )]
+    ReadOnly { path: PathBuf },
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
+}
+
+/// `path` as an SQLite `file:` URI, its special and non-ASCII bytes
+/// percent-escaped.
+fn url_path(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for byte in path.as_os_str().as_encoded_bytes() {
+        match byte {
+            b'?' | b'#' | b'%' | 0x80.. => uri.push_str(&format!("%{byte:02X}")),
+            _ => uri.push(char::from(*byte)),
+        }
+    }
+    uri
+}
+
+/// Whether SQLite failed for want of write access (not for damage).
+fn is_read_only(err: &rusqlite::Error) -> bool {
+    matches!(
+        err,
+        rusqlite::Error::SqliteFailure(failure, _)
+            if matches!(
+                failure.code,
+                rusqlite::ErrorCode::ReadOnly
+                    | rusqlite::ErrorCode::CannotOpen
+                    | rusqlite::ErrorCode::PermissionDenied
+            )
+    )
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -105,11 +136,77 @@ impl Store {
         Ok(store)
     }
 
+    /// Opens the store at `path` for commands that only read it: as
+    /// [`Store::open`] does, or, where the store cannot be written (a
+    /// read-only file or folder), read-only, as long as its schema needs no
+    /// upgrade.
+    pub fn open_to_read(path: &Path) -> Result<Store> {
+        match Store::open(path) {
+            Err(StoreError::ReadOnly { .. }) if path.exists() => {}
+            other => return other,
+        }
+        let read_only = || StoreError::ReadOnly {
+            path: path.to_owned(),
+        };
+        // Read-only, and where no write-ahead log is left beside it (a
+        // store closed cleanly), immutable: SQLite then needs no shared
+        // memory file, which a folder it cannot write would not let it make.
+        let wal = path.with_extension("sqlite-wal");
+        let unlogged = std::fs::metadata(&wal).map_or(true, |meta| meta.len() == 0);
+        let mut uri = url_path(path);
+        uri.push_str(if unlogged {
+            "?mode=ro&immutable=1"
+        } else {
+            "?mode=ro"
+        });
+        let conn = Connection::open_with_flags(
+            &uri,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                | rusqlite::OpenFlags::SQLITE_OPEN_URI
+                | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|_| read_only())?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(|source| {
+                if is_read_only(&source) {
+                    read_only()
+                } else {
+                    StoreError::Corrupt {
+                        path: path.to_owned(),
+                        source,
+                    }
+                }
+            })?;
+        if version > schema::VERSION {
+            return Err(StoreError::Newer {
+                path: path.to_owned(),
+                found: version,
+                known: schema::VERSION,
+            });
+        }
+        if version < schema::VERSION {
+            // An older schema needs writing to upgrade.
+            return Err(read_only());
+        }
+        Ok(Store {
+            conn,
+            path: path.to_owned(),
+        })
+    }
+
     fn prepare(&mut self) -> Result<()> {
         let path = self.path.clone();
-        let corrupt = |source| StoreError::Corrupt {
-            path: path.clone(),
-            source,
+        let corrupt = |source: rusqlite::Error| {
+            if is_read_only(&source) {
+                StoreError::ReadOnly { path: path.clone() }
+            } else {
+                StoreError::Corrupt {
+                    path: path.clone(),
+                    source,
+                }
+            }
         };
         // Two processes may open a new store at once (a recorder and a
         // `list`): they wait for each other instead of failing.
@@ -142,8 +239,12 @@ impl Store {
                 Err(err) => return Err(corrupt(err)),
             }
         }
-        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
-        self.conn.pragma_update(None, "foreign_keys", "ON")?;
+        self.conn
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(corrupt)?;
+        self.conn
+            .pragma_update(None, "foreign_keys", "ON")
+            .map_err(corrupt)?;
         schema::migrate(&mut self.conn, version).map_err(corrupt)?;
         Ok(())
     }

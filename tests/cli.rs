@@ -397,3 +397,55 @@ fn an_export_of_a_damaged_image_fails_with_exit_code_4_and_writes_nothing() {
     );
     assert!(!out_file.exists());
 }
+
+#[test]
+fn a_store_that_cannot_be_written_is_read_but_not_called_damaged() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (dir, store) = store_with_sample();
+    // Another user's store (as root, run as nobody), or a read-only one.
+    let as_root = std::fs::metadata("/proc/self")
+        .map(|meta| std::os::unix::fs::MetadataExt::uid(&meta) == 0)
+        .unwrap_or(false);
+    let reprise_here = |args: &[&str]| {
+        let mut command = if as_root {
+            let mut command = Command::new("setpriv");
+            command
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                .arg(env!("CARGO_BIN_EXE_reprise"))
+                .env("REPRISE_STORE", &store)
+                .env_remove("DISPLAY");
+            command
+        } else {
+            reprise_with_store(&store)
+        };
+        command.args(args).output().unwrap()
+    };
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    if !as_root {
+        std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o444)).unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    let before = std::fs::read(&store).unwrap();
+    let out = reprise_here(&["list", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"demo\""));
+    let out = reprise_here(&["show", "demo"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Writing is refused as what it is: a permission problem, exit 1.
+    let out = reprise_here(&["delete", "demo"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot be written"), "{stderr}");
+    assert!(!stderr.contains("damaged"), "{stderr}");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(
+        std::fs::read(&store).unwrap(),
+        before,
+        "the store is unchanged"
+    );
+}

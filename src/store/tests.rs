@@ -478,3 +478,24 @@ fn a_version_4_store_keeps_its_cached_segmentations_and_finds_them_by_index() {
         .unwrap();
     assert!(plan.contains("COVERING INDEX segmentations_key"), "{plan}");
 }
+
+#[test]
+fn a_stores_path_becomes_a_uri_sqlite_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("Tromsø ?#%");
+    std::fs::create_dir(&folder).unwrap();
+    let path = folder.join("store.sqlite");
+    Store::open(&path).unwrap();
+    // Through the read-only path's URI, the same file (not a new one).
+    let uri = super::url_path(&path);
+    assert!(uri.is_ascii(), "{uri}");
+    let conn = rusqlite::Connection::open_with_flags(
+        &uri,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+    )
+    .unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, super::schema::VERSION);
+}
