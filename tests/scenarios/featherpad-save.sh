@@ -28,7 +28,7 @@ finish
 mv "$OUT/Saved Notes/recorded.txt" "$OUT/recorded.txt"
 editor 420 200
 set +e
-"$REPRISE" replay save --strategy visual ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
+"$REPRISE" replay save --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
   >/dev/null 2>"$OUT/replay.err"
 echo $? >"$OUT/replay.code"
 set -e

@@ -4,7 +4,8 @@
 # its own), a press on "Bergen" in it, then OK. Replays it against forms
 # whose choices drifted. Runs inside dbus-run-session on $DISPLAY; writes,
 # for each case NAME, what zenity printed (NAME.out), the replay's exit code
-# (NAME.code) and its messages (NAME.err) into $OUT.
+# (NAME.code) and its messages (NAME.err) into $OUT. STRATEGY and RUNGS
+# choose the replay strategy and ladder.
 set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
 source "$(dirname "$0")/recording.sh"
@@ -49,7 +50,7 @@ replay() {
   shift
   form "$name" "$@"
   set +e
-  "$REPRISE" replay trip --strategy visual ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
+  "$REPRISE" replay trip --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
     >/dev/null 2>"$OUT/$name.err"
   echo $? >"$OUT/$name.code"
   set -e

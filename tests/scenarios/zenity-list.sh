@@ -48,7 +48,7 @@ replay() {
   shift
   list "$name" "$@"
   set +e
-  "$REPRISE" replay pick --strategy visual ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
+  "$REPRISE" replay pick --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
     >/dev/null 2>"$OUT/$name.err"
   echo $? >"$OUT/$name.code"
   set -e

@@ -37,8 +37,10 @@ chain() {
 
 finish() {
   for _ in $(seq 30); do kill -0 "$chain_pid" 2>/dev/null || break; sleep 0.1; done
+  # The chain's dialog or wait running now, then the chain itself.
   pkill -P "$chain_pid" 2>/dev/null || true
   kill "$chain_pid" "${terminal_pid:-}" 2>/dev/null || true
+  pkill -f "zenity --(question --title Start|entry --title Name)" 2>/dev/null || true
   wait 2>/dev/null || true
 }
 
@@ -59,7 +61,7 @@ replay() {
   terminal "$1"
   chain "$1" "$2"
   set +e
-  "$REPRISE" replay names --strategy visual ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
+  "$REPRISE" replay names --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
     >/dev/null 2>"$OUT/$1.err"
   echo $? >"$OUT/$1.code"
   set -e
