@@ -39,6 +39,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 | StoreError::NoRuns
                 | StoreError::Ambiguous { .. } => Code::NotFound,
                 StoreError::Corrupt { .. }
+                | StoreError::MissingTables { .. }
                 | StoreError::Newer { .. }
                 | StoreError::AlreadyExists(_)
                 | StoreError::BadRow { .. }

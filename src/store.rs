@@ -62,6 +62,11 @@ pub enum StoreError {
         "the store {path} cannot be written: it, or its folder, is read-only or belongs to another user (commands that only read it still work)"
     )]
     ReadOnly { path: PathBuf },
+    #[error("the store {path} is damaged: its {} table(s) are missing", .tables.join(", "))]
+    MissingTables {
+        path: PathBuf,
+        tables: Vec<&'static str>,
+    },
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
 }
@@ -190,10 +195,12 @@ impl Store {
             // An older schema needs writing to upgrade.
             return Err(read_only());
         }
-        Ok(Store {
+        let store = Store {
             conn,
             path: path.to_owned(),
-        })
+        };
+        store.check_tables()?;
+        Ok(store)
     }
 
     fn prepare(&mut self) -> Result<()> {
@@ -246,7 +253,19 @@ impl Store {
             .pragma_update(None, "foreign_keys", "ON")
             .map_err(corrupt)?;
         schema::migrate(&mut self.conn, version).map_err(corrupt)?;
-        Ok(())
+        self.check_tables()
+    }
+
+    /// Refuses a store whose tables are not all there (one was dropped).
+    fn check_tables(&self) -> Result<()> {
+        let tables = schema::missing_tables(&self.conn)?;
+        if tables.is_empty() {
+            return Ok(());
+        }
+        Err(StoreError::MissingTables {
+            path: self.path.clone(),
+            tables,
+        })
     }
 
     pub fn path(&self) -> &Path {

@@ -406,12 +406,16 @@ fn a_store_that_cannot_be_written_is_read_but_not_called_damaged() {
     let as_root = std::fs::metadata("/proc/self")
         .map(|meta| std::os::unix::fs::MetadataExt::uid(&meta) == 0)
         .unwrap_or(false);
+    // A copy of the binary that the other user can reach (the checkout may
+    // lie under a home folder only root can enter).
+    let binary = dir.path().join("reprise");
+    std::fs::copy(env!("CARGO_BIN_EXE_reprise"), &binary).unwrap();
     let reprise_here = |args: &[&str]| {
         let mut command = if as_root {
             let mut command = Command::new("setpriv");
             command
                 .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-                .arg(env!("CARGO_BIN_EXE_reprise"))
+                .arg(&binary)
                 .env("REPRISE_STORE", &store)
                 .env_remove("DISPLAY");
             command
@@ -421,6 +425,9 @@ fn a_store_that_cannot_be_written_is_read_but_not_called_damaged() {
         command.args(args).output().unwrap()
     };
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Readable by all, whatever the umask: only writing is kept from them.
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
     if !as_root {
         std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o444)).unwrap();
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
@@ -448,4 +455,22 @@ fn a_store_that_cannot_be_written_is_read_but_not_called_damaged() {
         before,
         "the store is unchanged"
     );
+}
+
+#[test]
+fn a_store_with_a_dropped_table_is_damaged_exit_4() {
+    let (_dir, store) = store_with_sample();
+    rusqlite::Connection::open(&store)
+        .unwrap()
+        .execute_batch("DROP TABLE llm_calls")
+        .unwrap();
+    for args in [&["list"][..], &["show", "demo"]] {
+        let out = reprise_with_store(&store).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("is damaged: its llm_calls table(s) are missing"),
+            "{stderr}"
+        );
+    }
 }

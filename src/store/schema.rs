@@ -134,6 +134,33 @@ const MIGRATIONS: &[&str] = &[
     ",
 ];
 
+/// Every table the migrations make; a store missing one is damaged.
+pub const TABLES: [&str; 10] = [
+    "recordings",
+    "images",
+    "screenshots",
+    "window_states",
+    "action_events",
+    "replay_runs",
+    "replay_steps",
+    "llm_cache",
+    "llm_calls",
+    "segmentations",
+];
+
+/// The tables of [`TABLES`] the store does not have.
+pub fn missing_tables(conn: &Connection) -> rusqlite::Result<Vec<&'static str>> {
+    let mut statement =
+        conn.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")?;
+    let mut missing = Vec::new();
+    for table in TABLES {
+        if !statement.exists([table])? {
+            missing.push(table);
+        }
+    }
+    Ok(missing)
+}
+
 /// The schema version this build writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
