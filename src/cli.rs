@@ -126,6 +126,14 @@ pub struct ReplayArgs {
     /// Go on after a step that failed every attempt (default: stop there).
     #[arg(long)]
     pub skip_failures: bool,
+    /// Print each step as a JSON object on stdout as it ends, then the
+    /// outcome as one (instead of the summary line).
+    #[arg(long)]
+    pub json: bool,
+    /// Release modifiers and mouse buttons held down before the replay
+    /// (default: refuse to start while any is held).
+    #[arg(long)]
+    pub release_held_keys: bool,
     /// Fail a step whose effect cannot be checked (default: go on, count it
     /// as unverified and exit 12 at the end).
     #[arg(long)]

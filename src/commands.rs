@@ -316,6 +316,11 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         replacements,
         instructions: args.instructions.clone(),
         describer: args.describer,
+        release_held: args.release_held_keys,
+        progress: crate::replay::Progress {
+            lines: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            json: args.json,
+        },
         config: config.map(std::path::Path::to_path_buf),
         options: reprise_strategies::ReplayOptions {
             max_steps: args.max_steps,
@@ -335,6 +340,14 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
     );
     let result = crate::replay::replay(store, &request)?;
     let run_id = result.run_id.clone();
+    if args.json {
+        let mut outcome = serde_json::to_value(&result.outcome).expect("outcomes serialize");
+        outcome["type"] = "outcome".into();
+        outcome["run_id"] = run_id.clone().into();
+        outcome["recording_id"] = result.recording_id.clone().into();
+        outcome["seconds"] = result.seconds.into();
+        println!("{outcome}");
+    }
     use reprise_strategies::ReplayOutcome;
     let (what, kind) = match &result.outcome {
         ReplayOutcome::Completed {
@@ -344,12 +357,14 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         } => {
             let verified = steps - unverified - skipped;
             if *unverified == 0 && *skipped == 0 {
-                println!(
-                    "replay run {run_id}: completed {} of recording {} in {:.1} s, every one verified",
-                    plural(*steps, "step"),
-                    result.recording_id,
-                    result.seconds
-                );
+                if !args.json {
+                    println!(
+                        "replay run {run_id}: completed {} of recording {} in {:.1} s, every one verified",
+                        plural(*steps, "step"),
+                        result.recording_id,
+                        result.seconds
+                    );
+                }
                 return Ok(());
             }
             let counts = format!(

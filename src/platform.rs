@@ -27,6 +27,32 @@ mod os;
 
 pub use os::{WindowProbe, double_click_settings, platform_name};
 
+/// A modifier key or mouse button held down on the display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldInput {
+    Shift,
+    Ctrl,
+    Alt,
+    Super,
+    AltGr,
+    Button(reprise_models::MouseButton),
+}
+
+impl HeldInput {
+    pub fn name(self) -> &'static str {
+        match self {
+            HeldInput::Shift => "Shift",
+            HeldInput::Ctrl => "Ctrl",
+            HeldInput::Alt => "Alt",
+            HeldInput::Super => "Super",
+            HeldInput::AltGr => "AltGr",
+            HeldInput::Button(reprise_models::MouseButton::Left) => "the left button",
+            HeldInput::Button(reprise_models::MouseButton::Middle) => "the middle button",
+            HeldInput::Button(reprise_models::MouseButton::Right) => "the right button",
+        }
+    }
+}
+
 /// The active window as a backend reads it: everything in a
 /// [`reprise_models::WindowState`] but the recorder's id and timestamp.
 #[derive(Debug, Clone, PartialEq)]

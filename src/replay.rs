@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context as _, Result};
 use reprise_models::{ReduceOptions, reduce, screenshot::content_hash};
-use reprise_strategies::{NaiveStrategy, ReplayOptions, ReplayOutcome, ReplayStrategy, run_replay};
+use reprise_strategies::{
+    NaiveStrategy, ReplayOptions, ReplayOutcome, ReplayStrategy, StepRecord, run_replay,
+};
 use serde_json::json;
 
 use crate::cli::{DescriberChoice, StrategyChoice};
@@ -35,6 +37,63 @@ pub struct ReplayRequest {
     pub config: Option<std::path::PathBuf>,
     /// How the visual strategy describes elements.
     pub describer: crate::cli::DescriberChoice,
+    /// `--release-held-keys`: release modifiers and buttons held down
+    /// before the replay instead of refusing to start.
+    pub release_held: bool,
+    /// How each step is reported as it ends.
+    pub progress: Progress,
+}
+
+/// Where each finished step is reported while the replay runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Progress {
+    /// A line per step on stderr (`step 3/6 click … verified (…, 282 ms)`).
+    pub lines: bool,
+    /// A JSON object per step on stdout (`--json`).
+    pub json: bool,
+}
+
+/// One finished step as `replay --json` prints it.
+fn step_json(record: &StepRecord, total: Option<usize>) -> serde_json::Value {
+    json!({
+        "type": "step",
+        "step": record.step_idx,
+        "of": total,
+        "action": record.step.as_ref().map(|step| step.label.as_str()),
+        "status": record.status,
+        "found": record.step.as_ref().map(|step| step.reason.as_str()),
+        "check": record.check,
+        "errors": record.errors,
+        "attempts": record.attempts,
+        "seconds": record.duration_seconds,
+    })
+}
+
+/// One finished step as a line for a person.
+fn step_line(record: &StepRecord, total: Option<usize>) -> String {
+    let place = match total {
+        Some(total) => format!("step {}/{total}", record.step_idx + 1),
+        None => format!("step {}", record.step_idx + 1),
+    };
+    let action = record
+        .step
+        .as_ref()
+        .map_or("(no step decided)".to_owned(), |step| step.label.clone());
+    let status = serde_json::to_value(record.status)
+        .ok()
+        .and_then(|value| value.as_str().map(str::to_owned))
+        .unwrap_or_default()
+        .replace('_', " ");
+    let why = record
+        .errors
+        .last()
+        .or(record.check.as_ref())
+        .cloned()
+        .unwrap_or_default();
+    crate::present::terminal_safe(&format!(
+        "{place} {action} … {status} ({why}; {:.0} ms)",
+        record.duration_seconds * 1000.0
+    ))
 }
 
 /// How a replay went, for the command's output and exit code.
@@ -76,6 +135,8 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     // Replay's steps: keys released in the step that pressed them, and
     // typing into one window as one step (see strategies::plan).
     let trees = reprise_strategies::plan::plan_steps(trees, &bundle.window_states);
+    // Vanilla decides its own steps: their number is not known ahead.
+    let total = (request.strategy != StrategyChoice::Vanilla).then_some(trees.len());
     let mut strategy: Box<dyn ReplayStrategy> = match request.strategy {
         StrategyChoice::Naive if request.instructions.is_some() => {
             anyhow::bail!(crate::exit::UsageError(
@@ -119,6 +180,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     };
     let mut desktop = LiveDesktop::connect(request.options.dry_run)
         .context("connect to the display (is DISPLAY set?)")?;
+    desktop.check_nothing_held(request.release_held)?;
     let watcher = AbortWatcher::start(desktop.screen(), desktop.last_move())
         .context("start the abort watcher")?;
 
@@ -167,6 +229,12 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         &|| aborted.load(Ordering::SeqCst) || signalled.load(Ordering::SeqCst),
         &mut |record, frame| {
             n_steps += 1;
+            if request.progress.json {
+                println!("{}", step_json(record, total));
+            }
+            if request.progress.lines {
+                eprintln!("{}", step_line(record, total));
+            }
             let png = frame.map(|frame| {
                 let (width, height) = frame.image.dimensions();
                 (

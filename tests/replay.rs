@@ -385,3 +385,57 @@ fn naive_replay_computes_on_xcalc() {
     );
     assert_eq!(xcalc_display(&display), "text \"3\"");
 }
+
+#[test]
+fn a_key_held_before_the_replay_is_refused_or_released_when_asked() {
+    let mut display = Display::start(1024, 768);
+    run_ok(display.reprise().args(["import", crate::harness::SAMPLE]));
+    let log = display.spawn_fixture("held.log", &["--x", "200", "--y", "150"]);
+    let keyboard = |display: &Display| {
+        run_ok(
+            display
+                .command("xinput")
+                .args(["query-state", "Virtual core XTEST keyboard"]),
+        )
+    };
+    // Another program leaves Shift down: the replay would type capitals.
+    display.xdotool(&["keydown", "shift"]);
+    let out = display
+        .reprise()
+        .args(["replay", "demo", "--speed", "3"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("Shift held down on this display before the replay")
+            && stderr.contains("--release-held-keys"),
+        "{stderr}"
+    );
+    assert!(keyboard(&display).contains("=down"), "left as it was");
+    let before = received(&fixture_log(&log));
+    assert!(
+        !before
+            .iter()
+            .any(|line| line.starts_with("click")
+                || (line.starts_with("text") && line != "text \"\"")),
+        "nothing was injected: {before:?}"
+    );
+    // Asked to: released, then replayed (naive, so unverified).
+    run_unverified(
+        display
+            .reprise()
+            .args(["replay", "demo", "--speed", "3", "--release-held-keys"]),
+        None,
+    );
+    assert!(
+        !keyboard(&display).contains("=down"),
+        "{}",
+        keyboard(&display)
+    );
+    let got = received(&fixture_log(&log));
+    assert!(
+        got.iter().any(|line| line == "text \"alice\""),
+        "typed without Shift: {got:?}"
+    );
+}

@@ -244,3 +244,53 @@ fn visual_with_the_llm_describer_asks_the_model_in_batches_then_reuses_its_answe
         requests.len()
     );
 }
+
+#[test]
+fn json_lines_give_each_step_as_it_ends_then_the_outcome() {
+    let mut display = display_with_sample();
+    let log = display.spawn_fixture("json.log", &["--x", "300", "--y", "250"]);
+    let out = display
+        .reprise()
+        .env("OMP_THREAD_LIMIT", "1")
+        .args([
+            "replay",
+            "demo",
+            "--strategy",
+            "visual",
+            "--speed",
+            "3",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    display.stop_apps();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_unverified(out.status.code(), &stderr, Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("{line}: {err}")))
+        .collect();
+    let (outcome, steps) = lines.split_last().expect("some lines");
+    assert_eq!(steps.len(), 6, "{lines:?}");
+    for (idx, step) in steps.iter().enumerate() {
+        assert_eq!(
+            (step["type"].as_str(), step["step"].as_u64()),
+            (Some("step"), Some(idx as u64))
+        );
+        assert_eq!(step["of"], 6);
+        assert!(
+            matches!(step["status"].as_str(), Some("verified" | "unverified")),
+            "{step}"
+        );
+    }
+    assert_eq!(steps[2]["action"], "type \"a-l-i-c-e\"");
+    assert_eq!(
+        (
+            outcome["type"].as_str(),
+            outcome["outcome"].as_str(),
+            outcome["unverified"].as_u64()
+        ),
+        (Some("outcome"), Some("completed"), Some(1))
+    );
+    assert_eq!(received(&fixture_log(&log)), EXPECTED);
+}

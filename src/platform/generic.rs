@@ -32,6 +32,11 @@ impl WindowProbe {
         ))
     }
 
+    /// Held modifiers are not read on this platform.
+    pub fn held_input(&self) -> Result<Vec<super::HeldInput>, PlatformError> {
+        Ok(Vec::new())
+    }
+
     pub fn active_window(&mut self) -> Result<Option<ActiveWindow>, PlatformError> {
         let err = |err: xcap::XCapError| PlatformError::Query(err.to_string());
         for window in xcap::Window::all().map_err(err)? {

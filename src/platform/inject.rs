@@ -115,6 +115,28 @@ impl Injector {
     }
 
     /// Releases everything still held, newest first.
+    /// Releases input held on the display that this injector did not press
+    /// (a key stuck by another program), as the person asked.
+    pub fn release_stale(&mut self, held: &[super::HeldInput]) -> Result<(), PlatformError> {
+        use super::HeldInput;
+        for input in held {
+            let result = match input {
+                HeldInput::Shift => self.enigo.key(enigo::Key::Shift, Direction::Release),
+                HeldInput::Ctrl => self.enigo.key(enigo::Key::Control, Direction::Release),
+                HeldInput::Alt => self.enigo.key(enigo::Key::Alt, Direction::Release),
+                HeldInput::Super => self.enigo.key(enigo::Key::Meta, Direction::Release),
+                HeldInput::AltGr => self
+                    .enigo
+                    .key(enigo::Key::Other(0xfe03), Direction::Release),
+                HeldInput::Button(button) => {
+                    self.enigo.button(enigo_button(*button), Direction::Release)
+                }
+            };
+            result.map_err(inject_err)?;
+        }
+        Ok(())
+    }
+
     pub fn release_all(&mut self) -> Result<(), PlatformError> {
         let mut first_error = None;
         while let Some(held) = self.held.pop() {

@@ -168,6 +168,28 @@ impl WindowProbe {
             .map_err(query_err)
     }
 
+    /// The modifiers and mouse buttons held down on the display now,
+    /// whoever pressed them (the core pointer's state mask).
+    pub fn held_input(&self) -> Result<Vec<super::HeldInput>, PlatformError> {
+        use super::HeldInput;
+        use reprise_models::MouseButton;
+        let mask = u16::from(self.query_pointer()?.mask);
+        Ok([
+            (1 << 0, HeldInput::Shift),
+            (1 << 2, HeldInput::Ctrl),
+            (1 << 3, HeldInput::Alt),
+            (1 << 6, HeldInput::Super),
+            (1 << 7, HeldInput::AltGr),
+            (1 << 8, HeldInput::Button(MouseButton::Left)),
+            (1 << 9, HeldInput::Button(MouseButton::Middle)),
+            (1 << 10, HeldInput::Button(MouseButton::Right)),
+        ]
+        .into_iter()
+        .filter(|(bit, _)| mask & bit != 0)
+        .map(|(_, held)| held)
+        .collect())
+    }
+
     /// The pointer's position in root coordinates.
     pub fn pointer_position(&self) -> Result<(f64, f64), PlatformError> {
         let reply = self.query_pointer()?;

@@ -10,7 +10,7 @@ use rdev::{EventType, Key};
 use reprise_models::ScreenGeometry;
 
 use super::{Flag, LastMove};
-use crate::platform::WindowProbe;
+use crate::platform::{HeldInput, WindowProbe};
 
 /// The documented abort key combination.
 pub const ABORT_KEYS: &str = "Ctrl+Alt+Shift+Q";
@@ -115,16 +115,28 @@ fn watch_keys(flag: Flag) {
         .name("reprise-abort-keys".into())
         .spawn(|| {
             let mut held: Vec<Key> = Vec::new();
+            // The display's own record of held modifiers: a modifier that was
+            // down before the listener started (a stuck Shift) sent it no
+            // press, yet it is held, and the chord must still work.
+            let probe = WindowProbe::connect().ok();
             let result = rdev::listen(move |event| match event.event_type {
                 EventType::KeyPress(key) => {
                     if !held.contains(&key) {
                         held.push(key);
                     }
-                    let has = |keys: &[Key]| keys.iter().any(|key| held.contains(key));
-                    if key == Key::KeyQ
-                        && has(&[Key::ControlLeft, Key::ControlRight])
-                        && has(&[Key::Alt, Key::AltGr])
-                        && has(&[Key::ShiftLeft, Key::ShiftRight])
+                    if key != Key::KeyQ {
+                        return;
+                    }
+                    let on_display = probe
+                        .as_ref()
+                        .and_then(|probe| probe.held_input().ok())
+                        .unwrap_or_default();
+                    let has = |keys: &[Key], modifier: HeldInput| {
+                        keys.iter().any(|key| held.contains(key)) || on_display.contains(&modifier)
+                    };
+                    if has(&[Key::ControlLeft, Key::ControlRight], HeldInput::Ctrl)
+                        && has(&[Key::Alt, Key::AltGr], HeldInput::Alt)
+                        && has(&[Key::ShiftLeft, Key::ShiftRight], HeldInput::Shift)
                     {
                         tracing::warn!("{ABORT_KEYS} pressed: aborting the replay");
                         if let Ok(current) = CURRENT.lock()

@@ -45,6 +45,44 @@ impl LiveDesktop {
         })
     }
 
+    /// Makes sure nothing is held down before the replay injects anything:
+    /// input another program left held would change every key and click.
+    /// With `release`, what is held is released (the person asked for it);
+    /// without, the replay is refused, naming it.
+    pub fn check_nothing_held(&mut self, release: bool) -> anyhow::Result<()> {
+        let Some(injector) = self.injector.as_mut() else {
+            return Ok(());
+        };
+        let held = self.probe.held_input()?;
+        if held.is_empty() {
+            return Ok(());
+        }
+        let names = held
+            .iter()
+            .map(|input| input.name())
+            .collect::<Vec<_>>()
+            .join(", ");
+        if !release {
+            anyhow::bail!(crate::exit::UsageError(format!(
+                "{names} held down on this display before the replay (another program, or a key left stuck): every key and click would be changed by it; release it, or replay with --release-held-keys"
+            )));
+        }
+        injector.release_stale(&held)?;
+        let still = self.probe.held_input()?;
+        if !still.is_empty() {
+            anyhow::bail!(
+                "{} still held down after releasing it: it is held on another device; release it there",
+                still
+                    .iter()
+                    .map(|input| input.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        tracing::warn!("released {names}, held down before the replay (--release-held-keys)");
+        Ok(())
+    }
+
     pub fn screen(&self) -> ScreenGeometry {
         self.capture.geometry()
     }
