@@ -115,12 +115,12 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
     eprintln!("recording {:?}: {how_to_stop}", args.name);
     let summary = crate::record::record(store, &options, &stop)?;
     println!(
-        "recorded {} ({} events, {} screenshots, {} window states; stopped by {:?})",
+        "recorded {} ({} events, {} screenshots, {} window states; stopped by {})",
         summary.id,
         summary.n_events,
         summary.n_screenshots,
         summary.n_window_states,
-        summary.stop_reason
+        summary.stop_reason.words()
     );
     if summary.frames_dropped + summary.capture_failures + summary.window_failures > 0 {
         eprintln!(

@@ -49,6 +49,17 @@ pub enum StopReason {
     StopSequence,
 }
 
+impl StopReason {
+    /// The reason in words, for the summary line.
+    pub fn words(self) -> &'static str {
+        match self {
+            StopReason::Signal => "a signal (Ctrl-C, SIGTERM or SIGHUP)",
+            StopReason::Duration => "its --duration",
+            StopReason::StopSequence => "the stop sequence",
+        }
+    }
+}
+
 /// What a finished recording holds.
 #[derive(Debug)]
 pub struct RecordSummary {

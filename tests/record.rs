@@ -143,7 +143,7 @@ fn record_captures_a_scripted_session_on_xcalc_and_xterm() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("stopped by StopSequence"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("stopped by the stop sequence"));
 
     let shown = show_json(&display, "e2e");
     assert_eq!(shown["recording"]["complete"], true);
