@@ -115,11 +115,11 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
     eprintln!("recording {:?}: {how_to_stop}", args.name);
     let summary = crate::record::record(store, &options, &stop)?;
     println!(
-        "recorded {} ({} events, {} screenshots, {} window states; stopped by {})",
+        "recorded {} ({}, {}, {}; stopped by {})",
         summary.id,
-        summary.n_events,
-        summary.n_screenshots,
-        summary.n_window_states,
+        plural(summary.n_events as usize, "event"),
+        plural(summary.n_screenshots as usize, "screenshot"),
+        plural(summary.n_window_states as usize, "window state"),
         summary.stop_reason.words()
     );
     if summary.frames_dropped + summary.capture_failures + summary.window_failures > 0 {
@@ -198,10 +198,10 @@ fn export(store: &Store, args: &ExportArgs) -> Result<()> {
     })?;
     write_atomically(&args.output, &bytes)?;
     println!(
-        "exported recording {id} ({} events, {} screenshots, {} bytes) to {}",
-        bundle.events.len(),
-        bundle.screenshots.len(),
-        bytes.len(),
+        "exported recording {id} ({}, {}, {}) to {}",
+        plural(bundle.events.len(), "event"),
+        plural(bundle.screenshots.len(), "screenshot"),
+        plural(bytes.len(), "byte"),
         args.output.display()
     );
     Ok(())
@@ -217,11 +217,11 @@ fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
         .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;
     let recording = &archive.bundle.recording;
     println!(
-        "imported recording {} ({:?}, {} events, {} screenshots)",
+        "imported recording {} (\"{}\", {}, {})",
         recording.id,
-        recording.name,
-        archive.bundle.events.len(),
-        archive.bundle.screenshots.len()
+        present::terminal_safe(&recording.name),
+        plural(archive.bundle.events.len(), "event"),
+        plural(archive.bundle.screenshots.len(), "screenshot")
     );
     Ok(())
 }
