@@ -474,3 +474,21 @@ fn a_store_with_a_dropped_table_is_damaged_exit_4() {
         );
     }
 }
+
+#[test]
+fn events_reduce_reads_openadapts_string_key_codes() {
+    let input = json!([
+        {"name": "press", "timestamp": 1.0, "key_char": "h", "key_vk": "43", "canonical_key_vk": "43"},
+        {"name": "release", "timestamp": 1.1, "key_char": "h", "key_vk": "43"},
+        {"name": "press", "timestamp": 1.2, "key_vk": "65437", "canonical_key_vk": "65437"},
+        {"name": "release", "timestamp": 1.3, "key_vk": "65437"}
+    ]);
+    let out = reduce_via_cli(&[], &input.to_string());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trees: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(trees[0]["text"], "h-<65437>", "{trees}");
+}

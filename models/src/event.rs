@@ -98,15 +98,24 @@ pub struct ActionEvent {
     /// The character the key produced, for character keys.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_char: Option<String>,
-    /// The platform key code (an X11 keycode on Linux). 0 marks an invalid event.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The platform key code (an X11 keycode on Linux). 0 marks an invalid
+    /// event. Read as a number or as OpenAdapt writes it, a string ("78").
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "key_code"
+    )]
     pub key_vk: Option<u32>,
     /// The layout-independent key: what replay presses when it is present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canonical_key_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canonical_key_char: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "key_code"
+    )]
     pub canonical_key_vk: Option<u32>,
     /// Index of the newest screenshot taken at or before this event, in the recording.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -239,6 +248,13 @@ impl ActionEvent {
                     self.canonical_key_name
                         .as_ref()
                         .map(|name| format!("<{name}>"))
+                })
+                // OpenAdapt's rule for a key with neither a name nor a
+                // character (keypad and media keys): its code.
+                .or_else(|| {
+                    self.key_vk
+                        .or(self.canonical_key_vk)
+                        .map(|vk| format!("<{vk}>"))
                 });
         }
         let parts: Vec<String> = self
@@ -264,6 +280,23 @@ impl ActionEvent {
     }
 }
 
+/// A key code written as a number, or as a string of digits (OpenAdapt).
+fn key_code<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u32>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Code {
+        Number(u32),
+        Text(String),
+    }
+    match Option::<Code>::deserialize(deserializer)? {
+        None => Ok(None),
+        Some(Code::Number(code)) => Ok(Some(code)),
+        Some(Code::Text(text)) => text.trim().parse().map(Some).map_err(|_| {
+            serde::de::Error::custom(format!("the key code {text:?} is not a whole number"))
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,6 +306,35 @@ mod tests {
         event.key_name = key_name.map(str::to_owned);
         event.key_char = key_char.map(str::to_owned);
         event
+    }
+
+    #[test]
+    fn openadapts_key_codes_as_strings_are_read_and_a_bare_code_is_its_text() {
+        let event: ActionEvent = serde_json::from_str(
+            r#"{"name": "press", "timestamp": 1.0, "key_vk": "65437", "canonical_key_vk": "65437"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (event.key_vk, event.canonical_key_vk),
+            (Some(65437), Some(65437))
+        );
+        assert_eq!(event.derived_text().as_deref(), Some("<65437>"));
+        let number: ActionEvent =
+            serde_json::from_str(r#"{"name": "press", "timestamp": 1.0, "key_vk": 78}"#).unwrap();
+        assert_eq!(number.key_vk, Some(78));
+        let err = serde_json::from_str::<ActionEvent>(
+            r#"{"name": "press", "timestamp": 1.0, "key_vk": "seventy"}"#,
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("\"seventy\" is not a whole number"),
+            "{err}"
+        );
+        // A type parent keeps the bare key in its text.
+        let mut parent = ActionEvent::new(EventName::Type, 0.0);
+        parent.children = vec![key(EventName::Press, None, Some("h")), event];
+        assert_eq!(parent.derived_text().as_deref(), Some("h-<65437>"));
     }
 
     #[test]
