@@ -44,6 +44,15 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 | StoreError::AlreadyExists(_)
                 | StoreError::BadRow { .. }
                 | StoreError::BadImage { .. } => Code::Refused,
+                // SQLite found a damaged page while reading.
+                StoreError::Sql(rusqlite::Error::SqliteFailure(failure, _))
+                    if matches!(
+                        failure.code,
+                        rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
+                    ) =>
+                {
+                    Code::Refused
+                }
                 _ => Code::Failure,
             };
         }

@@ -492,3 +492,31 @@ fn events_reduce_reads_openadapts_string_key_codes() {
     let trees: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(trees[0]["text"], "h-<65437>", "{trees}");
 }
+
+#[test]
+fn a_store_with_a_damaged_page_is_refused_with_exit_code_4() {
+    let (_dir, store) = store_with_sample();
+    // The events table's first page overwritten: the store opens, and the
+    // damage shows only when a command reads the recording's events.
+    let root: i64 = rusqlite::Connection::open(&store)
+        .unwrap()
+        .query_row(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'action_events'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    let mut bytes = std::fs::read(&store).unwrap();
+    let at = (root as usize - 1) * 4096;
+    bytes[at..at + 8].fill(0xa5);
+    std::fs::write(&store, &bytes).unwrap();
+    for args in [
+        &["show", "demo"][..],
+        &["export", "demo", "-o", "/dev/null"],
+    ] {
+        let out = reprise_with_store(&store).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {stderr}");
+        assert!(stderr.contains("malformed"), "{stderr}");
+    }
+}
