@@ -45,14 +45,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 | StoreError::BadRow { .. }
                 | StoreError::BadImage { .. } => Code::Refused,
                 // SQLite found a damaged page while reading.
-                StoreError::Sql(rusqlite::Error::SqliteFailure(failure, _))
-                    if matches!(
-                        failure.code,
-                        rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
-                    ) =>
-                {
-                    Code::Refused
-                }
+                err if err.is_damage() => Code::Refused,
                 _ => Code::Failure,
             };
         }

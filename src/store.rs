@@ -84,6 +84,22 @@ fn url_path(path: &Path) -> String {
     uri
 }
 
+impl StoreError {
+    /// Whether SQLite met a damaged page (or a file that is not a
+    /// database) while reading: the store is damaged, whichever command
+    /// found it.
+    pub fn is_damage(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Sql(rusqlite::Error::SqliteFailure(failure, _))
+                if matches!(
+                    failure.code,
+                    rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
+                )
+        )
+    }
+}
+
 /// Whether SQLite failed for want of write access (not for damage).
 fn is_read_only(err: &rusqlite::Error) -> bool {
     matches!(
