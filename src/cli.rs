@@ -222,6 +222,10 @@ pub struct ExportArgs {
 pub struct ImportArgs {
     /// An export file written by `reprise export`.
     pub file: PathBuf,
+    /// Import it as a copy with a new id and this name (for a recording
+    /// that is already in the store).
+    #[arg(long = "as", value_name = "NAME")]
+    pub as_name: Option<String>,
 }
 
 #[derive(Debug, Args)]

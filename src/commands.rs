@@ -210,8 +210,13 @@ fn export(store: &Store, args: &ExportArgs) -> Result<()> {
 fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
     let bytes =
         std::fs::read(&args.file).with_context(|| format!("read {}", args.file.display()))?;
-    let archive = archive::decode(&bytes)
+    let mut archive = archive::decode(&bytes)
         .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;
+    if let Some(name) = &args.as_name {
+        reprise_models::recording::check_name(name).map_err(UsageError)?;
+        archive.bundle.recording.id = uuid::Uuid::new_v4().to_string();
+        archive.bundle.recording.name = name.clone();
+    }
     store
         .import(&archive.bundle, &archive.images)
         .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;

@@ -52,7 +52,7 @@ pub enum StoreError {
     NoRuns,
     #[error("{query:?} matches several recordings: {candidates}; name one by more of its id")]
     Ambiguous { query: String, candidates: String },
-    #[error("recording {0} is already in the store")]
+    #[error("recording {0} is already in the store (import a copy of it with --as NAME)")]
     AlreadyExists(String),
     #[error("the stored data of recording {id} is unreadable: {reason}")]
     BadRow { id: String, reason: String },

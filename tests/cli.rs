@@ -520,3 +520,36 @@ fn a_store_with_a_damaged_page_is_refused_with_exit_code_4() {
         assert!(stderr.contains("malformed"), "{stderr}");
     }
 }
+
+#[test]
+fn a_recording_already_in_the_store_is_imported_again_only_as_a_named_copy() {
+    let (_dir, store) = store_with_sample();
+    let out = reprise_with_store(&store)
+        .args(["import", SAMPLE])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("import a copy of it with --as NAME"),
+        "{stderr}"
+    );
+    run_ok(reprise_with_store(&store).args(["import", SAMPLE, "--as", "demo copy"]));
+    let listed: Value =
+        serde_json::from_str(&run_ok(reprise_with_store(&store).args(["list", "--json"]))).unwrap();
+    let mut names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["demo", "demo copy"]);
+    // The copy is whole: it shows and exports like the original.
+    run_ok(reprise_with_store(&store).args(["export", "demo copy", "-o", "/dev/null"]));
+    let bad = reprise_with_store(&store)
+        .args(["import", SAMPLE, "--as", "bad\nname"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
