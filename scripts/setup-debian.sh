@@ -9,9 +9,10 @@ packages=(
   xvfb xauth openbox xdotool x11-apps xterm x11-utils x11-xkb-utils x11-xserver-utils xinput
   # A settings daemon: the recorder reads its double-click settings (XSETTINGS).
   xsettingsd
-  # Build: xcap always builds its Wayland/PipeWire code on Linux (bindgen
-  # needs libclang); rdev probes xi and xtst.
-  pkg-config libx11-dev libxcb1-dev libxtst-dev libxi-dev
+  # Build: a C compiler and linker (bundled SQLite, rustls' crypto);
+  # xcap always builds its Wayland/PipeWire code on Linux (bindgen needs
+  # libclang); rdev probes xi and xtst.
+  build-essential pkg-config libx11-dev libxcb1-dev libxtst-dev libxi-dev
   libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libclang-dev
   # The offline describer reads text with Tesseract (leptess links it).
   tesseract-ocr tesseract-ocr-eng libtesseract-dev libleptonica-dev
