@@ -39,6 +39,14 @@ pub enum HeldInput {
 }
 
 impl HeldInput {
+    /// `held` in words, for a message: "Shift, the left button".
+    pub fn names(held: &[HeldInput]) -> String {
+        held.iter()
+            .map(|input| input.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             HeldInput::Shift => "Shift",

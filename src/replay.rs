@@ -79,11 +79,7 @@ fn step_line(record: &StepRecord, total: Option<usize>) -> String {
         .step
         .as_ref()
         .map_or("(no step decided)".to_owned(), |step| step.label.clone());
-    let status = serde_json::to_value(record.status)
-        .ok()
-        .and_then(|value| value.as_str().map(str::to_owned))
-        .unwrap_or_default()
-        .replace('_', " ");
+    let status = record.status.as_str().replace('_', " ");
     let why = record
         .errors
         .last()

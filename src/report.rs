@@ -150,14 +150,7 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             .with_context(|| format!("read step {} of run {run_id}", stored.idx))?;
         let screen: Option<ScreenGeometry> =
             serde_json::from_value(stored.step["screen"].clone()).ok();
-        let status = match record.status {
-            StepStatus::Verified => "verified",
-            StepStatus::Unverified => "unverified",
-            StepStatus::DryRun => "dry_run",
-            StepStatus::Skipped => "skipped",
-            StepStatus::Failed => "failed",
-            StepStatus::Aborted => "aborted",
-        };
+        let status = record.status.as_str();
         let label = record
             .step
             .as_ref()

@@ -100,6 +100,36 @@ impl StoreError {
     }
 }
 
+/// The store's schema version; a store from a newer Reprise is refused.
+fn schema_version(conn: &Connection, path: &Path) -> Result<i64> {
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(|source| unreadable(path, source))?;
+    if version > schema::VERSION {
+        return Err(StoreError::Newer {
+            path: path.to_owned(),
+            found: version,
+            known: schema::VERSION,
+        });
+    }
+    Ok(version)
+}
+
+/// A failure to read or set up the store at `path`: for want of write
+/// access, or because it is damaged (or not a store at all).
+fn unreadable(path: &Path, source: rusqlite::Error) -> StoreError {
+    if is_read_only(&source) {
+        StoreError::ReadOnly {
+            path: path.to_owned(),
+        }
+    } else {
+        StoreError::Corrupt {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
 /// Whether SQLite failed for want of write access (not for damage).
 fn is_read_only(err: &rusqlite::Error) -> bool {
     matches!(
@@ -188,25 +218,7 @@ impl Store {
         )
         .map_err(|_| read_only())?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .map_err(|source| {
-                if is_read_only(&source) {
-                    read_only()
-                } else {
-                    StoreError::Corrupt {
-                        path: path.to_owned(),
-                        source,
-                    }
-                }
-            })?;
-        if version > schema::VERSION {
-            return Err(StoreError::Newer {
-                path: path.to_owned(),
-                found: version,
-                known: schema::VERSION,
-            });
-        }
+        let version = schema_version(&conn, path)?;
         if version < schema::VERSION {
             // An older schema needs writing to upgrade.
             return Err(read_only());
@@ -221,32 +233,13 @@ impl Store {
 
     fn prepare(&mut self) -> Result<()> {
         let path = self.path.clone();
-        let corrupt = |source: rusqlite::Error| {
-            if is_read_only(&source) {
-                StoreError::ReadOnly { path: path.clone() }
-            } else {
-                StoreError::Corrupt {
-                    path: path.clone(),
-                    source,
-                }
-            }
-        };
+        let corrupt = |source: rusqlite::Error| unreadable(&path, source);
         // Two processes may open a new store at once (a recorder and a
         // `list`): they wait for each other instead of failing.
         self.conn.busy_timeout(std::time::Duration::from_secs(5))?;
         // Reading the schema version is the first thing that reads the file,
         // so a file that is not SQLite fails here, before anything is written.
-        let version: i64 = self
-            .conn
-            .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .map_err(corrupt)?;
-        if version > schema::VERSION {
-            return Err(StoreError::Newer {
-                path,
-                found: version,
-                known: schema::VERSION,
-            });
-        }
+        let version = schema_version(&self.conn, &path)?;
         // Switching to WAL can answer "busy" at once, without the busy
         // handler, while another process switches it: retry, bounded.
         let mut attempts = 0;

@@ -8,7 +8,7 @@ use reprise_strategies::{Action, Desktop, DesktopError, Frame};
 use super::LastMove;
 use crate::platform::capture::ScreenCapture;
 use crate::platform::inject::Injector;
-use crate::platform::{TreeFinder, WindowProbe};
+use crate::platform::{HeldInput, TreeFinder, WindowProbe};
 
 pub struct LiveDesktop {
     capture: ScreenCapture,
@@ -57,11 +57,7 @@ impl LiveDesktop {
         if held.is_empty() {
             return Ok(());
         }
-        let names = held
-            .iter()
-            .map(|input| input.name())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let names = HeldInput::names(&held);
         if !release {
             anyhow::bail!(crate::exit::UsageError(format!(
                 "{names} held down on this display before the replay (another program, or a key left stuck): every key and click would be changed by it; release it, or replay with --release-held-keys"
@@ -72,11 +68,7 @@ impl LiveDesktop {
         if !still.is_empty() {
             anyhow::bail!(
                 "{} still held down after releasing it: it is held on another device; release it there",
-                still
-                    .iter()
-                    .map(|input| input.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                HeldInput::names(&still)
             );
         }
         tracing::warn!("released {names}, held down before the replay (--release-held-keys)");

@@ -64,6 +64,20 @@ pub enum StepStatus {
     Aborted,
 }
 
+impl StepStatus {
+    /// The status as it is stored and shown (`verified`, `dry_run`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Verified => "verified",
+            StepStatus::Unverified => "unverified",
+            StepStatus::DryRun => "dry_run",
+            StepStatus::Skipped => "skipped",
+            StepStatus::Failed => "failed",
+            StepStatus::Aborted => "aborted",
+        }
+    }
+}
+
 /// One step as it happened, for the report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {

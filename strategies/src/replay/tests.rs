@@ -407,3 +407,20 @@ fn a_stored_done_step_reads_as_unverified() {
         }
     );
 }
+
+#[test]
+fn a_status_is_shown_as_it_is_stored() {
+    for status in [
+        StepStatus::Verified,
+        StepStatus::Unverified,
+        StepStatus::DryRun,
+        StepStatus::Skipped,
+        StepStatus::Failed,
+        StepStatus::Aborted,
+    ] {
+        assert_eq!(
+            serde_json::to_value(status).unwrap(),
+            serde_json::Value::from(status.as_str())
+        );
+    }
+}
