@@ -28,11 +28,7 @@ finish
 
 mv "$OUT/Menu Notes/recorded.txt" "$OUT/recorded.txt"
 editor 420 200
-set +e
-"$REPRISE" replay menu --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
-  >/dev/null 2>"$OUT/replay.err"
-echo $? >"$OUT/replay.code"
-set -e
+replay_as replay menu
 sleep 1
 finish
 if [[ -e "$OUT/Menu Notes/recorded.txt" ]]; then

@@ -27,11 +27,7 @@ finish
 # The replay writes the file the recording named: move the recorded one out.
 mv "$OUT/Saved Notes/recorded.txt" "$OUT/recorded.txt"
 editor 420 200
-set +e
-"$REPRISE" replay save --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
-  >/dev/null 2>"$OUT/replay.err"
-echo $? >"$OUT/replay.code"
-set -e
+replay_as replay save
 sleep 1
 finish
 # What the replay saved, if anything.

@@ -9,10 +9,7 @@
 set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
 source "$(dirname "$0")/recording.sh"
-find_element() { "$SCRIPTS/a11y-find.py" zenity "$@"; }
-
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+source "$(dirname "$0")/zenity.sh"
 
 # form NAME CHOICES [X Y]: a form with a City combo box of CHOICES
 # ("Oslo|Bergen"), printing the choice into $OUT/NAME.out; its window moved
@@ -49,11 +46,7 @@ replay() {
   local name=$1
   shift
   form "$name" "$@"
-  set +e
-  "$REPRISE" replay trip --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
-    >/dev/null 2>"$OUT/$name.err"
-  echo $? >"$OUT/$name.code"
-  set -e
+  replay_as "$name" trip
   finish
 }
 replay same "Oslo|Bergen|Tromsø"

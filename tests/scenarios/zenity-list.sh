@@ -8,11 +8,7 @@
 set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
 source "$(dirname "$0")/recording.sh"
-find_element() { "$SCRIPTS/a11y-find.py" zenity "$@"; }
-
-# Start the accessibility bus before the application.
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+source "$(dirname "$0")/zenity.sh"
 
 # list NAME NAME1 CITY1 NAME2 CITY2 ...: a list dialog tall enough to show
 # every row, printing the chosen row into $OUT/NAME.out. LOOK may hold
@@ -47,11 +43,7 @@ replay() {
   local name=$1
   shift
   list "$name" "$@"
-  set +e
-  "$REPRISE" replay pick --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
-    >/dev/null 2>"$OUT/$name.err"
-  echo $? >"$OUT/$name.code"
-  set -e
+  replay_as "$name" pick
   finish
 }
 replay same "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø

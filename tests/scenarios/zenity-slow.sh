@@ -10,10 +10,7 @@
 set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
 source "$(dirname "$0")/recording.sh"
-find_element() { "$SCRIPTS/a11y-find.py" zenity "$@"; }
-
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+source "$(dirname "$0")/zenity.sh"
 
 # terminal NAME: an xterm that writes every key it receives to
 # $OUT/NAME.terminal (no line buffering), behind the dialogs.
@@ -60,11 +57,7 @@ finish
 replay() {
   terminal "$1"
   chain "$1" "$2"
-  set +e
-  "$REPRISE" replay names --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} --max-retries 1 \
-    >/dev/null 2>"$OUT/$1.err"
-  echo $? >"$OUT/$1.code"
-  set -e
+  replay_as "$1" names
   finish
 }
 # The name dialog takes 6 s to open (it took 1 s when recorded).
