@@ -4,6 +4,7 @@
 //! [`WindowState`]s they link to. [`reduce`] turns the raw events into the
 //! parent/child trees that replay works on.
 
+pub mod displaced;
 pub mod element;
 pub mod event;
 pub mod geometry;

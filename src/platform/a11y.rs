@@ -4,6 +4,7 @@
 //! vocabulary of `accesskit`. Only what is showing is read, within a node
 //! count and a time limit, so a huge application cannot stall the recorder.
 
+mod bounded;
 mod coordinates;
 mod hit;
 mod roles;
@@ -16,6 +17,7 @@ use atspi_proxies::bus::BusProxyBlocking;
 use atspi_proxies::component::ComponentProxyBlocking;
 use reprise_models::{A11yNode, A11yTree, Rect, WindowIdentity};
 
+pub use bounded::{BACK_OFF, MAX_CHILDREN_READ};
 use coordinates::unix_socket_path;
 pub use coordinates::{same_box, scale_between, scale_by_geometry, to_screen};
 pub use roles::accesskit_role;
@@ -43,14 +45,12 @@ impl Default for TreeLimits {
 /// that does not answer in time is treated as exposing nothing.
 const METHOD_TIMEOUT: Duration = Duration::from_millis(500);
 
-/// A node with more children than this (a spreadsheet reports 2^31 cells, a
-/// large list tens of thousands of rows) is never asked for all of them:
-/// that costs the application far more than the recorder may.
-pub const MAX_CHILDREN_READ: i32 = 1000;
-
 /// A connection to the accessibility bus, kept for repeated reads.
 pub struct A11yReader {
     bus: Connection,
+    /// The chain from a window down to the element the last press named
+    /// (hit-testing's), with its nodes in the toolkit's coordinates.
+    last_press: std::sync::Mutex<Option<(Vec<ObjectRefOwned>, Vec<A11yNode>)>>,
 }
 
 impl std::fmt::Debug for A11yReader {
@@ -89,15 +89,24 @@ impl A11yReader {
             .method_timeout(METHOD_TIMEOUT)
             .build()
             .map_err(err("connect to the accessibility bus"))?;
-        Ok(A11yReader { bus })
+        Ok(A11yReader {
+            bus,
+            last_press: std::sync::Mutex::new(None),
+        })
     }
 
     /// A proxy of one interface (`P`) of the object at `path` of the bus
-    /// client `name`, reading properties afresh on every call.
+    /// client `name`, reading properties afresh on every call; none of an
+    /// application that is backed off (it missed a deadline).
     fn proxy<P>(&self, name: &str, path: &str) -> zbus::Result<P>
     where
         P: zbus::proxy::Defaults + From<zbus::Proxy<'static>>,
     {
+        if bounded::is_backed_off(name) {
+            return Err(zbus::Error::Failure(format!(
+                "{name} is backed off: it missed a deadline"
+            )));
+        }
         zbus::blocking::proxy::Builder::<P>::new(&self.bus)
             .destination(name.to_owned())?
             .path(path.to_owned())?
@@ -186,20 +195,23 @@ impl A11yReader {
             if let Some(parent) = parent {
                 nodes[parent].children.push(idx as u32);
             }
-            for child in self.children(&proxy) {
+            for child in self.children(&at, &proxy) {
                 queue.push_back((child, Some(idx)));
             }
         }
-        tracing::debug!(
-            nodes = nodes.len(),
-            ms = started.elapsed().as_millis(),
-            "read an accessibility tree"
-        );
-        A11yTree {
+        let mut tree = A11yTree {
             app: String::new(),
             root: 0,
             nodes,
-        }
+        };
+        let repaired = tree.repair_displaced();
+        tracing::debug!(
+            nodes = tree.nodes.len(),
+            repaired,
+            ms = started.elapsed().as_millis(),
+            "read an accessibility tree"
+        );
+        tree
     }
 }
 
@@ -207,6 +219,15 @@ impl A11yReader {
     /// One node: its role, name, states and screen box; `None` when it is
     /// not showing (the root is kept anyway) or does not answer.
     fn node(
+        &self,
+        at: &ObjectRefOwned,
+        proxy: &AccessibleProxyBlocking<'static>,
+        is_root: bool,
+    ) -> Option<A11yNode> {
+        self.timed(at, || self.read_node(at, proxy, is_root))
+    }
+
+    fn read_node(
         &self,
         at: &ObjectRefOwned,
         proxy: &AccessibleProxyBlocking<'static>,
@@ -234,18 +255,6 @@ impl A11yReader {
             states: element_states(states),
             children: Vec::new(),
         })
-    }
-
-    /// A node's children, unless it has more than [`MAX_CHILDREN_READ`].
-    fn children(&self, proxy: &AccessibleProxyBlocking<'static>) -> Vec<ObjectRefOwned> {
-        match proxy.child_count() {
-            Ok(count) if count <= MAX_CHILDREN_READ => proxy.get_children().unwrap_or_default(),
-            Ok(count) => {
-                tracing::debug!(count, "children not read: too many");
-                Vec::new()
-            }
-            Err(_) => Vec::new(),
-        }
     }
 
     /// The accessible applications whose process is `pid` (all when `None`),
@@ -339,6 +348,24 @@ impl A11yReader {
 }
 
 impl A11yReader {
+    /// The accessible application named `app`, if one is on the bus.
+    pub fn application_named(&self, app: &str) -> Result<Option<ObjectRefOwned>, String> {
+        Ok(self
+            .applications(None)?
+            .into_iter()
+            .find_map(|(name, object)| (name == app).then_some(object)))
+    }
+
+    /// How long `app` takes to answer one request (its root object's
+    /// name, read afresh), or `None` when it did not answer within the
+    /// deadline: what the person's application spends on the reader.
+    pub fn answer_time(&self, app: &ObjectRefOwned) -> Option<Duration> {
+        let proxy = self.accessible(app).ok()?;
+        let started = Instant::now();
+        proxy.name().ok()?;
+        Some(started.elapsed())
+    }
+
     /// [`Self::read_tree`], named after its application.
     fn read_app_tree(&self, app: &str, root: ObjectRefOwned, limits: TreeLimits) -> A11yTree {
         A11yTree {

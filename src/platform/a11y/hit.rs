@@ -5,6 +5,7 @@
 use atspi_common::{CoordType, ObjectRefOwned};
 use atspi_proxies::component::ComponentProxyBlocking;
 use atspi_proxies::table::TableProxyBlocking;
+use reprise_models::displaced::{displacement, shifted};
 use reprise_models::{A11yNode, A11yTree, ElementIdentity, Rect};
 
 use super::{A11yReader, is_null, same_box, scale_between, to_screen};
@@ -18,6 +19,38 @@ fn is_popup(role: accesskit::Role) -> bool {
         role,
         A::Menu | A::MenuListPopup | A::Tooltip | A::Window | A::Dialog
     )
+}
+
+/// Whether `rect` (the tree's coordinates, the screen's divided by `scale`)
+/// lies inside `window` (the screen's), give or take 2 pixels.
+fn within(rect: Rect, scale: f64, window: Rect) -> bool {
+    f64::from(rect.left) * scale >= f64::from(window.left) - 2.0
+        && f64::from(rect.top) * scale >= f64::from(window.top) - 2.0
+        && rect.right() as f64 * scale <= window.right() as f64 + 2.0
+        && rect.bottom() as f64 * scale <= window.bottom() as f64 + 2.0
+}
+
+/// What a search for a popup nested in a window looks for.
+struct PopupSearch {
+    /// The popup's X window (screen coordinates).
+    popup: Rect,
+    /// The tree's boxes are the screen's divided by this.
+    scale: f64,
+    /// A press that arrived in the popup, in the tree's coordinates.
+    point: Option<(i32, i32)>,
+}
+
+impl PopupSearch {
+    fn is_popup(&self, rect: Rect) -> bool {
+        same_box(rect, self.scale, self.popup)
+    }
+
+    /// The area of `rect` when it lies inside the popup and holds the point.
+    fn holds_point_inside(&self, rect: Rect) -> Option<u64> {
+        let (x, y) = self.point?;
+        (rect.contains(f64::from(x), f64::from(y)) && within(rect, self.scale, self.popup))
+            .then(|| u64::from(rect.width) * u64::from(rect.height))
+    }
 }
 
 /// The most elements read while looking for a popup nested in a window.
@@ -103,23 +136,42 @@ impl A11yReader {
             // is not the window's own (Qt keeps a menu's popup under the
             // menu bar item that opened it, and its hit-testing of the
             // window does not reach it).
-            let popup = window
-                .filter(|window| {
-                    frame_node
-                        .rect
-                        .is_none_or(|rect| !same_box(rect, scale, window.rect))
-                })
-                .and_then(|window| self.nested_popup(&frame, &frame_node, window.rect, scale));
+            let frame_is_the_window = window.is_some_and(|window| {
+                frame_node
+                    .rect
+                    .is_some_and(|rect| same_box(rect, scale, window.rect))
+            });
+            let popup = window.filter(|_| !frame_is_the_window).and_then(|window| {
+                // Only a press that arrived in a popup may be named by an
+                // element merely inside that popup's box.
+                let point = window.popup.then_some((x, y));
+                self.nested_popup(&frame, &frame_node, window.rect, scale, point)
+            });
             let (mut chain, mut nodes) = match popup {
                 Some(found) => found,
+                // A press that arrived in a popup is named by what that
+                // popup shows, or not at all: the window under the popup
+                // holds something else at that point.
+                None if window.is_some_and(|window| window.popup) && !frame_is_the_window => {
+                    tracing::debug!(app = %app_name, "the press arrived in a popup that the tree does not show");
+                    continue;
+                }
                 None => (vec![frame], vec![frame_node]),
             };
+            // Where a part of the window reports its boxes from a stale
+            // origin (reprise_models::displaced), the point is asked in
+            // that part's coordinates and its boxes put back.
+            let mut offset = (0, 0);
             for _ in 0..32 {
                 let at = chain.last().expect("the chain starts with the window");
                 let Ok(component) = self.proxy_of::<ComponentProxyBlocking>(at) else {
                     break;
                 };
-                let Ok(child) = component.get_accessible_at_point(x, y, CoordType::Screen) else {
+                let Ok(child) = component.get_accessible_at_point(
+                    x - offset.0,
+                    y - offset.1,
+                    CoordType::Screen,
+                ) else {
                     break;
                 };
                 if is_null(&child) || child.path_as_str() == at.path_as_str() {
@@ -128,10 +180,24 @@ impl A11yReader {
                 let Ok(proxy) = self.accessible(&child) else {
                     break;
                 };
-                let Some(node) = self.node(&child, &proxy, true) else {
+                let Some(mut node) = self.node(&child, &proxy, true) else {
                     break;
                 };
-                if (opened_since || in_managed_window) && is_popup(node.role) {
+                node.rect = node.rect.map(|rect| shifted(rect, offset));
+                if let (Some(parent), Some(rect)) = (nodes.last().and_then(|n| n.rect), node.rect)
+                    && let Some((dx, dy)) = displacement(parent, rect)
+                {
+                    tracing::debug!(dx, dy, "a displaced part of the window: put back");
+                    offset = (offset.0 + dx, offset.1 + dy);
+                    node.rect = Some(shifted(rect, (dx, dy)));
+                }
+                // A menu bar's items are menus too (GTK and LibreOffice
+                // give an item with a submenu that role): an item, not a
+                // popup.
+                let parent_role = nodes.last().map(|parent| parent.role);
+                let is_menu_bar_item = node.role == accesskit::Role::Menu
+                    && parent_role == Some(accesskit::Role::MenuBar);
+                if (opened_since || in_managed_window) && is_popup(node.role) && !is_menu_bar_item {
                     tracing::debug!(
                         "a popup over the point that the press did not arrive in: not descending into it"
                     );
@@ -143,9 +209,16 @@ impl A11yReader {
                 chain.push(child);
             }
             // The hit element is the chain's end; its neighbours come after.
+            // The chain is kept: a popup this press opens is looked for
+            // under it first.
+            *self
+                .last_press
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner()) =
+                Some((chain.clone(), nodes.clone()));
             let target = nodes.len() as u32 - 1;
             if chain.len() > 1 {
-                self.add_neighbours(&chain, &mut nodes);
+                self.add_neighbours(&chain, &mut nodes, offset);
             }
             tracing::debug!(
                 chain = ?nodes[..=target as usize]
@@ -167,27 +240,76 @@ impl A11yReader {
 
     /// The chain from `frame` down to the showing element whose box is the
     /// popup window's (`popup`, screen coordinates; the tree's boxes are the
-    /// screen's divided by `scale`), found breadth first among at most
-    /// [`POPUP_SEARCH_NODES`] elements.
+    /// screen's divided by `scale`); without one, when the press arrived in
+    /// the popup, down to the smallest element inside the popup's box that
+    /// holds its `point` (in the tree's coordinates): LibreOffice puts a menu's items straight under the
+    /// menu bar's item, with no element for the popup that shows them.
+    /// Looked for first under the element the last press named in this
+    /// window (the menu bar item that opened the popup), then under the
+    /// window, breadth first, among at most [`POPUP_SEARCH_NODES`] elements.
     fn nested_popup(
         &self,
         frame: &ObjectRefOwned,
         frame_node: &A11yNode,
         popup: Rect,
         scale: f64,
+        point: Option<(i32, i32)>,
     ) -> Option<(Vec<ObjectRefOwned>, Vec<A11yNode>)> {
+        let last_press = self
+            .last_press
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
+            .filter(|(chain, _)| {
+                chain.first().is_some_and(|first| {
+                    first.path_as_str() == frame.path_as_str()
+                        && first.name_as_str() == frame.name_as_str()
+                })
+            });
+        let search = PopupSearch {
+            popup,
+            scale,
+            point,
+        };
+        let found = last_press
+            .and_then(|start| self.search_popup(start, &search, POPUP_SEARCH_NODES / 4))
+            .or_else(|| {
+                let start = (vec![frame.clone()], vec![frame_node.clone()]);
+                self.search_popup(start, &search, POPUP_SEARCH_NODES)
+            })?;
+        tracing::debug!(
+            depth = found.0.len(),
+            "the point is in a popup nested in the window"
+        );
+        Some(found)
+    }
+
+    /// [`Self::nested_popup`]'s search under the last element of `start`
+    /// (a chain down from the window), among at most `max_nodes` elements;
+    /// the chain is extended down to what was found.
+    fn search_popup(
+        &self,
+        (mut chain, mut nodes): (Vec<ObjectRefOwned>, Vec<A11yNode>),
+        search: &PopupSearch,
+        max_nodes: usize,
+    ) -> Option<(Vec<ObjectRefOwned>, Vec<A11yNode>)> {
+        let start = chain.last()?.clone();
+        let start_node = nodes.last()?.clone();
         // Every element read: itself, its node, and its parent's place here.
         let mut seen: Vec<(ObjectRefOwned, A11yNode, Option<usize>)> =
-            vec![(frame.clone(), frame_node.clone(), None)];
+            vec![(start, start_node, None)];
         let mut next = 0;
         let mut found = None;
-        while next < seen.len() && seen.len() < POPUP_SEARCH_NODES {
+        // The smallest element inside the popup holding the point: its area
+        // and place in `seen`.
+        let mut inside: Option<(u64, usize)> = None;
+        while next < seen.len() && seen.len() < max_nodes {
             let Ok(proxy) = self.accessible(&seen[next].0) else {
                 next += 1;
                 continue;
             };
-            for child in self.children(&proxy) {
-                if is_null(&child) || seen.len() >= POPUP_SEARCH_NODES {
+            for child in self.few_children(&seen[next].0, &proxy) {
+                if is_null(&child) || seen.len() >= max_nodes {
                     break;
                 }
                 let Ok(child_proxy) = self.accessible(&child) else {
@@ -196,11 +318,19 @@ impl A11yReader {
                 let Some(node) = self.node(&child, &child_proxy, false) else {
                     continue;
                 };
-                let is_popup = node.rect.is_some_and(|rect| same_box(rect, scale, popup));
+                let (is_popup, holds_point_inside) = match node.rect {
+                    Some(rect) => (search.is_popup(rect), search.holds_point_inside(rect)),
+                    None => (false, None),
+                };
                 seen.push((child, node, Some(next)));
                 if is_popup {
                     found = Some(seen.len() - 1);
                     break;
+                }
+                if let Some(area) = holds_point_inside
+                    && inside.is_none_or(|(smallest, _)| area < smallest)
+                {
+                    inside = Some((area, seen.len() - 1));
                 }
             }
             if found.is_some() {
@@ -208,15 +338,14 @@ impl A11yReader {
             }
             next += 1;
         }
-        let mut at = found?;
-        let mut ancestry = vec![at];
+        let mut at = found.or(inside.map(|(_, idx)| idx))?;
+        // The path from the start (already in the chain) down to it.
+        let mut ancestry = Vec::new();
         while let Some(parent) = seen[at].2 {
-            ancestry.push(parent);
+            ancestry.push(at);
             at = parent;
         }
         ancestry.reverse();
-        let mut chain = Vec::new();
-        let mut nodes: Vec<A11yNode> = Vec::new();
         for idx in ancestry {
             let (object, mut node, _) = seen[idx].clone();
             node.children.clear();
@@ -227,17 +356,19 @@ impl A11yReader {
             nodes.push(node);
             chain.push(object);
         }
-        tracing::debug!(
-            depth = chain.len(),
-            "the point is in a popup nested in the window"
-        );
         Some((chain, nodes))
     }
 
     /// Adds the hit element's neighbours under its parent (the last two of
     /// `chain`): the cells of its row where the parent is a table, else the
-    /// parent's other children.
-    fn add_neighbours(&self, chain: &[ObjectRefOwned], nodes: &mut Vec<A11yNode>) {
+    /// parent's other children. Their boxes are moved by `offset`, as the
+    /// hit element's were.
+    fn add_neighbours(
+        &self,
+        chain: &[ObjectRefOwned],
+        nodes: &mut Vec<A11yNode>,
+        offset: (i32, i32),
+    ) {
         let target = &chain[chain.len() - 1];
         let parent = &chain[chain.len() - 2];
         let parent_idx = nodes.len() - 2;
@@ -257,17 +388,15 @@ impl A11yReader {
             .and_then(|table| {
                 let index = target_proxy.get_index_in_parent().ok()?;
                 let row = table.get_row_at_index(index).ok()?;
-                let n_columns = table.ncolumns().ok()?.clamp(0, 64);
-                Some(
-                    (0..n_columns)
-                        .filter_map(|column| table.get_accessible_at(row, column).ok())
-                        .collect::<Vec<_>>(),
-                )
+                Some(self.row_cells(parent, &table, row))
             });
+        tracing::debug!(is_table, cells = ?row_cells.as_ref().map(Vec::len), "the row of a hit element");
         let neighbours = match row_cells {
             Some(cells) if !cells.is_empty() => cells,
+            // Siblings only where they are few: the cells around one in a
+            // large container (a spreadsheet) tell nothing of it.
             _ => match self.accessible(parent) {
-                Ok(parent) => self.children(&parent),
+                Ok(parent_proxy) => self.few_children(parent, &parent_proxy),
                 Err(_) => return,
             },
         };
@@ -278,7 +407,8 @@ impl A11yReader {
             let Ok(proxy) = self.accessible(&neighbour) else {
                 continue;
             };
-            if let Some(node) = self.node(&neighbour, &proxy, false) {
+            if let Some(mut node) = self.node(&neighbour, &proxy, false) {
+                node.rect = node.rect.map(|rect| shifted(rect, offset));
                 let idx = nodes.len() as u32;
                 nodes[parent_idx].children.push(idx);
                 nodes.push(node);
