@@ -372,11 +372,17 @@ fn attempt(
             return Ok(AttemptResult::Aborted);
         };
         let before = last_frame.as_ref().expect("the decision's frame is kept");
+        let Some(window_after) = wait_for_window_after(strategy, desktop, step_idx, abort)
+            .map_err(|err| AttemptError::Retry(err.to_string()))?
+        else {
+            return Ok(AttemptResult::Aborted);
+        };
         let tree_after = read_tree(strategy, desktop, step_idx);
         let effect = crate::strategy::Effect {
             before,
             after: &after,
             window: window.as_ref(),
+            window_after: window_after.as_ref(),
             tree: tree_after.as_ref(),
         };
         strategy.verify(step_idx, &effect).map_err(|missed| {
@@ -408,6 +414,37 @@ fn attempt(
             Ok(AttemptResult::Done(StepStatus::Unverified))
         }
     }
+}
+
+/// The active window after step `step_idx`: at once, or, where the strategy
+/// expects a window after it, once that one is active or
+/// [`WINDOW_AFTER_WAIT`](crate::strategy::WINDOW_AFTER_WAIT) passed. `None`
+/// when aborted.
+fn wait_for_window_after(
+    strategy: &dyn ReplayStrategy,
+    desktop: &mut dyn Desktop,
+    step_idx: usize,
+    abort: &dyn Fn() -> bool,
+) -> Result<Option<Option<reprise_models::WindowState>>, crate::desktop::DesktopError> {
+    const SLICE: Duration = Duration::from_millis(100);
+    let expected = strategy.window_after(step_idx).cloned();
+    let n_looks = crate::strategy::WINDOW_AFTER_WAIT.as_millis() / SLICE.as_millis();
+    let mut live = desktop.active_window()?;
+    for _ in 0..n_looks {
+        let arrived = match (&expected, &live) {
+            (None, _) => true,
+            (Some(expected), Some(live)) => crate::strategy::is_same_window(expected, live),
+            (Some(_), None) => false,
+        };
+        if arrived {
+            break;
+        }
+        if !wait(desktop, SLICE, abort) {
+            return Ok(None);
+        }
+        live = desktop.active_window()?;
+    }
+    Ok(Some(live))
 }
 
 /// The accessibility tree the strategy wants for step `step_idx`. A tree

@@ -23,13 +23,17 @@ pub struct Observation<'a> {
 }
 
 /// What a step's effect is judged on: the screen before it and after it
-/// settled, the window it was decided in, and the window's accessibility
-/// tree after it (when the strategy asked for one and the window has one).
+/// settled, the window it was decided in, the window active after it, and
+/// the window's accessibility tree after it (when the strategy asked for
+/// one and the window has one).
 #[derive(Debug)]
 pub struct Effect<'a> {
     pub before: &'a Frame,
     pub after: &'a Frame,
     pub window: Option<&'a WindowState>,
+    /// The active window after the step (once it is the one
+    /// [`ReplayStrategy::window_after`] expects, or that wait passed).
+    pub window_after: Option<&'a WindowState>,
     pub tree: Option<&'a A11yTree>,
 }
 
@@ -61,6 +65,18 @@ pub enum StrategyError {
     },
 }
 
+/// The longest the loop waits, after a step, for the window the recording
+/// shows after it ([`ReplayStrategy::window_after`]): a dialog closes a
+/// moment after the key that closes it, once the application did its work.
+pub const WINDOW_AFTER_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Whether `live` is the window `recorded` was: the same application, and
+/// the same title but for a leading `*` (an editor's unsaved mark).
+pub fn is_same_window(recorded: &WindowState, live: &WindowState) -> bool {
+    let title = |title: &str| title.trim().trim_start_matches('*').trim().to_owned();
+    live.app_class == recorded.app_class && title(&live.title) == title(&recorded.title)
+}
+
 /// A replay strategy (OpenAdapt's `BaseReplayStrategy`).
 pub trait ReplayStrategy {
     /// The strategy's name, as given to `--strategy`.
@@ -81,6 +97,14 @@ pub trait ReplayStrategy {
     /// that is not checked is recorded as unverified, never as verified.
     fn verifies(&self) -> bool {
         false
+    }
+
+    /// The window the recording shows active after step `step_idx`, when
+    /// the strategy's check needs it (the end of the task): the loop waits
+    /// for it, bounded by [`WINDOW_AFTER_WAIT`], before the check.
+    fn window_after(&self, step_idx: usize) -> Option<&WindowState> {
+        let _ = step_idx;
+        None
     }
 
     /// Checks the effect of step `step_idx`: verified (with the evidence),

@@ -108,18 +108,12 @@ pub fn window_check(
     live: Option<&WindowState>,
     what: InWindow,
 ) -> Result<(), String> {
-    let title = |title: &str| title.trim().trim_start_matches('*').trim().to_owned();
     let (did, now) = match what {
         InWindow::Keys => ("the keys were typed into", "has the focus"),
         InWindow::Press => ("the press was made in", "is the active window"),
     };
     match live {
-        Some(live)
-            if live.app_class == recorded.app_class
-                && title(&live.title) == title(&recorded.title) =>
-        {
-            Ok(())
-        }
+        Some(live) if crate::strategy::is_same_window(recorded, live) => Ok(()),
         Some(live) => Err(format!(
             "{did} {:?} ({}), but {:?} ({}) {now}",
             recorded.title, recorded.app_class, live.title, live.app_class
@@ -131,37 +125,43 @@ pub fn window_check(
     }
 }
 
-/// Whether a row the recording selected is selected after the click: the
-/// evidence when it is, an error when it is not, nothing when the element
-/// is not a selected row (or the live tree does not show it).
+/// Whether a row member (a cell, a list item) the recording selected or
+/// focused is so after the click: the evidence when it is, an error when it
+/// is not, nothing when the element is neither (or the live tree does not
+/// show it). A click on a cell that already held the focus changes nothing
+/// on the screen, and is still done.
 fn verify_selection(
     (element, press): &(ElementIdentity, (f64, f64)),
     tree: &reprise_models::A11yTree,
 ) -> Result<Option<String>, String> {
     use reprise_models::ElementState;
-    if !reprise_models::element::is_row_member(element.role)
-        || !element.states.contains(&ElementState::Selected)
-    {
+    let expected: Vec<(ElementState, &str)> = [
+        (ElementState::Selected, "selected"),
+        (ElementState::Focused, "focused"),
+    ]
+    .into_iter()
+    .filter(|(state, _)| element.states.contains(state))
+    .collect();
+    if !reprise_models::element::is_row_member(element.role) || expected.is_empty() {
         return Ok(None);
     }
-    match locate(element, *press, tree) {
-        StructuralAnswer::Found { node_idx, .. } => {
-            if tree.nodes[node_idx as usize]
-                .states
-                .contains(&ElementState::Selected)
-            {
-                Ok(Some(format!(
-                    "{} is selected, as the recording left it",
-                    element.label()
-                )))
-            } else {
-                Err(format!(
-                    "{} is not selected after the click, though the recording selected it",
-                    element.label()
-                ))
-            }
-        }
-        _ => Ok(None),
+    let StructuralAnswer::Found { node_idx, .. } = locate(element, *press, tree) else {
+        return Ok(None);
+    };
+    let live = &tree.nodes[node_idx as usize].states;
+    let words: Vec<&str> = expected.iter().map(|(_, word)| *word).collect();
+    if expected.iter().all(|(state, _)| live.contains(state)) {
+        Ok(Some(format!(
+            "{} is {}, as the recording left it",
+            element.label(),
+            words.join(" and ")
+        )))
+    } else {
+        Err(format!(
+            "{} is not {} after the click, though the recording left it so",
+            element.label(),
+            words.join(" and ")
+        ))
     }
 }
 
@@ -575,6 +575,54 @@ impl ReplayStrategy for VisualStrategy {
     }
 
     fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<Verification, Missed> {
+        let verification = self.verify_step(step_idx, effect)?;
+        let is_last = step_idx + 1 == self.steps.len();
+        match (verification, is_last) {
+            (Verification::Verified(evidence), true) => Ok(
+                match final_window_differs(self.windows.last(), effect.window_after) {
+                    Some(differs) => Verification::Unverified(differs),
+                    None => Verification::Verified(evidence),
+                },
+            ),
+            (verification, _) => Ok(verification),
+        }
+    }
+
+    fn window_after(&self, step_idx: usize) -> Option<&WindowState> {
+        (step_idx + 1 == self.steps.len())
+            .then(|| self.windows.last())
+            .flatten()
+    }
+
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+        self.decide_step(observation)
+    }
+}
+
+/// Why the window active at the end of a replay is not the one the
+/// recording ended with (another title or application: an error dialog, a
+/// document saved under another name), if it is not; nothing when either is
+/// unknown. The last step's own check cannot see that: an error dialog over
+/// the window changes it as much as the save did.
+fn final_window_differs(
+    recorded: Option<&WindowState>,
+    live: Option<&WindowState>,
+) -> Option<String> {
+    let (recorded, live) = (recorded?, live?);
+    (!crate::strategy::is_same_window(recorded, live)).then(|| {
+        format!(
+            "the recording ended with {:?} ({}) active, the replay with {:?} ({})",
+            recorded.title, recorded.app_class, live.title, live.app_class
+        )
+    })
+}
+
+impl VisualStrategy {
+    fn verify_step(
+        &mut self,
+        step_idx: usize,
+        effect: &Effect<'_>,
+    ) -> Result<Verification, Missed> {
         let missed = |reason: String| Missed {
             reason,
             retry: true,
@@ -616,7 +664,7 @@ impl ReplayStrategy for VisualStrategy {
         ))
     }
 
-    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+    fn decide_step(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
         let idx = observation.step_idx;
         self.last_target = None;
         self.last_structural = None;

@@ -25,6 +25,12 @@ pub enum MatchError {
     Ambiguous(String),
 }
 
+/// The most look-alikes told apart by their place among each other. More
+/// (the cells of a spreadsheet, the rows of a long list, all described as
+/// a text-less box) are no identity: the eighth of 456 empty boxes is any
+/// of them after a small drift.
+pub const MAX_LOOK_ALIKES: usize = 6;
+
 /// Thresholds of the matching.
 #[derive(Debug, Clone, Copy)]
 pub struct MatchOptions {
@@ -111,6 +117,12 @@ pub fn find_target(
             });
         }
         0 => {}
+        n_same if n_same > MAX_LOOK_ALIKES => {
+            return Err(MatchError::Ambiguous(format!(
+                "{n_same} elements look like {}: too many to tell apart by their place",
+                wanted.text
+            )));
+        }
         n_same if n_same == fingerprint.n_same => {
             let ordered = reading_order(segments, exact);
             return Ok(Found {
@@ -297,5 +309,26 @@ mod tests {
             "{err}"
         );
         assert!((text_similarity("kitten", "sitting") - (1.0 - 3.0 / 7.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn many_look_alikes_are_refused_even_when_their_number_is_unchanged() {
+        let n_boxes = MAX_LOOK_ALIKES + 1;
+        let segments: Vec<Segment> = (0..n_boxes as u32).map(|k| segment(50 * k, 0)).collect();
+        let window = RgbaImage::new(50 * n_boxes as u32, 40);
+        let descriptions = vec![description("box", ""); n_boxes];
+        let err = find_target(
+            &fingerprint("box", "", 3, n_boxes),
+            &segments,
+            &descriptions,
+            &window,
+            &MatchOptions::default(),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("7 elements look like box: too many to tell apart by their place"),
+            "{err}"
+        );
     }
 }

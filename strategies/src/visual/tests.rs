@@ -175,6 +175,35 @@ fn the_recorded_row_is_clicked_where_it_is_now() {
 }
 
 #[test]
+fn a_click_on_the_cell_that_already_had_the_focus_is_verified_by_its_focus() {
+    // A spreadsheet: Enter moved the focus to the next cell before the
+    // person clicked it, so the screen did not change at the click, though
+    // the recording's frames show a change there. The focus says it is done.
+    let mut step = recorded_click(ROWS, 1);
+    step.expects_change = true;
+    for event in &mut step.tree.children {
+        if let Some(element) = event.element.as_mut() {
+            element.states = vec![ElementState::Focused];
+        }
+    }
+    let focused = || {
+        let mut tree = list(ROWS, None);
+        tree.nodes[4].states.push(ElementState::Focused);
+        tree
+    };
+    let (outcome, moves, _) = check_replay(step, vec![focused(), focused()], Rungs::default());
+    assert_eq!(
+        outcome,
+        ReplayOutcome::Completed {
+            steps: 1,
+            unverified: 0,
+            skipped: 0
+        }
+    );
+    assert_eq!(moves, [(15.0, 35.0)]);
+}
+
+#[test]
 fn twins_are_refused_and_nothing_is_injected() {
     let twins = &[("Maria Olsen", "Tromsø"), ("Maria Olsen", "Tromsø")];
     let (outcome, moves, _) = check_replay(
@@ -240,9 +269,9 @@ fn with_the_structural_rung_off_no_tree_is_asked_for() {
     assert_eq!(requests, 0);
 }
 
-#[test]
-fn keys_and_presses_act_only_in_the_window_they_were_recorded_in() {
-    let window = |title: &str, app: &str| WindowState {
+/// A window titled `title` of application `app`.
+fn window_state(title: &str, app: &str) -> WindowState {
+    WindowState {
         id: 0,
         timestamp: 0.0,
         title: title.into(),
@@ -251,7 +280,12 @@ fn keys_and_presses_act_only_in_the_window_they_were_recorded_in() {
         window_id: 1,
         rect: Rect::new(0, 0, 10, 10),
         a11y: None,
-    };
+    }
+}
+
+#[test]
+fn keys_and_presses_act_only_in_the_window_they_were_recorded_in() {
+    let window = window_state;
     let recorded = window("Save as...", "FeatherPad");
     let cases: &[(Option<(&str, &str)>, bool)] = &[
         (Some(("Save as...", "FeatherPad")), true),
@@ -275,6 +309,22 @@ fn keys_and_presses_act_only_in_the_window_they_were_recorded_in() {
         window_check(&recorded, Some(&other), InWindow::Press).unwrap_err(),
         r#"the press was made in "Save as..." (FeatherPad), but "*Untitled" (FeatherPad) is the active window"#
     );
+}
+
+#[test]
+fn a_replay_that_ends_in_another_window_than_the_recording_is_not_verified() {
+    let window = window_state;
+    let saved = window("sheet.ods - LibreOffice Calc", "libreoffice-calc");
+    let error = window("LibreOffice 7.4", "Soffice");
+    assert_eq!(
+        final_window_differs(Some(&saved), Some(&error)).as_deref(),
+        Some(
+            r#"the recording ended with "sheet.ods - LibreOffice Calc" (libreoffice-calc) active, the replay with "LibreOffice 7.4" (Soffice)"#
+        )
+    );
+    let modified = window("*sheet.ods - LibreOffice Calc", "libreoffice-calc");
+    assert_eq!(final_window_differs(Some(&saved), Some(&modified)), None);
+    assert_eq!(final_window_differs(Some(&saved), None), None);
 }
 
 /// Two look-alike boxes, described with the label given.
