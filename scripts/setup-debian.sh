@@ -26,6 +26,10 @@ packages=(
   # Third-party applications the identity tests replay on: a GTK list
   # dialog (zenity) and a Qt 5 editor (FeatherPad).
   zenity featherpad
+  # A spreadsheet whose sheet reports 2^31 cells (recording must not slow
+  # it), with its GTK 3 front end so that it shows on AT-SPI; unzip reads
+  # the files it saves.
+  libreoffice-calc libreoffice-gtk3 unzip
 )
 
 missing=()

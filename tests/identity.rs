@@ -13,7 +13,7 @@ const TARGET: &str = "Maria Olsen|Tromsø";
 
 /// Runs `tests/scenarios/SCRIPT` in a D-Bus session of its own on a fresh
 /// display; returns the display (its folder holds the results).
-fn run_scenario(script: &str, width: u32, height: u32) -> Display {
+pub(crate) fn run_scenario(script: &str, width: u32, height: u32) -> Display {
     let display = Display::start(width, height);
     // A comma in the path: the accessibility bus's address escapes it, and
     // the reader must still find the socket.
@@ -41,7 +41,7 @@ fn run_scenario(script: &str, width: u32, height: u32) -> Display {
     display
 }
 
-fn result(display: &Display, case: &str, what: &str) -> String {
+pub(crate) fn result(display: &Display, case: &str, what: &str) -> String {
     let path = display.dir.path().join(format!("{case}.{what}"));
     std::fs::read_to_string(&path)
         .unwrap_or_else(|err| panic!("read {}: {err}", path.display()))
@@ -50,7 +50,7 @@ fn result(display: &Display, case: &str, what: &str) -> String {
 }
 
 /// The elements of the recording's presses, as `role name [band]`.
-fn recorded_elements(display: &Display, recording: &str) -> Vec<String> {
+pub(crate) fn recorded_elements(display: &Display, recording: &str) -> Vec<String> {
     let shown: Value = serde_json::from_str(&run_ok(
         display.reprise().args(["show", recording, "--json"]),
     ))

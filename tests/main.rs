@@ -10,3 +10,4 @@ mod record;
 mod replay;
 mod segment;
 mod visual;
+mod watched;
