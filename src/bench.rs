@@ -23,6 +23,40 @@ fn median_ms<T>(n: usize, mut work: impl FnMut() -> Result<T>) -> Result<f64> {
     Ok(times[n / 2])
 }
 
+/// Samples an accessible application's answer times; returns a one-line
+/// report: the median, the 95th percentile, the slowest, and how many got no
+/// answer within the reader's deadline.
+pub fn answers(app: &str, n_samples: usize, interval_ms: u64) -> Result<String> {
+    let samples = crate::platform::answer_times(
+        app,
+        n_samples.max(1),
+        std::time::Duration::from_millis(interval_ms),
+    )
+    .map_err(anyhow::Error::msg)
+    .context("sample the application's answers")?;
+    let mut answered: Vec<f64> = samples
+        .iter()
+        .flatten()
+        .map(|took| took.as_secs_f64() * 1000.0)
+        .collect();
+    answered.sort_by(f64::total_cmp);
+    let missed = samples.len() - answered.len();
+    let at = |quantile: f64| -> String {
+        if answered.is_empty() {
+            return "-".into();
+        }
+        let idx = ((answered.len() - 1) as f64 * quantile).round() as usize;
+        format!("{:.1}", answered[idx])
+    };
+    Ok(format!(
+        "{app}: {} samples, median {} ms, p95 {} ms, max {} ms, {missed} without an answer in time\n",
+        samples.len(),
+        at(0.5),
+        at(0.95),
+        at(1.0),
+    ))
+}
+
 /// Measures capture, comparison, hashing and encoding; returns a report.
 pub fn capture(n_frames: usize) -> Result<String> {
     let n = n_frames.max(3);

@@ -309,6 +309,19 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 30)]
         frames: usize,
     },
+    /// Sample how long an accessible application takes to answer on the
+    /// accessibility bus (its root's name, read afresh): what a recording
+    /// costs it shows as the difference with the recorder on and off.
+    Answers {
+        /// The accessible application's name (soffice, zenity, Firefox, ...).
+        app: String,
+        /// Requests to time.
+        #[arg(long, default_value_t = 40)]
+        samples: usize,
+        /// Milliseconds between requests.
+        #[arg(long, default_value_t = 250)]
+        interval_ms: u64,
+    },
     /// Serve a stand-in model for the robustness benchmark on a loopback
     /// port (printed as its first line) until stopped: the OpenAI wire format,
     /// naming elements by the text Tesseract reads in them and answering the

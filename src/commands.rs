@@ -32,6 +32,11 @@ pub fn run(cli: Cli) -> Result<()> {
             print_text(&crate::bench::capture(frames)?)
         }
         Command::Bench(crate::cli::BenchCommand::ModelServer) => crate::bench::model_server(),
+        Command::Bench(crate::cli::BenchCommand::Answers {
+            app,
+            samples,
+            interval_ms,
+        }) => print_text(&crate::bench::answers(&app, samples, interval_ms)?),
         Command::Record(args) => record(&mut open_store()?, &args),
         Command::Replay(args) => replay(&mut open_store()?, cli.global.config.as_deref(), &args),
         Command::Report(args) => {

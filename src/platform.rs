@@ -91,6 +91,34 @@ impl ActiveWindow {
     }
 }
 
+/// Samples how long the accessible application named `app` takes to answer
+/// on the accessibility bus: `n_samples` requests, `interval` apart; `None`
+/// for a sample it did not answer within the reader's deadline.
+pub fn answer_times(
+    app: &str,
+    n_samples: usize,
+    interval: std::time::Duration,
+) -> Result<Vec<Option<std::time::Duration>>, String> {
+    #[cfg(target_os = "linux")]
+    {
+        let reader = a11y::A11yReader::connect()?;
+        let Some(application) = reader.application_named(app)? else {
+            return Err(format!("no accessible application is named {app:?}"));
+        };
+        let mut samples = Vec::with_capacity(n_samples);
+        for _ in 0..n_samples {
+            samples.push(reader.answer_time(&application));
+            std::thread::sleep(interval);
+        }
+        Ok(samples)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (app, n_samples, interval);
+        Err("accessibility trees are read on Linux only".into())
+    }
+}
+
 /// Reads a window's accessibility tree.
 pub type WindowTreeReader =
     Box<dyn FnMut(&ActiveWindow) -> Option<reprise_models::A11yTree> + Send>;
