@@ -30,6 +30,8 @@ packages=(
   # it), with its GTK 3 front end so that it shows on AT-SPI; unzip reads
   # the files it saves.
   libreoffice-calc libreoffice-gtk3 unzip
+  # GTK 3 for Python: a list of a million rows (scripts/big-list.py).
+  gir1.2-gtk-3.0
 )
 
 missing=()

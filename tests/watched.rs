@@ -2,7 +2,8 @@
 //! work whatever it exposes. LibreOffice Calc's sheet reports 2^31 cells;
 //! a person's task in it is recorded while Calc's answer times are sampled,
 //! judged by the file Calc saved, then replayed on a fresh Calc and judged
-//! the same way.
+//! the same way. A GTK list of a million rows (two million cells) is
+//! recorded while it answers, and its row found again with one more above.
 
 use crate::identity::{recorded_elements, result, run_scenario};
 
@@ -110,4 +111,46 @@ fn a_calc_task_is_recorded_while_calc_answers_and_replayed_on_a_fresh_calc() {
         sheet_cells(&display.dir.path().join("replayed.ods")),
         expected
     );
+}
+
+/// The figures of a `reprise bench answers` line: the samples and how many
+/// got no answer in time.
+fn sampled(line: &str) -> (usize, usize) {
+    let number_before = |word: &str| -> usize {
+        let at = line
+            .find(word)
+            .unwrap_or_else(|| panic!("{word:?} in {line:?}"));
+        line[..at]
+            .split_whitespace()
+            .last()
+            .and_then(|number| number.parse().ok())
+            .unwrap_or_else(|| panic!("a number before {word:?} in {line:?}"))
+    };
+    (
+        number_before(" samples"),
+        number_before(" without an answer"),
+    )
+}
+
+#[test]
+fn a_pick_in_a_list_of_a_million_rows_is_recorded_and_replayed_by_its_identity() {
+    let display = run_scenario("big-list.sh", 1280, 800);
+    assert_eq!(result(&display, "recorded", "out"), "Person 3|City 3");
+    // The row is named by its cells, read from what shows of a table of
+    // two million cells.
+    assert_eq!(
+        recorded_elements(&display, "pick"),
+        [r#"cell Person 3 ["City 3"]"#, "button OK null"]
+    );
+    // The list answered every request while the recorder read it.
+    let (n_samples, n_missed) = sampled(&result(&display, "answers", "during"));
+    assert_eq!((n_samples, n_missed), (12, 0));
+    // One more row above, the window moved: the same person.
+    assert_eq!(
+        result(&display, "replay", "code"),
+        "0",
+        "{}",
+        result(&display, "replay", "err")
+    );
+    assert_eq!(result(&display, "replayed", "out"), "Person 3|City 3");
 }
