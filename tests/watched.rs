@@ -4,7 +4,10 @@
 //! judged by the file Calc saved, then replayed on a fresh Calc and judged
 //! the same way. A GTK list of a million rows (two million cells) is
 //! recorded while it answers, and its row found again with one more above.
+//! A dialog that stops answering is backed off, and the input goes on being
+//! recorded.
 
+use crate::harness::run_ok;
 use crate::identity::{recorded_elements, result, run_scenario};
 
 /// The cells of the first sheet of an OpenDocument spreadsheet, as
@@ -153,4 +156,31 @@ fn a_pick_in_a_list_of_a_million_rows_is_recorded_and_replayed_by_its_identity()
         result(&display, "replay", "err")
     );
     assert_eq!(result(&display, "replayed", "out"), "Person 3|City 3");
+}
+
+#[test]
+fn a_dialog_that_stops_answering_is_backed_off_once_and_its_input_still_recorded() {
+    let display = run_scenario("frozen.sh", 1280, 800);
+    // Let go again, the dialog took the typing the person did meanwhile.
+    assert_eq!(result(&display, "recorded", "out"), "abc");
+    // Asked once, backed off once, said once.
+    let err = result(&display, "record", "err");
+    assert_eq!(
+        err.matches("did not answer its accessibility requests in time")
+            .count(),
+        1,
+        "{err}"
+    );
+    // Every input event is in the recording.
+    let shown = run_ok(display.reprise().args(["show", "frozen"]));
+    for event in [
+        "click left down",
+        "click left up",
+        r#"press "a""#,
+        r#"press "b""#,
+        r#"press "c""#,
+        r#"press "<enter>""#,
+    ] {
+        assert!(shown.contains(event), "{event}: {shown}");
+    }
 }

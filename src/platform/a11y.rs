@@ -284,7 +284,13 @@ impl A11yReader {
             let Ok(proxy) = self.accessible(&app) else {
                 continue;
             };
-            found.push((proxy.name().unwrap_or_default(), app));
+            // The first request to each application: one that does not
+            // answer in time is backed off here, before anything else is
+            // asked of it.
+            let name = self.timed(&app, || proxy.name());
+            if let Ok(name) = name {
+                found.push((name, app));
+            }
         }
         Ok(found)
     }
