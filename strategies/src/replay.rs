@@ -417,7 +417,8 @@ fn attempt(
 }
 
 /// The active window after step `step_idx`: at once, or, where the strategy
-/// expects a window after it, once that one is active or
+/// expects a window after it, once that one is active, or a second has
+/// passed with no window active, or
 /// [`WINDOW_AFTER_WAIT`](crate::strategy::WINDOW_AFTER_WAIT) passed. `None`
 /// when aborted.
 fn wait_for_window_after(
@@ -429,12 +430,19 @@ fn wait_for_window_after(
     const SLICE: Duration = Duration::from_millis(100);
     let expected = strategy.window_after(step_idx).cloned();
     let n_looks = crate::strategy::WINDOW_AFTER_WAIT.as_millis() / SLICE.as_millis();
+    // No active window at all (the application closed) is waited out for
+    // a moment only: a window may be between two, but none may come.
+    const LOOKS_WITHOUT_WINDOW: u128 = 10;
     let mut live = desktop.active_window()?;
+    let mut looks_without_window = 0;
     for _ in 0..n_looks {
         let arrived = match (&expected, &live) {
             (None, _) => true,
             (Some(expected), Some(live)) => crate::strategy::is_same_window(expected, live),
-            (Some(_), None) => false,
+            (Some(_), None) => {
+                looks_without_window += 1;
+                looks_without_window > LOOKS_WITHOUT_WINDOW
+            }
         };
         if arrived {
             break;
