@@ -17,7 +17,7 @@ use atspi_proxies::bus::BusProxyBlocking;
 use atspi_proxies::component::ComponentProxyBlocking;
 use reprise_models::{A11yNode, A11yTree, Rect, WindowIdentity};
 
-pub use bounded::{BACK_OFF, MAX_CHILDREN_READ};
+pub use bounded::MAX_CHILDREN_READ;
 use coordinates::unix_socket_path;
 pub use coordinates::{same_box, scale_between, scale_by_geometry, to_screen};
 pub use roles::accesskit_role;

@@ -35,7 +35,7 @@ const MAX_SHOWING_READ: i32 = 1000;
 const MAX_ROW_READ: i32 = 64;
 
 /// How long an application that missed a deadline is not asked anything.
-pub const BACK_OFF: Duration = Duration::from_secs(30);
+const BACK_OFF: Duration = Duration::from_secs(30);
 
 /// The applications (by bus name) that missed a deadline, with the end of
 /// their back-off. Shared by every reader of this process: the recorder's
@@ -79,7 +79,7 @@ fn back_off(at: &ObjectRefOwned, took: Duration) {
 }
 
 impl A11yReader {
-    /// Runs `requests` (to the application of `at`), and backs that
+    /// Runs `requests` (a few, to the application of `at`), and backs that
     /// application off when they took longer than one request may: at
     /// least one of them missed its deadline.
     pub(super) fn timed<T>(&self, at: &ObjectRefOwned, requests: impl FnOnce() -> T) -> T {
@@ -90,6 +90,16 @@ impl A11yReader {
             back_off(at, took);
         }
         answer
+    }
+
+    /// One request to the application of `at`, timed ([`Self::timed`]);
+    /// not sent when that application is backed off. Loops of many
+    /// requests ask each through here, so they end at the first miss.
+    fn ask<T>(&self, at: &ObjectRefOwned, request: impl FnOnce() -> zbus::Result<T>) -> Option<T> {
+        if at.name_as_str().is_some_and(is_backed_off) {
+            return None;
+        }
+        self.timed(at, request).ok()
     }
 
     /// A node's children: all of them when there are at most
@@ -128,11 +138,13 @@ impl A11yReader {
         proxy: &AccessibleProxyBlocking<'static>,
         large: impl FnOnce(i32) -> Vec<ObjectRefOwned>,
     ) -> Vec<ObjectRefOwned> {
-        self.timed(at, || match proxy.child_count() {
-            Ok(count) if count <= MAX_CHILDREN_READ => proxy.get_children().unwrap_or_default(),
-            Ok(count) => large(count),
-            Err(_) => Vec::new(),
-        })
+        match self.ask(at, || proxy.child_count()) {
+            Some(count) if count <= MAX_CHILDREN_READ => {
+                self.ask(at, || proxy.get_children()).unwrap_or_default()
+            }
+            Some(count) => large(count),
+            None => Vec::new(),
+        }
     }
 
     /// The children of a large container that show: those between the ones
@@ -146,12 +158,12 @@ impl A11yReader {
         proxy: &AccessibleProxyBlocking<'static>,
     ) -> Vec<ObjectRefOwned> {
         let (first, last) = self.corners(at);
-        let is_table = proxy
-            .get_interfaces()
-            .is_ok_and(|interfaces| interfaces.contains(Interface::Table));
+        let is_table = self
+            .ask(at, || proxy.get_interfaces())
+            .is_some_and(|interfaces| interfaces.contains(Interface::Table));
         if is_table && let Ok(table) = self.proxy_of::<TableProxyBlocking>(at) {
-            let (rows, columns) = showing_range(&table, first, last);
-            return table_cells(&table, rows, columns);
+            let (rows, columns) = self.showing_range(at, &table, first, last);
+            return self.table_cells(at, &table, rows, columns);
         }
         let Some(first) = first else {
             return Vec::new();
@@ -161,7 +173,7 @@ impl A11yReader {
             .unwrap_or(first + MAX_SHOWING_READ - 1)
             .min(first + MAX_SHOWING_READ - 1);
         (first..=last)
-            .map_while(|index| proxy.get_child_at_index(index).ok())
+            .map_while(|index| self.ask(at, || proxy.get_child_at_index(index)))
             .filter(|child| !is_null(child))
             .collect()
     }
@@ -176,10 +188,10 @@ impl A11yReader {
         row: i32,
     ) -> Vec<ObjectRefOwned> {
         let (first, last) = self.corners(at);
-        let (_, columns) = showing_range(table, first, last);
+        let (_, columns) = self.showing_range(at, table, first, last);
         let columns = *columns.start()..=(*columns.end()).min(columns.start() + MAX_ROW_READ - 1);
         columns
-            .filter_map(|column| table.get_accessible_at(row, column).ok())
+            .filter_map(|column| self.ask(at, || table.get_accessible_at(row, column)))
             .filter(|cell| !is_null(cell))
             .collect()
     }
@@ -190,83 +202,90 @@ impl A11yReader {
         let Ok(component) = self.proxy_of::<ComponentProxyBlocking>(at) else {
             return (None, None);
         };
-        let Ok((x, y, width, height)) = component.get_extents(CoordType::Screen) else {
+        let Some((x, y, width, height)) = self.ask(at, || component.get_extents(CoordType::Screen))
+        else {
             return (None, None);
         };
         if width < 4 || height < 4 {
             return (None, None);
         }
         let index_at = |px: i32, py: i32| -> Option<i32> {
-            let child = component
-                .get_accessible_at_point(px, py, CoordType::Screen)
-                .ok()?;
+            let child = self.ask(at, || {
+                component.get_accessible_at_point(px, py, CoordType::Screen)
+            })?;
             if is_null(&child) || child.path_as_str() == at.path_as_str() {
                 return None;
             }
-            self.accessible(&child).ok()?.get_index_in_parent().ok()
+            let proxy = self.accessible(&child).ok()?;
+            self.ask(at, || proxy.get_index_in_parent())
         };
         (
             index_at(x + 1, y + 1),
             index_at(x + width - 2, y + height - 2),
         )
     }
-}
 
-/// The rows and the columns of `table` from those of its child at index
-/// `first` to those of the child at `last`: the first row or column, or the
-/// table's last, where a corner holds no cell (a header, or the space below
-/// a short list).
-fn showing_range(
-    table: &TableProxyBlocking<'static>,
-    first: Option<i32>,
-    last: Option<i32>,
-) -> (RangeInclusive<i32>, RangeInclusive<i32>) {
-    let row_column = |index: Option<i32>| {
-        let index = index?;
-        let row = table.get_row_at_index(index).ok().filter(|&row| row >= 0)?;
-        let column = table
-            .get_column_at_index(index)
-            .ok()
-            .filter(|&col| col >= 0)?;
-        Some((row, column))
-    };
-    let (first_row, first_column) = row_column(first).unwrap_or((0, 0));
-    let (last_row, last_column) = row_column(last).unwrap_or_else(|| {
-        let n_rows = table.nrows().unwrap_or(0);
-        let n_columns = table.ncolumns().unwrap_or(0);
-        (n_rows - 1, n_columns - 1)
-    });
-    (first_row..=last_row, first_column..=last_column)
-}
-
-/// The cells of `table` in `rows` and `columns`, with the columns' headers;
-/// at most [`MAX_SHOWING_READ`].
-fn table_cells(
-    table: &TableProxyBlocking<'static>,
-    rows: RangeInclusive<i32>,
-    columns: RangeInclusive<i32>,
-) -> Vec<ObjectRefOwned> {
-    let first_column = *columns.start();
-    let n_columns = (columns.end() - first_column + 1).clamp(0, MAX_SHOWING_READ);
-    if n_columns == 0 || rows.is_empty() {
-        return Vec::new();
+    /// The rows and the columns of `table` (the object `at`) from those of
+    /// its child at index `first` to those of the child at `last`: the first
+    /// row or column, or the table's last, where a corner holds no cell (a
+    /// header, or the space below a short list).
+    fn showing_range(
+        &self,
+        at: &ObjectRefOwned,
+        table: &TableProxyBlocking<'static>,
+        first: Option<i32>,
+        last: Option<i32>,
+    ) -> (RangeInclusive<i32>, RangeInclusive<i32>) {
+        let row_column = |index: Option<i32>| {
+            let index = index?;
+            let row = self
+                .ask(at, || table.get_row_at_index(index))
+                .filter(|&row| row >= 0)?;
+            let column = self
+                .ask(at, || table.get_column_at_index(index))
+                .filter(|&col| col >= 0)?;
+            Some((row, column))
+        };
+        let (first_row, first_column) = row_column(first).unwrap_or((0, 0));
+        let (last_row, last_column) = row_column(last).unwrap_or_else(|| {
+            let n_rows = self.ask(at, || table.nrows()).unwrap_or(0);
+            let n_columns = self.ask(at, || table.ncolumns()).unwrap_or(0);
+            (n_rows - 1, n_columns - 1)
+        });
+        (first_row..=last_row, first_column..=last_column)
     }
-    let columns = first_column..first_column + n_columns;
-    let mut cells: Vec<ObjectRefOwned> = columns
-        .clone()
-        .filter_map(|column| table.get_column_header(column).ok())
-        .filter(|header| !is_null(header))
-        .collect();
-    let n_rows = (MAX_SHOWING_READ - cells.len() as i32) / n_columns;
-    let last_row = (*rows.end()).min(rows.start() + n_rows - 1);
-    for row in *rows.start()..=last_row {
-        for column in columns.clone() {
-            if let Ok(cell) = table.get_accessible_at(row, column)
-                && !is_null(&cell)
-            {
-                cells.push(cell);
+
+    /// The cells of `table` (the object `at`) in `rows` and `columns`, with
+    /// the columns' headers; at most [`MAX_SHOWING_READ`].
+    fn table_cells(
+        &self,
+        at: &ObjectRefOwned,
+        table: &TableProxyBlocking<'static>,
+        rows: RangeInclusive<i32>,
+        columns: RangeInclusive<i32>,
+    ) -> Vec<ObjectRefOwned> {
+        let first_column = *columns.start();
+        let n_columns = (columns.end() - first_column + 1).clamp(0, MAX_SHOWING_READ);
+        if n_columns == 0 || rows.is_empty() {
+            return Vec::new();
+        }
+        let columns = first_column..first_column + n_columns;
+        let mut cells: Vec<ObjectRefOwned> = columns
+            .clone()
+            .filter_map(|column| self.ask(at, || table.get_column_header(column)))
+            .filter(|header| !is_null(header))
+            .collect();
+        let n_rows = (MAX_SHOWING_READ - cells.len() as i32) / n_columns;
+        let last_row = (*rows.end()).min(rows.start() + n_rows - 1);
+        for row in *rows.start()..=last_row {
+            for column in columns.clone() {
+                if let Some(cell) = self.ask(at, || table.get_accessible_at(row, column))
+                    && !is_null(&cell)
+                {
+                    cells.push(cell);
+                }
             }
         }
+        cells
     }
-    cells
 }

@@ -34,6 +34,16 @@ pub fn same_box(rect: Rect, scale: f64, window: Rect) -> bool {
         && close(rect.bottom() as f64 * scale, window.bottom())
 }
 
+/// Whether `rect` (in a toolkit's coordinates, the screen's divided by
+/// `scale`) lies inside the screen box `window`, within 2 pixels on every
+/// edge: [`same_box`]'s tolerance.
+pub(super) fn within(rect: Rect, scale: f64, window: Rect) -> bool {
+    f64::from(rect.left) * scale >= f64::from(window.left) - 2.0
+        && f64::from(rect.top) * scale >= f64::from(window.top) - 2.0
+        && rect.right() as f64 * scale <= window.right() as f64 + 2.0
+        && rect.bottom() as f64 * scale <= window.bottom() as f64 + 2.0
+}
+
 /// The usual scale whose boxes of `frame` make it exactly one of `windows`
 /// (an override-redirect popup's accessible box is its X window's), if any.
 pub fn scale_by_geometry(frame: Rect, windows: &[Rect]) -> Option<f64> {

@@ -8,6 +8,7 @@ use atspi_proxies::table::TableProxyBlocking;
 use reprise_models::displaced::{displacement, shifted};
 use reprise_models::{A11yNode, A11yTree, ElementIdentity, Rect};
 
+use super::coordinates::within;
 use super::{A11yReader, is_null, same_box, scale_between, to_screen};
 use crate::platform::ActiveWindow;
 
@@ -19,15 +20,6 @@ fn is_popup(role: accesskit::Role) -> bool {
         role,
         A::Menu | A::MenuListPopup | A::Tooltip | A::Window | A::Dialog
     )
-}
-
-/// Whether `rect` (the tree's coordinates, the screen's divided by `scale`)
-/// lies inside `window` (the screen's), give or take 2 pixels.
-fn within(rect: Rect, scale: f64, window: Rect) -> bool {
-    f64::from(rect.left) * scale >= f64::from(window.left) - 2.0
-        && f64::from(rect.top) * scale >= f64::from(window.top) - 2.0
-        && rect.right() as f64 * scale <= window.right() as f64 + 2.0
-        && rect.bottom() as f64 * scale <= window.bottom() as f64 + 2.0
 }
 
 /// What a search for a popup nested in a window looks for.
@@ -242,8 +234,9 @@ impl A11yReader {
     /// popup window's (`popup`, screen coordinates; the tree's boxes are the
     /// screen's divided by `scale`); without one, when the press arrived in
     /// the popup, down to the smallest element inside the popup's box that
-    /// holds its `point` (in the tree's coordinates): LibreOffice puts a menu's items straight under the
-    /// menu bar's item, with no element for the popup that shows them.
+    /// holds its `point` (in the tree's coordinates): LibreOffice puts a
+    /// menu's items straight under the menu bar's item, with no element for
+    /// the popup that shows them.
     /// Looked for first under the element the last press named in this
     /// window (the menu bar item that opened the popup), then under the
     /// window, breadth first, among at most [`POPUP_SEARCH_NODES`] elements.
