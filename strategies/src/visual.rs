@@ -575,16 +575,16 @@ impl ReplayStrategy for VisualStrategy {
     }
 
     fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<Verification, Missed> {
-        let verification = self.verify_step(step_idx, effect)?;
-        let is_last = step_idx + 1 == self.steps.len();
-        match (verification, is_last) {
-            (Verification::Verified(evidence), true) => Ok(
-                match final_window_differs(self.windows.last(), effect.window_after) {
+        // Only the last step expects a window after it (the one the
+        // recording ended with).
+        match self.verify_step(step_idx, effect)? {
+            Verification::Verified(evidence) => Ok(
+                match final_window_differs(self.window_after(step_idx), effect.window_after) {
                     Some(differs) => Verification::Unverified(differs),
                     None => Verification::Verified(evidence),
                 },
             ),
-            (verification, _) => Ok(verification),
+            verification => Ok(verification),
         }
     }
 
