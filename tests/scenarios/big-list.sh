@@ -30,15 +30,6 @@ people() {
   corner() { xwininfo -id "$window" | awk -v key="$1" '$0 ~ key {print $NF}'; }
   left=$(corner "Absolute upper-left X") top=$(corner "Absolute upper-left Y")
 }
-# ended: waits (bounded) for the list to print its pick and exit.
-ended() {
-  for _ in $(seq 50); do
-    kill -0 "$list_pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  kill "$list_pid" 2>/dev/null || true
-  wait "$list_pid" 2>/dev/null || true
-}
 
 people 1 100 100 recorded.out
 start_recording pick
@@ -51,8 +42,8 @@ press $((left + 40)) $((top + 82))
 wait "$answers"
 press $((left + 250)) $((top + 382))
 stop_recording
-ended
+ended "$list_pid" 10
 
 people 0 400 250 replayed.out
 replay_as replay pick
-ended
+ended "$list_pid" 10

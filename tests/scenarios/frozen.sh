@@ -24,8 +24,4 @@ kill -CONT "$dialog"
 sleep 0.5
 xdotool key Return
 stop_recording
-for _ in $(seq 50); do
-  kill -0 "$dialog" 2>/dev/null || break
-  sleep 0.2
-done
-kill "$dialog" 2>/dev/null || true
+ended "$dialog" 10

@@ -37,3 +37,14 @@ replay_as() {
   echo $? >"$OUT/$1.code"
   set -e
 }
+
+# ended PID SECONDS: waits (at most SECONDS) for an application to exit on
+# its own (a dialog answered), then ends it if it has not.
+ended() {
+  for _ in $(seq $(($2 * 10))); do
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}

@@ -25,11 +25,7 @@ form() {
   fi
 }
 
-finish() {
-  for _ in $(seq 30); do kill -0 "$zenity_pid" 2>/dev/null || break; sleep 0.1; done
-  kill "$zenity_pid" 2>/dev/null || true
-  wait "$zenity_pid" 2>/dev/null || true
-}
+finish() { ended "$zenity_pid" 3; }
 
 form recorded "Oslo|Bergen|Tromsø"
 start_recording trip

@@ -23,11 +23,7 @@ list() {
 }
 
 # finish: zenity's answer arrives, or the dialog is closed after a refusal.
-finish() {
-  for _ in $(seq 30); do kill -0 "$zenity_pid" 2>/dev/null || break; sleep 0.1; done
-  kill "$zenity_pid" 2>/dev/null || true
-  wait "$zenity_pid" 2>/dev/null || true
-}
+finish() { ended "$zenity_pid" 3; }
 
 # The recording: Maria Olsen of Tromsø (not of Bergen), then OK.
 list recorded "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
