@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::harness::{SAMPLE, reprise_with_store, run_ok};
+use crate::harness::{SAMPLE, assert_fails, reprise_with_store, run_ok};
 
 fn reduce_via_cli(args: &[&str], input: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
@@ -267,9 +267,7 @@ fn huge_time_settings_are_refused_not_panicked_on() {
             .env_remove("DISPLAY")
             .output()
             .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
-        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert_fails(&out, code, &[message], &format!("{args:?}"));
     }
 }
 
@@ -288,9 +286,7 @@ fn a_name_with_control_characters_or_too_long_is_refused_before_recording() {
             .args(["record", "--name", &name, "--duration", "1"])
             .output()
             .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains(expected), "{stderr}");
+        let stderr = assert_fails(&out, 2, &[expected], "");
         assert!(
             !stderr.contains('\u{1b}'),
             "the escape never reaches the terminal"
@@ -311,11 +307,11 @@ fn a_report_before_any_replay_says_there_is_none_yet() {
             .args(["report", query, "-o", "/dev/null"])
             .output()
             .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(3), "{stderr}");
-        assert!(
-            stderr.contains("no replay runs yet: run `reprise replay` first"),
-            "{stderr}"
+        assert_fails(
+            &out,
+            3,
+            &["no replay runs yet: run `reprise replay` first"],
+            "",
         );
     }
 }
@@ -389,12 +385,7 @@ fn an_export_of_a_damaged_image_fails_with_exit_code_4_and_writes_nothing() {
         .args(["export", "demo", "-o", out_file.to_str().unwrap()])
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "{stderr}");
-    assert!(
-        stderr.contains(&damaged) && stderr.contains("nothing was written"),
-        "{stderr}"
-    );
+    assert_fails(&out, 4, &[damaged.as_str(), "nothing was written"], "");
     assert!(!out_file.exists());
 }
 
@@ -445,9 +436,7 @@ fn a_store_that_cannot_be_written_is_read_but_not_called_damaged() {
     );
     // Writing is refused as what it is: a permission problem, exit 1.
     let out = reprise_here(&["delete", "demo"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("cannot be written"), "{stderr}");
+    let stderr = assert_fails(&out, 1, &["cannot be written"], "");
     assert!(!stderr.contains("damaged"), "{stderr}");
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(
@@ -466,11 +455,11 @@ fn a_store_with_a_dropped_table_is_damaged_exit_4() {
         .unwrap();
     for args in [&["list"][..], &["show", "demo"]] {
         let out = reprise_with_store(&store).args(args).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(4), "{args:?}: {stderr}");
-        assert!(
-            stderr.contains("is damaged: its llm_calls table(s) are missing"),
-            "{stderr}"
+        assert_fails(
+            &out,
+            4,
+            &["is damaged: its llm_calls table(s) are missing"],
+            &format!("{args:?}"),
         );
     }
 }
@@ -515,9 +504,7 @@ fn a_store_with_a_damaged_page_is_refused_with_exit_code_4() {
         &["export", "demo", "-o", "/dev/null"],
     ] {
         let out = reprise_with_store(&store).args(args).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(4), "{args:?}: {stderr}");
-        assert!(stderr.contains("malformed"), "{stderr}");
+        assert_fails(&out, 4, &["malformed"], &format!("{args:?}"));
     }
 }
 
@@ -528,12 +515,7 @@ fn a_recording_already_in_the_store_is_imported_again_only_as_a_named_copy() {
         .args(["import", SAMPLE])
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "{stderr}");
-    assert!(
-        stderr.contains("import a copy of it with --as NAME"),
-        "{stderr}"
-    );
+    assert_fails(&out, 4, &["import a copy of it with --as NAME"], "");
     run_ok(reprise_with_store(&store).args(["import", SAMPLE, "--as", "demo copy"]));
     let listed: Value =
         serde_json::from_str(&run_ok(reprise_with_store(&store).args(["list", "--json"]))).unwrap();

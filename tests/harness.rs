@@ -387,6 +387,18 @@ pub fn assert_unverified(code: Option<i32>, stderr: &str, unverified: Option<usi
     }
 }
 
+/// Asserts that `out` failed with exit code `code` and that its stderr says
+/// every one of `says`; returns the stderr for further checks. `case` names
+/// the case in a failure's message.
+pub fn assert_fails(out: &Output, code: i32, says: &[&str], case: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{case}: {stderr}");
+    for said in says {
+        assert!(stderr.contains(said), "{case}: {said:?} in {stderr}");
+    }
+    stderr
+}
+
 pub fn assert_success(out: &Output, command: &Command) {
     assert!(
         out.status.success(),

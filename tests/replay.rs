@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::harness::{
-    Display, chromium_render, fixture_log, marker_pixels, run_ok, run_unverified, wait_for,
-    wait_with_limit,
+    Display, assert_fails, chromium_render, fixture_log, marker_pixels, run_ok, run_unverified,
+    wait_for, wait_with_limit,
 };
 use crate::record::start_recorder;
 
@@ -313,9 +313,7 @@ fn a_signal_during_a_replay_releases_what_it_holds() {
         let replay = replay_holding_the_button(&display);
         run_ok(std::process::Command::new("kill").args([signal, &replay.id().to_string()]));
         let out = wait_with_limit(replay, Duration::from_secs(5));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(11), "{signal}: {stderr}");
-        assert!(stderr.contains("was aborted"), "{signal}: {stderr}");
+        assert_fails(&out, 11, &["was aborted"], signal);
         let state = xtest_pointer_state(&display);
         assert!(
             !state.contains("=down"),
@@ -405,12 +403,14 @@ fn a_key_held_before_the_replay_is_refused_or_released_when_asked() {
         .args(["replay", "demo", "--speed", "3"])
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("Shift held down on this display before the replay")
-            && stderr.contains("--release-held-keys"),
-        "{stderr}"
+    assert_fails(
+        &out,
+        2,
+        &[
+            "Shift held down on this display before the replay",
+            "--release-held-keys",
+        ],
+        "",
     );
     assert!(keyboard(&display).contains("=down"), "left as it was");
     let before = received(&fixture_log(&log));
