@@ -103,13 +103,19 @@ fn a_calc_task_is_recorded_while_calc_answers_and_replayed_on_a_fresh_calc() {
         );
     }
     // Replayed on a fresh Calc (whose sheet reports its boxes 25 px off
-    // until its first click): the same cells, the same file.
-    assert_eq!(
+    // until its first click): every step done, none failed, and the same
+    // cells in the same file. A step may be unverified (exit 12) where the
+    // recorder, on a loaded machine, took no frame between it and the next
+    // step: then the recording shows no effect to expect.
+    let (code, err) = (
         result(&display, "replay", "code"),
-        "0",
-        "{}",
-        result(&display, "replay", "err")
+        result(&display, "replay", "err"),
     );
+    match code.as_str() {
+        "0" => {}
+        "12" => assert!(err.contains(" unverified, 0 failed"), "{err}"),
+        other => panic!("replay exit {other}: {err}"),
+    }
     assert_eq!(
         sheet_cells(&display.dir.path().join("replayed.ods")),
         expected
