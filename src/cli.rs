@@ -40,6 +40,10 @@ pub enum Command {
     List(ListArgs),
     /// Show a recording as its reduced event tree.
     Show(ShowArgs),
+    /// List what a replay can change: every text typed into a field (for
+    /// `replay --set NAME=VALUE` or `--each`) and every secret (whose value
+    /// a replay takes from REPRISE_SECRET_NAME or a secrets file).
+    Params(ParamsArgs),
     /// Delete a recording with its screenshots and replay runs.
     Delete(DeleteArgs),
     /// Write a recording to one self-contained file.
@@ -81,6 +85,19 @@ pub struct RecordArgs {
     /// Screenshots that may wait to be written before new ones are dropped.
     #[arg(long, default_value_t = 8, value_name = "FRAMES")]
     pub queue_frames: usize,
+    /// A window whose every key is secret (stored as `{secret}`, never as
+    /// the key): its class, or a part of its title, ignoring case. Keys typed
+    /// into a password field are secret wherever it is. Repeatable.
+    #[arg(long, value_name = "CLASS|TITLE")]
+    pub secret_window: Vec<String>,
+    /// A window no screenshot may show (its box is filled while it is
+    /// active): its class, or a part of its title, ignoring case. Repeatable.
+    #[arg(long, value_name = "CLASS|TITLE")]
+    pub exclude_window: Vec<String>,
+    /// The key that turns secret typing on and off while recording, for
+    /// fields the accessibility tree does not call password fields, or `none`.
+    #[arg(long, default_value = "pause", value_name = "KEY")]
+    pub secret_key: String,
 }
 
 #[derive(Debug, Args)]
@@ -108,6 +125,25 @@ pub struct ReplayArgs {
         default_value = "structural,visual"
     )]
     pub rungs: Vec<RungChoice>,
+    /// Type VALUE where the recording typed the parameter NAME (see
+    /// `reprise params`): `--set user_name=bob` (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Replay once per row of a CSV file (a header row naming parameters)
+    /// or a JSON array of objects; a column may name a secret.
+    #[arg(long, value_name = "FILE")]
+    pub each: Option<std::path::PathBuf>,
+    /// With --each: go on after a row that failed (default: stop there).
+    #[arg(long, requires = "each")]
+    pub keep_going: bool,
+    /// With --each: replay at most this many rows.
+    #[arg(long, requires = "each", value_name = "N")]
+    pub max_iterations: Option<usize>,
+    /// With --each: a shell command run before each row (the first
+    /// included) that brings the application to the recorded start, such
+    /// as starting a fresh instance; it must exit 0 within 60 s.
+    #[arg(long, requires = "each", value_name = "COMMAND")]
+    pub reset_with: Option<String>,
     /// Replace typed text: `--replace alice=bob` (repeatable; no model needed).
     #[arg(long, value_name = "OLD=NEW")]
     pub replace: Vec<String>,
@@ -134,6 +170,12 @@ pub struct ReplayArgs {
     /// (default: refuse to start while any is held).
     #[arg(long)]
     pub release_held_keys: bool,
+    /// Secret values (TOML, or NAME=VALUE lines) for the secrets the
+    /// recording types, after `REPRISE_SECRET_<NAME>` in the environment;
+    /// only its owner may read it. A secret found in neither is asked for
+    /// at the terminal, or the replay is refused before any input.
+    #[arg(long, value_name = "FILE")]
+    pub secrets_file: Option<std::path::PathBuf>,
     /// Fail a step whose effect cannot be checked (default: go on, count it
     /// as unverified and exit 12 at the end).
     #[arg(long)]
@@ -199,6 +241,15 @@ pub struct ShowArgs {
     /// A recording's id, a unique prefix of it, or its name.
     pub recording: String,
     /// Print the recording, its reduced events, screenshots and window states as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ParamsArgs {
+    /// A recording's id, a unique prefix of it, or its name.
+    pub recording: String,
+    /// Print the parameters as JSON.
     #[arg(long)]
     pub json: bool,
 }

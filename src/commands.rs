@@ -67,6 +67,7 @@ pub fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Show(args) => show(&open_to_read()?, &args),
+        Command::Params(args) => params(&open_to_read()?, &args),
         Command::Delete(args) => {
             let mut store = open_store()?;
             let id = store.resolve(&args.recording)?;
@@ -94,6 +95,33 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
             .collect()
     };
     reprise_models::recording::check_name(&args.name).map_err(UsageError)?;
+    let patterns = |flag: &str, values: &[String]| {
+        values
+            .iter()
+            .map(|value| {
+                crate::record::secrets::WindowPattern::new(value).ok_or_else(|| {
+                    UsageError(format!("{flag} needs a class or a title, not {value:?}"))
+                })
+            })
+            .collect::<Result<Vec<_>, UsageError>>()
+    };
+    let toggle = match args.secret_key.trim() {
+        "none" => None,
+        key if crate::platform::keys::is_key_name(key) => Some(key.to_owned()),
+        key => bail!(UsageError(format!(
+            "--secret-key takes a named key (pause, scroll_lock, f12, …) or none, not {key:?}"
+        ))),
+    };
+    if toggle.is_some() && stop_sequence.iter().any(|key| Some(key) == toggle.as_ref()) {
+        bail!(UsageError(
+            "--secret-key cannot be a key of the stop sequence".into()
+        ));
+    }
+    let secrets = crate::record::secrets::SecretRules {
+        windows: patterns("--secret-window", &args.secret_window)?,
+        toggle,
+    };
+    let excluded_windows = patterns("--exclude-window", &args.exclude_window)?;
     let options = crate::record::RecordOptions {
         name: args.name.clone(),
         task_description: args.task.clone(),
@@ -101,6 +129,8 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
         frame_rate: args.frame_rate,
         stop_sequence: stop_sequence.clone(),
         queue_frames: args.queue_frames,
+        secrets,
+        excluded_windows,
     };
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     // SIGHUP (the terminal closed) finishes the recording like Ctrl-C.
@@ -127,6 +157,12 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
         plural(summary.n_window_states as usize, "window state"),
         summary.stop_reason.words()
     );
+    if summary.secret_keys > 0 {
+        eprintln!(
+            "{} typed as secrets: stored as their parameters, never as keys",
+            plural(summary.secret_keys as usize, "key event")
+        );
+    }
     if summary.frames_dropped + summary.capture_failures + summary.window_failures > 0 {
         eprintln!(
             "note: {} frames dropped under load, {} failed screenshots, {} failed window queries",
@@ -177,6 +213,39 @@ fn show(store: &Store, args: &ShowArgs) -> Result<()> {
     } else {
         print_text(&present::recording_text(&bundle, &trees))
     }
+}
+
+fn params(store: &Store, args: &crate::cli::ParamsArgs) -> Result<()> {
+    let params = crate::replay::parameters_of(store, &args.recording)?;
+    if args.json {
+        return print_json(&params);
+    }
+    if params.is_empty() {
+        return print_text("the recording types no text and no secret\n");
+    }
+    let mut text = String::new();
+    for param in &params {
+        let what = match &param.kind {
+            reprise_strategies::params::ParameterKind::Text { recorded } => {
+                format!("= {}", present::terminal_safe(&format!("{recorded:?}")))
+            }
+            reprise_strategies::params::ParameterKind::Secret => format!(
+                "secret, from {}",
+                crate::replay::secrets::env_name(&param.name)
+            ),
+        };
+        let field = param
+            .field
+            .as_deref()
+            .map(|field| format!(", typed into {}", present::terminal_safe(field)))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "{{{}}} {what} (step {}{field})\n",
+            present::terminal_safe(&param.name),
+            param.step + 1
+        ));
+    }
+    print_text(&text)
 }
 
 fn export(store: &Store, args: &ExportArgs) -> Result<()> {
@@ -315,8 +384,24 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
             _ => Err(UsageError(format!("--replace takes OLD=NEW, not {pair:?}"))),
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let parameters = args
+        .set
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if reprise_models::parameter::is_valid_name(name) => {
+                Ok((name.to_owned(), value.to_owned()))
+            }
+            _ => Err(UsageError(format!(
+                "--set takes NAME=VALUE with a parameter's name (see reprise params), not {:?}",
+                pair.split_once('=').map_or(pair.as_str(), |(name, _)| name)
+            ))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let request = crate::replay::ReplayRequest {
         recording: args.recording.clone(),
+        parameters,
+        secret_overrides: Vec::new(),
+        batch: None,
         strategy: args.strategy,
         rungs: reprise_strategies::visual::Rungs {
             structural: args.rungs.contains(&crate::cli::RungChoice::Structural),
@@ -327,6 +412,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         instructions: args.instructions.clone(),
         describer: args.describer,
         release_held: args.release_held_keys,
+        secrets_file: args.secrets_file.clone(),
         progress: crate::replay::Progress {
             lines: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             json: args.json,

@@ -5,6 +5,7 @@
 //! - [`listen`]: the global input listener (rdev, on every platform) and the
 //!   mapping of its keys to Reprise's platform-neutral key names;
 //! - [`inject`]: input injection (enigo, on every platform);
+//! - [`terminal`]: a line read from the terminal with its echo off;
 //! - `os`: the active window's data and the double-click settings, chosen
 //!   per platform below ([`xsettings`] parses X11's settings daemon's data).
 
@@ -12,6 +13,7 @@ pub mod capture;
 pub mod inject;
 pub mod keys;
 pub mod listen;
+pub mod terminal;
 pub mod xsettings;
 
 #[cfg(target_os = "linux")]
@@ -137,20 +139,60 @@ pub fn window_tree_reader() -> Option<WindowTreeReader> {
                 a11y::A11yReader::connect()
                     .map_err(|err| tracing::info!("no accessibility trees: {err}"))
             });
-            let reader = connected.as_ref().ok()?;
-            match reader.window_tree(window.pid, &window.title, a11y::TreeLimits::default()) {
-                Ok(tree) => tree.map(|mut tree| {
-                    let frame = tree.nodes.first().and_then(|root| root.rect);
-                    if let Some(frame) = frame {
-                        a11y::to_screen(&mut tree, a11y::scale_between(frame, window.rect));
-                    }
-                    tree
-                }),
-                Err(err) => {
-                    tracing::debug!(title = %window.title, "no accessibility tree: {err}");
-                    None
-                }
+            screen_tree(connected.as_ref().ok()?, window)
+        }))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// A window's tree with its boxes in logical screen coordinates.
+#[cfg(target_os = "linux")]
+fn screen_tree(
+    reader: &a11y::A11yReader,
+    window: &ActiveWindow,
+) -> Option<reprise_models::A11yTree> {
+    match reader.window_tree(window.pid, &window.title, a11y::TreeLimits::default()) {
+        Ok(tree) => tree.map(|mut tree| {
+            let frame = tree.nodes.first().and_then(|root| root.rect);
+            if let Some(frame) = frame {
+                a11y::to_screen(&mut tree, a11y::scale_between(frame, window.rect));
             }
+            tree
+        }),
+        Err(err) => {
+            tracing::debug!(title = %window.title, "no accessibility tree: {err}");
+            None
+        }
+    }
+}
+
+/// Names the element with the keyboard focus in the active window.
+pub type FocusReader = Box<dyn FnMut() -> Option<reprise_models::ElementIdentity> + Send>;
+
+/// A [`FocusReader`] where the platform exposes accessibility trees (AT-SPI
+/// on Linux: the active window's tree, read under the same bounds as the
+/// recorder's other reads, and its focused node); `None` elsewhere. It
+/// connects on first use.
+pub fn focus_reader() -> Option<FocusReader> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut reader: Option<Result<(a11y::A11yReader, WindowProbe), ()>> = None;
+        Some(Box::new(move || {
+            let connected = reader.get_or_insert_with(|| {
+                let bus = a11y::A11yReader::connect()
+                    .map_err(|err| tracing::info!("no focused elements: {err}"))?;
+                let probe = WindowProbe::connect()
+                    .map_err(|err| tracing::info!("no focused elements: {err}"))?;
+                Ok((bus, probe))
+            });
+            let (reader, probe) = connected.as_mut().ok()?;
+            let window = probe.active_window().ok().flatten()?;
+            let tree = screen_tree(reader, &window)?;
+            let focused = reprise_models::element::focused(&tree)?;
+            reprise_models::identity_of(&tree, &tree.app, focused)
         }))
     }
     #[cfg(not(target_os = "linux"))]

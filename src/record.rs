@@ -3,7 +3,9 @@
 //! to the store in transactions at least every 250 ms.
 
 mod elements;
+mod masks;
 mod observer;
+pub mod secrets;
 mod stop;
 
 use std::sync::Arc;
@@ -26,6 +28,9 @@ use stop::{StopSequence, Verdict};
 const FLUSH_INTERVAL: Duration = Duration::from_millis(250);
 /// An event waits at most this long for the frame taken before it.
 const MAX_LINK_WAIT_SECONDS: f64 = 0.75;
+/// A key waits at most this long for the focused element to be read (a
+/// whole window's tree, bounded): until then it cannot be told secret.
+const FOCUS_WAIT_SECONDS: f64 = 3.0;
 
 /// What `reprise record` was asked to do.
 #[derive(Debug, Clone)]
@@ -39,6 +44,10 @@ pub struct RecordOptions {
     pub stop_sequence: Vec<String>,
     /// Frames that may wait for the writer before new ones are dropped.
     pub queue_frames: usize,
+    /// What is secret besides password fields.
+    pub secrets: secrets::SecretRules,
+    /// Windows no frame may show.
+    pub excluded_windows: Vec<secrets::WindowPattern>,
 }
 
 /// Why the recorder stopped.
@@ -70,6 +79,8 @@ pub struct RecordSummary {
     pub frames_dropped: u64,
     pub capture_failures: u64,
     pub window_failures: u64,
+    /// Keys typed as secrets (stored as placeholders).
+    pub secret_keys: u64,
     pub stop_reason: StopReason,
 }
 
@@ -112,6 +123,7 @@ pub fn record(
         .context("create the recording in the store")?;
     tracing::info!(id = %recording.id, "recording started");
 
+    let masks = masks::Masks::new(options.excluded_windows.clone());
     let mut observer = observer::spawn(
         capture,
         probe,
@@ -119,15 +131,30 @@ pub fn record(
         Duration::from_secs_f64(1.0 / options.frame_rate),
         options.queue_frames,
         platform::window_tree_reader(),
+        masks.clone(),
     );
-    let mut elements = platform::element_reader().and_then(elements::spawn);
-    let mut writer = Writer::new(recording.id.clone(), monitor, start);
+    let mut elements = platform::element_reader()
+        .and_then(|reader| elements::spawn(reader, platform::focus_reader(), masks));
+    let mut writer = Writer::new(
+        recording.id.clone(),
+        monitor,
+        start,
+        options.secrets.clone(),
+    );
     if let Some(window) = first_window {
         writer.add_window(0.0, window, None);
     }
     let mut converter = EventConverter::with_pointer(pointer);
     let mut stop_sequence = StopSequence::new(options.stop_sequence.clone());
     let mut last_flush = Instant::now();
+    // Whether the focus may have moved since it was last read: `Some(true)`
+    // when only a press moved it (the press's element then says where).
+    let mut focus_stale: Option<bool> = Some(false);
+    let mut seen_window = writer
+        .current_window
+        .as_ref()
+        .map(|window| window.window_id);
+    let mut toggle_down = false;
 
     let stop_reason = loop {
         if stop.load(Ordering::SeqCst) {
@@ -149,17 +176,60 @@ pub fn record(
             }) => {
                 let timestamp = at.saturating_duration_since(start).as_secs_f64();
                 if let Some(event) = converter.convert(&event_type, name.as_deref(), timestamp) {
+                    // The secret toggle's own keys are left out.
+                    if options.secrets.is_toggle(&event) {
+                        let pressed = event.name == EventName::Press;
+                        if pressed && !toggle_down {
+                            let on = writer.scrubber.toggle_at(timestamp);
+                            eprintln!(
+                                "secret typing {}",
+                                if on {
+                                    "on: keys are stored as {secret}"
+                                } else {
+                                    "off"
+                                }
+                            );
+                        }
+                        toggle_down = pressed;
+                        continue;
+                    }
                     let is_press = event.name == EventName::Press
                         || (event.name == EventName::Click && event.mouse_pressed == Some(true));
-                    if is_press {
-                        let _ = observer.trigger.try_send(());
-                    }
                     if let (true, Some(elements), Some(x), Some(y)) =
                         (is_press, elements.as_mut(), event.mouse_x, event.mouse_y)
                         && event.name == EventName::Click
-                        && elements.offer(timestamp, (x, y), under)
+                        && elements.offer(elements::ElementRequest::Press {
+                            at: timestamp,
+                            point: (x, y),
+                            under,
+                        })
                     {
-                        writer.pending_elements.insert(timestamp.to_bits());
+                        writer
+                            .pending_elements
+                            .insert(timestamp.to_bits(), MAX_LINK_WAIT_SECONDS);
+                    }
+                    if event.name == EventName::Click && is_press {
+                        focus_stale = Some(true);
+                    }
+                    if event.name == EventName::Press {
+                        if let (Some(after_press), Some(elements)) =
+                            (focus_stale, elements.as_mut())
+                            && elements.offer(elements::ElementRequest::Focus {
+                                at: timestamp,
+                                after_press,
+                            })
+                        {
+                            writer
+                                .pending_elements
+                                .insert(timestamp.to_bits(), FOCUS_WAIT_SECONDS);
+                        }
+                        focus_stale = None;
+                        if matches!(event.named_key(), Some("tab" | "enter" | "esc")) {
+                            focus_stale = Some(false);
+                        }
+                    }
+                    if is_press {
+                        let _ = observer.trigger.try_send(());
                     }
                     match stop_sequence.feed(event) {
                         Verdict::Record(events) => writer.events.extend(events),
@@ -188,6 +258,14 @@ pub fn record(
             writer.drain(&mut observer, elements.as_ref(), &mut stop_sequence, false);
             writer.flush(store)?;
             last_flush = Instant::now();
+            let window = writer
+                .current_window
+                .as_ref()
+                .map(|window| window.window_id);
+            if window != seen_window {
+                seen_window = window;
+                focus_stale = Some(false);
+            }
         }
     };
 
@@ -205,6 +283,9 @@ pub fn record(
             let Some(event) = converter.convert(&event_type, name.as_deref(), timestamp) else {
                 continue;
             };
+            if options.secrets.is_toggle(&event) {
+                continue;
+            }
             match stop_sequence.feed(event) {
                 Verdict::Record(events) => writer.events.extend(events),
                 Verdict::Stop(events) => {
@@ -235,6 +316,7 @@ pub fn record(
         frames_dropped: counters.frames_dropped.load(Ordering::Relaxed),
         capture_failures: counters.capture_failures.load(Ordering::Relaxed),
         window_failures: counters.window_failures.load(Ordering::Relaxed),
+        secret_keys: writer.scrubber.scrubbed,
         stop_reason,
     })
 }
@@ -258,16 +340,26 @@ struct Writer {
     stored_hashes: std::collections::HashSet<String>,
     /// The active window as last stored.
     current_window: Option<platform::ActiveWindow>,
-    /// Presses (by their timestamp's bits) whose element is being read.
-    pending_elements: std::collections::HashSet<u64>,
+    /// Events (by their timestamp's bits) whose element is being read, with
+    /// how long each may wait for it.
+    pending_elements: std::collections::HashMap<u64, f64>,
     /// Elements read, waiting for their press to be linked.
     elements: std::collections::HashMap<u64, reprise_models::ElementIdentity>,
     /// The newest window state's accessibility tree, with that state's id.
     current_tree: Option<(u32, reprise_models::A11yTree)>,
+    /// Each window state's class and title, by its id.
+    window_names: Vec<(String, String)>,
+    /// Secret keys out, before anything is written.
+    scrubber: secrets::Scrubber,
 }
 
 impl Writer {
-    fn new(recording_id: String, monitor: reprise_models::ScreenGeometry, start: Instant) -> Self {
+    fn new(
+        recording_id: String,
+        monitor: reprise_models::ScreenGeometry,
+        start: Instant,
+        secrets: secrets::SecretRules,
+    ) -> Self {
         Writer {
             recording_id,
             monitor,
@@ -282,9 +374,11 @@ impl Writer {
             next_event_seq: 0,
             stored_hashes: std::collections::HashSet::new(),
             current_window: None,
-            pending_elements: std::collections::HashSet::new(),
+            pending_elements: std::collections::HashMap::new(),
             elements: std::collections::HashMap::new(),
             current_tree: None,
+            window_names: Vec::new(),
+            scrubber: secrets::Scrubber::new(secrets),
         }
     }
 
@@ -295,7 +389,7 @@ impl Writer {
             self.pending_elements.clear();
             return;
         };
-        let deadline = Instant::now() + Duration::from_secs_f64(MAX_LINK_WAIT_SECONDS);
+        let deadline = Instant::now() + Duration::from_secs_f64(FOCUS_WAIT_SECONDS);
         loop {
             let answer = if finish && !self.pending_elements.is_empty() {
                 let left = deadline.saturating_duration_since(Instant::now());
@@ -308,7 +402,7 @@ impl Writer {
             };
             // A press already linked (it waited its bound) keeps no late
             // answer: nothing would ever read it.
-            let still_pending = self.pending_elements.remove(&timestamp.to_bits());
+            let still_pending = self.pending_elements.remove(&timestamp.to_bits()).is_some();
             if let (true, Some(element)) = (still_pending, element) {
                 self.elements.insert(timestamp.to_bits(), element);
             }
@@ -330,6 +424,8 @@ impl Writer {
     ) {
         let id = self.window_times.len() as u32;
         self.window_times.push(timestamp);
+        self.window_names
+            .push((window.app_class.clone(), window.title.clone()));
         self.current_window = Some(window.clone());
         self.current_tree = tree.clone().map(|tree| (id, tree));
         let mut state = window.into_state(id, timestamp);
@@ -419,12 +515,16 @@ impl Writer {
             .events
             .iter()
             .take_while(|event| {
-                let waited_enough = now - event.timestamp > MAX_LINK_WAIT_SECONDS;
+                let waited = now - event.timestamp;
+                let waited_enough = waited > MAX_LINK_WAIT_SECONDS;
+                let element_waited = self
+                    .pending_elements
+                    .get(&event.timestamp.to_bits())
+                    .is_none_or(|wait| waited > *wait);
                 finish
                     || (event.timestamp < held_from
                         && (event.timestamp <= self.observed_until || waited_enough)
-                        && (!self.pending_elements.contains(&event.timestamp.to_bits())
-                            || waited_enough))
+                        && element_waited)
             })
             .count();
         let ready: Vec<ActionEvent> = self.events.drain(..n_ready).collect();
@@ -438,7 +538,13 @@ impl Writer {
                 .elements
                 .remove(&event.timestamp.to_bits())
                 .or_else(|| self.element_in_snapshot(&event));
-            self.ready_events.push(event);
+            let window = event
+                .window_state_id
+                .and_then(|id| self.window_names.get(id as usize))
+                .map(|(class, title)| (class.as_str(), title.as_str()));
+            // Secret keys leave here, before anything is written.
+            let kept = self.scrubber.scrub(event, window);
+            self.ready_events.extend(kept);
         }
     }
 

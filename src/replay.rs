@@ -3,6 +3,7 @@
 
 mod abort;
 mod desktop;
+pub mod secrets;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,6 +43,42 @@ pub struct ReplayRequest {
     pub release_held: bool,
     /// How each step is reported as it ends.
     pub progress: Progress,
+    /// `--secrets-file`: secret values, after the environment's.
+    pub secrets_file: Option<std::path::PathBuf>,
+    /// `--set NAME=VALUE`: texts typed in place of parameters.
+    pub parameters: Vec<(String, String)>,
+    /// Secret values given ahead of the environment (a row of `--each`).
+    pub secret_overrides: Vec<(String, String)>,
+    /// The batch (`--each`) this run is a row of.
+    pub batch: Option<BatchRow>,
+}
+
+/// A run's place in a batch: the batch's id, the row's number (from 1) and
+/// its values, secrets masked.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BatchRow {
+    pub id: String,
+    pub row: usize,
+    pub values: Vec<(String, String)>,
+}
+
+/// The parameters of a recording: its planned steps' texts and secrets.
+pub fn parameters_of(
+    store: &Store,
+    recording: &str,
+) -> Result<Vec<reprise_strategies::params::Parameter>> {
+    let recording_id = store.resolve(recording)?;
+    let bundle = store
+        .load(&recording_id)
+        .with_context(|| format!("read recording {recording_id}"))?;
+    let trees = reduce(
+        bundle.events,
+        &ReduceOptions {
+            double_click: bundle.recording.double_click,
+        },
+    );
+    let trees = reprise_strategies::plan::plan_steps(trees, &bundle.window_states);
+    Ok(reprise_strategies::params::parameters(&trees))
 }
 
 /// Where each finished step is reported while the replay runs.
@@ -131,6 +168,28 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     // Replay's steps: keys released in the step that pressed them, and
     // typing into one window as one step (see strategies::plan).
     let trees = reprise_strategies::plan::plan_steps(trees, &bundle.window_states);
+    let trees = reprise_strategies::params::set_parameters(trees, &request.parameters)
+        .map_err(|err| crate::exit::UsageError(err.to_string()))?;
+    // Every secret it types has its value before anything is injected (a
+    // dry run injects nothing and needs none).
+    let secret_names = reprise_strategies::edit::secret_names(&trees);
+    let secret_values = if request.options.dry_run {
+        secrets::SecretValues::default()
+    } else {
+        secrets::SecretValues::resolve(
+            &secret_names,
+            request.secrets_file.as_deref(),
+            &|variable| {
+                request
+                    .secret_overrides
+                    .iter()
+                    .find(|(name, _)| secrets::env_name(name) == variable)
+                    .map(|(_, value)| value.clone())
+                    .or_else(|| std::env::var(variable).ok())
+            },
+            true,
+        )?
+    };
     // Vanilla decides its own steps: their number is not known ahead.
     let total = (request.strategy != StrategyChoice::Vanilla).then_some(trees.len());
     let mut strategy: Box<dyn ReplayStrategy> = match request.strategy {
@@ -177,6 +236,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let mut desktop = LiveDesktop::connect(request.options.dry_run)
         .context("connect to the display (is DISPLAY set?)")?;
     desktop.check_nothing_held(request.release_held)?;
+    desktop.set_secrets(secret_values);
     let watcher = AbortWatcher::start(desktop.screen(), desktop.last_move())
         .context("start the abort watcher")?;
 
@@ -192,6 +252,8 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             "require_verified": request.options.require_verified,
             "max_steps": request.options.max_steps,
             "replacements": request.replacements,
+            "parameters": request.parameters,
+            "batch": request.batch,
             "rungs": {"structural": request.rungs.structural, "visual": request.rungs.visual},
         }),
         started: now(),

@@ -14,6 +14,16 @@ const TARGET: &str = "Maria Olsen|Tromsø";
 /// Runs `tests/scenarios/SCRIPT` in a D-Bus session of its own on a fresh
 /// display; returns the display (its folder holds the results).
 pub(crate) fn run_scenario(script: &str, width: u32, height: u32) -> Display {
+    run_scenario_with(script, width, height, &[])
+}
+
+/// [`run_scenario`] with more of the scenario's environment.
+pub(crate) fn run_scenario_with(
+    script: &str,
+    width: u32,
+    height: u32,
+    env: &[(&str, &str)],
+) -> Display {
     let display = Display::start(width, height);
     // A comma in the path: the accessibility bus's address escapes it, and
     // the reader must still find the socket.
@@ -36,7 +46,8 @@ pub(crate) fn run_scenario(script: &str, width: u32, height: u32) -> Display {
             .env("REPRISE_STORE", display.store())
             .env("OMP_THREAD_LIMIT", "1")
             .env("SCRIPTS", concat!(env!("CARGO_MANIFEST_DIR"), "/scripts"))
-            .env("OUT", display.dir.path()),
+            .env("OUT", display.dir.path())
+            .envs(env.iter().copied()),
     );
     display
 }

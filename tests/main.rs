@@ -8,6 +8,7 @@ mod llm;
 mod models;
 mod record;
 mod replay;
+mod secrets;
 mod segment;
 mod visual;
 mod watched;

@@ -254,6 +254,15 @@ pub fn deepest_at(tree: &A11yTree, point: (f64, f64)) -> Option<u32> {
     Some(at)
 }
 
+/// The element with the keyboard focus: of the nodes in the Focused state,
+/// the one read last (the deepest, as trees are read from the root down).
+pub fn focused(tree: &A11yTree) -> Option<u32> {
+    tree.nodes
+        .iter()
+        .rposition(|node| node.states.contains(&ElementState::Focused))
+        .map(|idx| idx as u32)
+}
+
 /// The identity of node `idx` of `tree` (whose root is the window), or of
 /// its nearest ancestor that has one when it has none itself (an unnamed
 /// filler under the pointer). `None` when nothing on the way up has an

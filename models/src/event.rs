@@ -124,10 +124,17 @@ pub struct ActionEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_state_id: Option<u32>,
     /// For a press, the element under the pointer as the accessibility tree
-    /// named it (`None` where the window exposes no tree, or it did not
-    /// answer in time).
+    /// named it; for the first key typed after a press, a Tab or a window
+    /// change, the element that had the focus (`None` where the window
+    /// exposes no tree, or it did not answer in time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<crate::ElementIdentity>,
+    /// For a key typed as a secret (into a password field, in a secret
+    /// window, or while secret typing was on): the name of the parameter
+    /// that stands for it (`password`). Such an event keeps its timing and
+    /// nothing of the key: no name, character or code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
     /// Derived for key events by [`ActionEvent::fill_text`]; never read from input.
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
@@ -200,6 +207,7 @@ impl ActionEvent {
             screenshot_id: None,
             window_state_id: None,
             element: None,
+            secret: None,
             text: None,
             children: Vec::new(),
         }
@@ -225,6 +233,21 @@ impl ActionEvent {
             .or(self.canonical_key_name.as_deref())
     }
 
+    /// A key's identity between its press and its release: its code where
+    /// it has one (a character's case may differ between the two), else its
+    /// name or character.
+    pub fn key_identity(&self) -> String {
+        match self.key_vk.or(self.canonical_key_vk) {
+            Some(code) => format!("#{code}"),
+            None => self
+                .named_key()
+                .or(self.key_char.as_deref())
+                .or(self.canonical_key_char.as_deref())
+                .unwrap_or_default()
+                .to_owned(),
+        }
+    }
+
     /// Whether this is a raw key event (press or release).
     pub fn is_raw_key(&self) -> bool {
         matches!(self.name, EventName::Press | EventName::Release)
@@ -237,6 +260,9 @@ impl ActionEvent {
             return None;
         }
         if self.children.is_empty() {
+            if let Some(secret) = &self.secret {
+                return Some(format!("{{{secret}}}"));
+            }
             if let Some(name) = &self.key_name {
                 return Some(format!("<{name}>"));
             }
@@ -257,10 +283,18 @@ impl ActionEvent {
                         .map(|vk| format!("<{vk}>"))
                 });
         }
+        // A secret's keys show as its one placeholder, however many there were.
+        let mut previous_secret: Option<&str> = None;
         let parts: Vec<String> = self
             .children
             .iter()
             .filter(|child| child.name == EventName::Press || child.name == EventName::Type)
+            .filter(|child| {
+                let secret = child.secret.as_deref();
+                let repeated = secret.is_some() && secret == previous_secret;
+                previous_secret = secret;
+                !repeated
+            })
             .filter_map(ActionEvent::derived_text)
             .collect();
         Some(parts.join("-"))
@@ -366,6 +400,31 @@ mod tests {
         parent.fill_text();
         assert_eq!(parent.text.as_deref(), Some("<ctrl>-c"));
         assert_eq!(parent.children[2].text.as_deref(), Some("c"));
+    }
+
+    #[test]
+    fn a_secrets_keys_read_as_its_one_placeholder() {
+        let mut children = Vec::new();
+        for (idx, name) in [
+            EventName::Press,
+            EventName::Release,
+            EventName::Press,
+            EventName::Release,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut event = ActionEvent::new(name, idx as f64);
+            event.secret = Some("password".into());
+            children.push(event);
+        }
+        children.push(key(EventName::Press, Some("enter"), None));
+        children.push(key(EventName::Press, None, Some("{")));
+        children.push(key(EventName::Press, None, Some("{")));
+        let mut tree = ActionEvent::parent(EventName::Type, children);
+        tree.fill_text();
+        assert_eq!(tree.text.as_deref(), Some("{password}-<enter>-{-{"));
+        assert_eq!(tree.children[0].text.as_deref(), Some("{password}"));
     }
 
     #[test]

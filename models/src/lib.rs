@@ -8,6 +8,7 @@ pub mod displaced;
 pub mod element;
 pub mod event;
 pub mod geometry;
+pub mod parameter;
 pub mod recording;
 pub mod reduce;
 pub mod screenshot;

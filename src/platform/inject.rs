@@ -97,7 +97,27 @@ impl Injector {
                 Ok(())
             }
             Action::Pause { .. } => Ok(()),
+            Action::TypeSecret { name } => Err(inject_err(format!(
+                "the secret {{{name}}} has no value here: only the replay's desktop holds secrets"
+            ))),
         }
+    }
+
+    /// Types `text` character by character (whatever the keyboard layout),
+    /// `pace` apart; every key it presses it releases.
+    pub fn type_text(
+        &mut self,
+        text: &str,
+        pace: std::time::Duration,
+    ) -> Result<(), PlatformError> {
+        for char in text.chars() {
+            let key = KeySpec::Char(char.to_string());
+            self.inject(&Action::KeyDown { key: key.clone() })?;
+            let released = self.inject(&Action::KeyUp { key });
+            std::thread::sleep(pace);
+            released?;
+        }
+        Ok(())
     }
 
     fn key(&mut self, key: &KeySpec, direction: Direction) -> Result<(), PlatformError> {

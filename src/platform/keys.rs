@@ -118,6 +118,53 @@ pub fn key_info(key: Key) -> KeyInfo {
     }
 }
 
+/// Whether `name` is the name the listener gives a named key (`pause`,
+/// `f12`, `scroll_lock`, …).
+pub fn is_key_name(name: &str) -> bool {
+    use Key::*;
+    [
+        Alt,
+        AltGr,
+        Backspace,
+        CapsLock,
+        ControlLeft,
+        Delete,
+        DownArrow,
+        End,
+        Escape,
+        F1,
+        F2,
+        F3,
+        F4,
+        F5,
+        F6,
+        F7,
+        F8,
+        F9,
+        F10,
+        F11,
+        F12,
+        Home,
+        LeftArrow,
+        MetaLeft,
+        PageDown,
+        PageUp,
+        Return,
+        RightArrow,
+        ShiftLeft,
+        Tab,
+        UpArrow,
+        PrintScreen,
+        ScrollLock,
+        Pause,
+        NumLock,
+        Insert,
+        Function,
+    ]
+    .into_iter()
+    .any(|key| key_info(key).name == Some(name))
+}
+
 /// X11 key codes (the evdev code plus 8) of the keys rdev names; an unknown
 /// key carries its own code.
 #[cfg(target_os = "linux")]

@@ -1,65 +1,107 @@
-//! The element under the pointer at every press, read on a thread of its own
-//! so input is never delayed: the main loop offers each press's time and
-//! position (dropped, and counted, when the reader is still busy with
-//! earlier ones), the thread asks the platform's accessibility hit-test and
-//! answers with the element it found, or none.
+//! The element under the pointer at every press, and the element with the
+//! keyboard focus when a key is typed after the focus may have moved, read
+//! on a thread of its own so input is never delayed: the main loop offers
+//! each request (dropped, and counted, when the reader is still busy with
+//! earlier ones), the thread asks the platform's accessibility tree and
+//! answers with the element it found, or none. One thread asks one request
+//! at a time, so the watched application never has two of ours at once.
 
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 
 use reprise_models::ElementIdentity;
 
-use crate::platform::ElementReader;
+use super::masks::Masks;
+use crate::platform::{ElementReader, FocusReader};
 
-/// Presses that may wait for the reader before new ones go without an element.
+/// Requests that may wait for the reader before new ones go without an element.
 const QUEUE: usize = 4;
 
-/// One press to read: its timestamp (the key the answer comes back with),
-/// its position on the screen, and the top-level window under it when it
-/// arrived.
-pub type ElementRequest = (f64, (f64, f64), Option<u64>);
+/// What to read, with the timestamp its answer comes back with.
+#[derive(Debug, Clone, Copy)]
+pub enum ElementRequest {
+    /// A press: its position on the screen, and the top-level window under
+    /// it when it arrived.
+    Press {
+        at: f64,
+        point: (f64, f64),
+        under: Option<u64>,
+    },
+    /// A key typed after the focus may have moved: the focused element.
+    /// `after_press`: nothing but a press moved it, so when that press was
+    /// named, the press says where the focus is and nothing is read.
+    Focus { at: f64, after_press: bool },
+}
 
-/// The press's timestamp and the element found there.
+/// The request's timestamp and the element found.
 pub type ElementAnswer = (f64, Option<ElementIdentity>);
 
 #[derive(Debug)]
 pub struct ElementThread {
     requests: SyncSender<ElementRequest>,
+    masks: Masks,
     pub answers: Receiver<ElementAnswer>,
-    /// Presses offered while the reader was busy.
+    /// Requests offered while the reader was busy.
     pub dropped: u64,
 }
 
 impl ElementThread {
-    /// Offers a press; false when the reader is busy or gone (the press then
-    /// gets no element).
-    pub fn offer(&mut self, timestamp: f64, point: (f64, f64), under: Option<u64>) -> bool {
-        match self.requests.try_send((timestamp, point, under)) {
+    /// Offers a request; false when the reader is busy or gone (the event
+    /// then gets no element).
+    pub fn offer(&mut self, request: ElementRequest) -> bool {
+        // Counted out first: a frame taken from now on waits for the answer.
+        self.masks.request_out();
+        match self.requests.try_send(request) {
             Ok(()) => true,
             Err(TrySendError::Full(_)) => {
+                self.masks.answered(None);
                 self.dropped += 1;
                 false
             }
-            Err(TrySendError::Disconnected(_)) => false,
+            Err(TrySendError::Disconnected(_)) => {
+                self.masks.answered(None);
+                false
+            }
         }
     }
 }
 
 /// Starts the reader thread; it ends when the [`ElementThread`] is dropped.
-pub fn spawn(mut reader: ElementReader) -> Option<ElementThread> {
+pub fn spawn(
+    mut reader: ElementReader,
+    mut focus: Option<FocusReader>,
+    masks: Masks,
+) -> Option<ElementThread> {
     let (requests, incoming) = mpsc::sync_channel::<ElementRequest>(QUEUE);
     let (answer_sender, answers) = mpsc::channel();
+    let thread_masks = masks.clone();
     let spawned = std::thread::Builder::new()
         .name("reprise-elements".into())
         .spawn(move || {
-            for (timestamp, point, under) in incoming {
+            let mut last_press_named = false;
+            for request in incoming {
                 let started = std::time::Instant::now();
-                let element = reader(point, under);
+                let (at, element) = match request {
+                    ElementRequest::Press { at, point, under } => {
+                        let element = reader(point, under);
+                        last_press_named = element.is_some();
+                        (at, element)
+                    }
+                    ElementRequest::Focus { at, after_press } => {
+                        let read = !(after_press && last_press_named);
+                        (
+                            at,
+                            focus.as_mut().filter(|_| read).and_then(|focus| focus()),
+                        )
+                    }
+                };
                 tracing::debug!(
                     ms = started.elapsed().as_millis(),
                     found = element.is_some(),
-                    "hit-tested a press"
+                    ?request,
+                    "read an element"
                 );
-                if answer_sender.send((timestamp, element)).is_err() {
+                thread_masks.answered(element.as_ref());
+                if answer_sender.send((at, element)).is_err() {
                     break;
                 }
             }
@@ -67,6 +109,7 @@ pub fn spawn(mut reader: ElementReader) -> Option<ElementThread> {
     match spawned {
         Ok(_) => Some(ElementThread {
             requests,
+            masks,
             answers,
             dropped: 0,
         }),

@@ -3,7 +3,8 @@
 //! through a bounded queue; when it is full a frame is dropped and counted, so
 //! memory never grows with the length of a recording. A frame goes whole (a
 //! key frame) or as the patch that differs from the last key frame
-//! ([`crate::frames`]). Input never passes here.
+//! ([`crate::frames`]). Input never passes here. Every frame is masked
+//! ([`super::masks`]) before it is compared, hashed or encoded.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use reprise_models::screenshot::content_hash;
 
+use super::masks::Masks;
 use crate::frames::{FrameEncoder, FrameImage};
 use crate::platform::capture::ScreenCapture;
 use crate::platform::{ActiveWindow, WindowProbe, WindowTreeReader};
@@ -83,10 +85,13 @@ pub fn spawn(
     frame_interval: Duration,
     queue_frames: usize,
     tree_reader: Option<WindowTreeReader>,
+    masks: Masks,
 ) -> ObserverHandle {
     let (observation_sender, observations) = mpsc::sync_channel(queue_frames.max(1));
     let (window_sender, window_changes) = mpsc::channel();
-    let tree_requests = tree_reader.map(|reader| spawn_tree_reader(reader, window_sender.clone()));
+    let tree_requests =
+        tree_reader.map(|reader| spawn_tree_reader(reader, window_sender.clone(), masks.clone()));
+    let screen = capture.geometry();
     // Asks for a window's tree when the reader is free (else the change is
     // skipped: the queue holds one).
     let request_tree = move |window: &Option<ActiveWindow>| {
@@ -134,7 +139,7 @@ pub fn spawn(
                         tracing::warn!("window query failed, recording goes on: {err}");
                     }
                 }
-                let image = match capture.capture() {
+                let mut image = match capture.capture() {
                     Ok(image) => image,
                     Err(err) => {
                         thread_counters
@@ -144,6 +149,7 @@ pub fn spawn(
                         continue;
                     }
                 };
+                masks.apply(&mut image, screen, last_window.as_ref());
                 if last_frame.as_deref() == Some(image.as_raw().as_slice()) {
                     let _ = observation_sender.try_send(Observation::Unchanged { at });
                     continue;
@@ -193,6 +199,7 @@ pub fn spawn(
 fn spawn_tree_reader(
     mut reader: WindowTreeReader,
     sender: mpsc::Sender<Observation>,
+    masks: Masks,
 ) -> SyncSender<ActiveWindow> {
     let (requests, windows) = mpsc::sync_channel::<ActiveWindow>(1);
     let spawned = std::thread::Builder::new()
@@ -200,6 +207,7 @@ fn spawn_tree_reader(
         .spawn(move || {
             for window in windows {
                 if let Some(tree) = reader(&window) {
+                    masks.tree_read(&window, &tree);
                     let at = Instant::now();
                     if sender
                         .send(Observation::Accessibility { at, window, tree })

@@ -10,6 +10,10 @@ use crate::platform::capture::ScreenCapture;
 use crate::platform::inject::Injector;
 use crate::platform::{HeldInput, TreeFinder, WindowProbe};
 
+/// The time between a secret's characters (its recorded keys are not its
+/// value's: the value is typed at this even pace).
+const SECRET_PACE: std::time::Duration = std::time::Duration::from_millis(30);
+
 pub struct LiveDesktop {
     capture: ScreenCapture,
     probe: WindowProbe,
@@ -17,6 +21,9 @@ pub struct LiveDesktop {
     injector: Option<Injector>,
     last_move: LastMove,
     trees: Option<TreeFinder>,
+    /// The values `Action::TypeSecret` types: they go from here to the
+    /// injector's keystrokes and nowhere else.
+    secrets: super::secrets::SecretValues,
 }
 
 impl std::fmt::Debug for LiveDesktop {
@@ -42,7 +49,13 @@ impl LiveDesktop {
             injector,
             last_move: LastMove::default(),
             trees: crate::platform::tree_finder(),
+            secrets: super::secrets::SecretValues::default(),
         })
+    }
+
+    /// The secret values this desktop types.
+    pub fn set_secrets(&mut self, secrets: super::secrets::SecretValues) {
+        self.secrets = secrets;
     }
 
     /// Makes sure nothing is held down before the replay injects anything:
@@ -124,6 +137,14 @@ impl Desktop for LiveDesktop {
             && let Ok(mut last_move) = self.last_move.lock()
         {
             *last_move = Some((*x, *y));
+        }
+        if let Action::TypeSecret { name } = action {
+            let value = self.secrets.get(name).ok_or_else(|| {
+                DesktopError::Inject(format!("no value was given for the secret {{{name}}}"))
+            })?;
+            return injector
+                .type_text(value, SECRET_PACE)
+                .map_err(|err| DesktopError::Inject(err.to_string()));
         }
         injector
             .inject(action)

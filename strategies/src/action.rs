@@ -76,6 +76,12 @@ pub enum Action {
     Pause {
         seconds: f64,
     },
+    /// Types the value of the secret parameter `name`, as text. Only the
+    /// live desktop knows the value: it never enters a step, a record, a
+    /// report or a prompt.
+    TypeSecret {
+        name: String,
+    },
 }
 
 impl Action {

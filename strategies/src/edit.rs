@@ -33,27 +33,43 @@ pub fn typed_text(tree: &ActionEvent) -> Option<String> {
     Some(text)
 }
 
+/// The secret parameters the trees type, each once, in the order first typed.
+pub fn secret_names(trees: &[ActionEvent]) -> Vec<String> {
+    fn walk(tree: &ActionEvent, names: &mut Vec<String>) {
+        if let Some(name) = &tree.secret
+            && !names.contains(name)
+        {
+            names.push(name.clone());
+        }
+        for child in &tree.children {
+            walk(child, names);
+        }
+    }
+    let mut names = Vec::new();
+    for tree in trees {
+        walk(tree, &mut names);
+    }
+    names
+}
+
 /// A tree that types `text`: a press and a release per character, spaced as
 /// the original tree was on average.
 fn typing_tree(original: &ActionEvent, text: &str) -> ActionEvent {
-    let start = original.timestamp;
-    let n_chars = text.chars().count().max(1);
-    let end = original
-        .children
-        .last()
-        .map_or(start, |last| last.timestamp);
-    let step = ((end - start) / (2 * n_chars) as f64).max(0.01);
-    let mut children = Vec::new();
-    for (idx, char) in text.chars().enumerate() {
-        for (offset, name) in [(0, EventName::Press), (1, EventName::Release)] {
-            let mut event = ActionEvent::new(name, start + step * (2 * idx + offset) as f64);
-            event.key_char = Some(char.to_string());
-            event.screenshot_id = original.screenshot_id;
-            event.window_state_id = original.window_state_id;
-            children.push(event);
-        }
-    }
-    let mut tree = ActionEvent::parent(EventName::Type, children);
+    let leaves = if original.children.is_empty() {
+        std::slice::from_ref(original)
+    } else {
+        &original.children
+    };
+    let typed = crate::params::typing_leaves(leaves, text);
+    let mut tree = if typed.is_empty() {
+        // Nothing left to type (`--replace alice=`): a step with no keys.
+        let mut empty = ActionEvent::new(EventName::Type, original.timestamp);
+        empty.screenshot_id = original.screenshot_id;
+        empty.window_state_id = original.window_state_id;
+        empty
+    } else {
+        ActionEvent::parent(EventName::Type, typed)
+    };
     tree.fill_text();
     tree
 }
@@ -121,5 +137,20 @@ mod tests {
             "a chord is not text"
         );
         assert_eq!(edited[0].children.len(), 6);
+        let raw: Vec<ActionEvent> = serde_json::from_value(json!([
+            {"name": "press", "timestamp": 0.0, "key_char": "a"},
+            {"name": "release", "timestamp": 0.1, "key_char": "a"}
+        ]))
+        .unwrap();
+        let (edited, n) = replace_typed_text(
+            reduce(raw, &ReduceOptions::default()),
+            &[("a".into(), String::new())],
+        );
+        assert_eq!(n, 1);
+        assert!(
+            crate::naive::actions_for(&edited[0], |seconds| crate::Action::Pause { seconds })
+                .is_empty(),
+            "nothing is typed, and nothing panics"
+        );
     }
 }

@@ -13,6 +13,7 @@ pub mod edit;
 pub mod identity;
 pub mod llm;
 pub mod naive;
+pub mod params;
 pub mod plan;
 pub mod replay;
 pub mod scripted;

@@ -92,7 +92,28 @@ pub fn actions_for(tree: &ActionEvent, mut pause: impl FnMut(f64) -> Action) -> 
             // A type tree is replayed as its exact presses and releases, so a
             // chord stays a chord.
             let mut previous: Option<f64> = None;
+            // The secret typed last, until a key of another is pressed.
+            let mut typed_secret: Option<&str> = None;
             for leaf in key_leaves(tree) {
+                // A secret's keys are its value, typed once, where its first
+                // key was pressed (a key released in between changes nothing).
+                let secret = leaf.secret.as_deref();
+                if leaf.name == EventName::Press && secret != typed_secret {
+                    typed_secret = None;
+                }
+                if let Some(name) = secret {
+                    if leaf.name == EventName::Press && typed_secret.is_none() {
+                        typed_secret = Some(name);
+                        if let Some(previous) = previous {
+                            actions.push(pause(leaf.timestamp - previous));
+                        }
+                        previous = Some(leaf.timestamp);
+                        actions.push(Action::TypeSecret {
+                            name: name.to_owned(),
+                        });
+                    }
+                    continue;
+                }
                 let Some(key) = KeySpec::of_event(leaf) else {
                     continue;
                 };

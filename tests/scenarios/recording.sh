@@ -27,13 +27,14 @@ stop_recording() {
   wait "$recorder"
 }
 
-# replay_as CASE RECORDING: replays RECORDING with the strategy and ladder
-# STRATEGY and RUNGS choose (visual and the default ladder), one retry; its
-# exit code goes to $OUT/CASE.code and its messages to $OUT/CASE.err.
+# replay_as CASE RECORDING [ARGS...]: replays RECORDING with the strategy
+# and ladder STRATEGY and RUNGS choose (visual and the default ladder), one
+# retry, and ARGS; its exit code goes to $OUT/CASE.code and its messages to
+# $OUT/CASE.err.
 replay_as() {
   set +e
   "$REPRISE" replay "$2" --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} \
-    --max-retries 1 >/dev/null 2>"$OUT/$1.err"
+    --max-retries 1 "${@:3}" >/dev/null 2>"$OUT/$1.err"
   echo $? >"$OUT/$1.code"
   set -e
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Records a sign-in to a third-party GTK form (zenity --forms: a user name
+# entry and a password entry) with a password typed, then replays it with
+# the password from outside. Runs inside dbus-run-session on $DISPLAY;
+# writes into $OUT what zenity printed for each case (CASE.out), each
+# replay's exit code and messages (CASE.code, CASE.err), copies of the store
+# taken while the recorder was writing (during/), the recording's export,
+# page and parameters, and a replay report. Used by tests/secrets.rs.
+set -euo pipefail
+: "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}" "${PASSWORD:?}"
+source "$(dirname "$0")/recording.sh"
+source "$(dirname "$0")/zenity.sh"
+
+# form CASE: the sign-in form, printing "user|password" into $OUT/CASE.out.
+form() {
+  zenity --forms --title Login --text "Sign in" --add-entry "User name" \
+    --add-password Password >"$OUT/$1.out" 2>/dev/null &
+  zenity_pid=$!
+  find_element "push button" OK >/dev/null
+}
+
+# The recording: the user name, Tab, the password, then OK. The entry for
+# the user name has the focus when the form opens.
+form recorded
+REPRISE_LOG=debug start_recording login
+xdotool type --delay 100 alice
+sleep 0.3
+xdotool key Tab
+sleep 0.5
+xdotool type --delay 100 "$PASSWORD"
+sleep 1
+mkdir -p "$OUT/during"
+cp "$REPRISE_STORE"* "$OUT/during/"
+press $(find_element "push button" OK)
+stop_recording
+ended "$zenity_pid" 3
+
+"$REPRISE" params login --json >"$OUT/params.json"
+"$REPRISE" params login >"$OUT/params.txt"
+"$REPRISE" export login -o "$OUT/login.export" >/dev/null
+"$REPRISE" visualize login -o "$OUT/login.html" >/dev/null
+
+# No secret given: refused before any input, so the form, answered by
+# hand, holds nothing.
+form missing
+replay_as missing login
+press $(find_element "push button" OK)
+ended "$zenity_pid" 3
+
+# The secret from the environment, and another user name.
+form env
+REPRISE_SECRET_PASSWORD="s3cr3t Ünï" replay_as env login --set user_name=bob
+ended "$zenity_pid" 3
+"$REPRISE" report last -o "$OUT/report.html" >/dev/null
+
+# The secret from a file only its owner reads.
+printf 'password = "fr0m-file"\n' >"$OUT/secrets.toml"
+chmod 600 "$OUT/secrets.toml"
+form file
+replay_as file login --secrets-file "$OUT/secrets.toml"
+ended "$zenity_pid" 3

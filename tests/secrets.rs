@@ -1,0 +1,196 @@
+//! Secrets and parameters on a third-party GTK form (zenity --forms, a user
+//! name and a password): a password typed while recording is stored nowhere,
+//! in no form (the store and its WAL while the recorder writes, the export,
+//! the recording's page, the replay report, the recorder's debug log), its
+//! field is masked in the stored frames, and replays take it from the
+//! environment or a secrets file, judged by what zenity printed; `--set`
+//! changes the user name; a missing secret is refused before any input.
+
+use std::path::Path;
+
+use reprise_models::EventName;
+
+use crate::harness::Display;
+use crate::identity::{result, run_scenario_with};
+
+/// Its capitals appear nowhere else in the task (the user name is "alice").
+const PASSWORD: &str = "QZXJ-Wv9";
+
+/// Every way a key of the password could be written: the whole, its keys
+/// joined as a label joins them, and each capital as a stored key event.
+fn password_forms() -> Vec<String> {
+    let mut forms = vec![PASSWORD.to_owned(), "Q-Z-X-J".to_owned()];
+    for char in ['Q', 'Z', 'X', 'J', 'W'] {
+        forms.push(format!("\"key_char\":\"{char}\""));
+        forms.push(format!("\"key_char\": \"{char}\""));
+    }
+    forms
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle.as_bytes())
+}
+
+/// The files to search: every file in `dir` whose name starts with `prefix`.
+fn files(dir: &Path, prefix: &str) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|err| panic!("read {}: {err}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with(prefix))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Searches `paths` for every form of the password (none may be there) and
+/// for `control` (which must be, in at least one: the search can find).
+fn search(paths: &[std::path::PathBuf], control: &str) {
+    assert!(!paths.is_empty(), "nothing to search");
+    let mut control_found = false;
+    for path in paths {
+        let bytes =
+            std::fs::read(path).unwrap_or_else(|err| panic!("read {}: {err}", path.display()));
+        for form in password_forms() {
+            assert!(
+                !contains(&bytes, &form),
+                "{form:?} is in {}",
+                path.display()
+            );
+        }
+        control_found |= contains(&bytes, control);
+    }
+    assert!(
+        control_found,
+        "{control:?} is in none of {paths:?}: the search proves nothing"
+    );
+}
+
+#[test]
+fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside() {
+    let display: Display =
+        run_scenario_with("zenity-login.sh", 1280, 800, &[("PASSWORD", PASSWORD)]);
+    let dir = display.dir.path();
+    assert_eq!(
+        result(&display, "recorded", "out"),
+        format!("alice|{PASSWORD}")
+    );
+
+    // Nowhere, in no form; the user name, typed into a plain field, is.
+    let during = files(&dir.join("during"), "");
+    assert!(
+        during
+            .iter()
+            .any(|path| path.to_string_lossy().ends_with("-wal")),
+        "the store's WAL was copied while the recorder wrote: {during:?}"
+    );
+    search(&during, "\"key_char\":\"a\"");
+    search(&files(dir, "store"), "\"key_char\":\"a\"");
+    search(&[dir.join("login.export")], "\"key_char\":\"a\"");
+    search(&[dir.join("login.html")], "a-l-i-c-e");
+    search(&[dir.join("record.err")], "read an element");
+    let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(
+        report.contains("{password}"),
+        "the report shows the placeholder"
+    );
+    for value in ["s3cr3t", "fr0m-file"] {
+        for path in files(dir, "store").iter().chain([&dir.join("report.html")]) {
+            let bytes = std::fs::read(path).unwrap();
+            assert!(
+                !contains(&bytes, value),
+                "the replayed secret is in {}",
+                path.display()
+            );
+        }
+    }
+
+    // The parameters: the user name by its field's label, the password as
+    // a secret.
+    let params: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("params.json")).unwrap()).unwrap();
+    assert_eq!(params[0]["name"], "user_name", "{params}");
+    assert_eq!(params[0]["kind"], "text");
+    assert_eq!(params[0]["recorded"], "alice");
+    assert_eq!(params[1]["name"], "password");
+    assert_eq!(params[1]["kind"], "secret");
+    assert_eq!(params.as_array().unwrap().len(), 2, "{params}");
+
+    // The field is masked in every frame stored from its first key to the
+    // press on OK (which closes the form).
+    let store = reprise::store::Store::open_to_read(&display.store()).unwrap();
+    let id = store.resolve("login").unwrap();
+    let bundle = store.load(&id).unwrap();
+    let first_secret = bundle
+        .events
+        .iter()
+        .find(|event| event.secret.is_some() && event.name == EventName::Press)
+        .expect("a secret key is stored");
+    assert!(first_secret.key_char.is_none() && first_secret.key_vk.is_none());
+    let field = first_secret
+        .element
+        .as_ref()
+        .expect("the secret key names its field")
+        .rect;
+    assert_eq!(
+        first_secret.element.as_ref().unwrap().role,
+        accesskit::Role::PasswordInput
+    );
+    let ok = bundle
+        .events
+        .iter()
+        .find(|event| event.name == EventName::Click && event.timestamp > first_secret.timestamp)
+        .expect("the press on OK is stored");
+    let later: Vec<_> = bundle
+        .screenshots
+        .iter()
+        .filter(|shot| Some(shot.id) >= first_secret.screenshot_id && shot.timestamp < ok.timestamp)
+        .collect();
+    // (A frame like the one before it is not stored again: with the field
+    // masked from the start, typing into it changes nothing.)
+    assert!(
+        !later.is_empty(),
+        "a frame shows the form while the password is typed"
+    );
+    for shot in later {
+        let png = store.image_png(&shot.content_hash).unwrap();
+        let frame = image::load_from_memory(&png).unwrap().into_rgba8();
+        for y in field.top..field.top + field.height as i32 {
+            for x in field.left..field.left + field.width as i32 {
+                assert_eq!(
+                    frame.get_pixel(x as u32, y as u32).0,
+                    [128, 128, 128, 255],
+                    "frame {} at ({x}, {y}) in the field {field:?}",
+                    shot.id
+                );
+            }
+        }
+    }
+
+    // A missing secret: refused before any input (the form, answered by
+    // hand, held nothing), naming where it is looked for.
+    assert_eq!(result(&display, "missing", "code"), "2");
+    assert_eq!(result(&display, "missing", "out"), "|");
+    assert!(result(&display, "missing", "err").contains("REPRISE_SECRET_PASSWORD"));
+    // From the environment (any characters), with another user name; and
+    // from a file.
+    assert_eq!(result(&display, "env", "out"), "bob|s3cr3t Ünï");
+    assert_eq!(
+        result(&display, "env", "code"),
+        "0",
+        "{}",
+        result(&display, "env", "err")
+    );
+    assert_eq!(result(&display, "file", "out"), "alice|fr0m-file");
+    assert_eq!(
+        result(&display, "file", "code"),
+        "0",
+        "{}",
+        result(&display, "file", "err")
+    );
+}
