@@ -41,7 +41,17 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => replay(&mut open_store()?, cli.global.config.as_deref(), &args),
         Command::Report(args) => {
             let store = open_to_read()?;
-            let run_id = store.resolve_run(&args.run)?;
+            let run_id = match store.resolve_run(&args.run) {
+                Err(crate::store::StoreError::RunNotFound(query)) => {
+                    match store.resolve_batch(&query)? {
+                        Some((batch_id, run_ids)) => {
+                            return batch_report(&store, &batch_id, &run_ids, &args.output);
+                        }
+                        None => return Err(crate::store::StoreError::RunNotFound(query).into()),
+                    }
+                }
+                other => other?,
+            };
             let html = crate::report::run_report(&store, &run_id)?;
             write_atomically(&args.output, html.as_bytes())?;
             println!(
@@ -434,6 +444,9 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         if args.dry_run { " (dry run)" } else { "" },
         crate::replay::ABORT_KEYS
     );
+    if let Some(path) = &args.each {
+        return replay_each(store, args, request, path);
+    }
     let result = crate::replay::replay(store, &request)?;
     let run_id = result.run_id.clone();
     if args.json {
@@ -444,8 +457,31 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         outcome["seconds"] = result.seconds.into();
         println!("{outcome}");
     }
+    match stop_of(&result) {
+        None => {
+            let steps = match &result.outcome {
+                reprise_strategies::ReplayOutcome::Completed { steps, .. } => *steps,
+                _ => result.n_steps,
+            };
+            if !args.json {
+                println!(
+                    "replay run {run_id}: completed {} of recording {} in {:.1} s, every one verified",
+                    plural(steps, "step"),
+                    result.recording_id,
+                    result.seconds
+                );
+            }
+            Ok(())
+        }
+        Some((what, kind)) => Err(crate::exit::ReplayStopped { run_id, what, kind }.into()),
+    }
+}
+
+/// How a replay that is not a plain success ended, in words; `None` for
+/// one that completed with every step verified.
+fn stop_of(result: &crate::replay::ReplayResult) -> Option<(String, StopKind)> {
     use reprise_strategies::ReplayOutcome;
-    let (what, kind) = match &result.outcome {
+    Some(match &result.outcome {
         ReplayOutcome::Completed {
             steps,
             unverified,
@@ -453,15 +489,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         } => {
             let verified = steps - unverified - skipped;
             if *unverified == 0 && *skipped == 0 {
-                if !args.json {
-                    println!(
-                        "replay run {run_id}: completed {} of recording {} in {:.1} s, every one verified",
-                        plural(*steps, "step"),
-                        result.recording_id,
-                        result.seconds
-                    );
-                }
-                return Ok(());
+                return None;
             }
             let counts = format!(
                 "{verified} verified, {unverified} unverified, {skipped} failed and passed over"
@@ -495,8 +523,261 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
             format!("reached the step limit ({steps})"),
             StopKind::Failed,
         ),
+    })
+}
+
+/// `report BATCH -o FILE`: the batch's page in FILE, and each row's report
+/// beside it (`FILE-row-N.html`, linked from the page).
+fn batch_report(
+    store: &Store,
+    batch_id: &str,
+    run_ids: &[String],
+    output: &std::path::Path,
+) -> Result<()> {
+    let stem = output.file_stem().map_or_else(
+        || "batch".to_owned(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
+    let row_name = |row: u64| format!("{stem}-row-{row}.html");
+    let html = crate::report::batch_report(store, batch_id, run_ids, &row_name)?;
+    for run_id in run_ids {
+        let (run, _) = store.load_run(run_id)?;
+        let row = run.arguments["batch"]["row"].as_u64().unwrap_or(0);
+        let path = output.with_file_name(row_name(row));
+        write_atomically(&path, crate::report::run_report(store, run_id)?.as_bytes())?;
+    }
+    write_atomically(output, html.as_bytes())?;
+    println!(
+        "wrote the report of batch {batch_id} ({}) to {}",
+        plural(run_ids.len(), "row"),
+        output.display()
+    );
+    Ok(())
+}
+
+/// How long `--reset-with` may take.
+const RESET_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// `replay --each FILE`: one replay run per row, each row's columns naming
+/// parameters (texts, or secrets). Everything a row needs is checked before
+/// the first row runs.
+fn replay_each(
+    store: &mut Store,
+    args: &ReplayArgs,
+    template: crate::replay::ReplayRequest,
+    path: &std::path::Path,
+) -> Result<()> {
+    use reprise_strategies::params::ParameterKind;
+    let rows = crate::rows::read_rows(path)?;
+    let params = crate::replay::parameters_of(store, &args.recording)?;
+    let kind_of = |name: &str| {
+        params
+            .iter()
+            .find(|param| param.name == name)
+            .map(|param| param.kind.clone())
     };
-    Err(crate::exit::ReplayStopped { run_id, what, kind }.into())
+    let unknown: Vec<&String> = rows
+        .columns
+        .iter()
+        .filter(|column| kind_of(column).is_none())
+        .collect();
+    if !unknown.is_empty() {
+        let known: Vec<String> = params.iter().map(|param| param.name.clone()).collect();
+        bail!(UsageError(format!(
+            "the rows in {} name {} the recording does not have: {} (it has: {})",
+            path.display(),
+            if unknown.len() == 1 {
+                "a parameter"
+            } else {
+                "parameters"
+            },
+            unknown
+                .iter()
+                .map(|name| format!("{name:?}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        )));
+    }
+    if let Some((name, _)) = template
+        .parameters
+        .iter()
+        .find(|(name, _)| rows.columns.contains(name))
+    {
+        bail!(UsageError(format!(
+            "{name} is both set with --set and a column of {}: give it in one place",
+            path.display()
+        )));
+    }
+    // The secrets no column gives: from the environment, the file or the
+    // person, once, before the first row.
+    let other_secrets: Vec<String> = params
+        .iter()
+        .filter(|param| param.kind == ParameterKind::Secret && !rows.columns.contains(&param.name))
+        .map(|param| param.name.clone())
+        .collect();
+    let shared_secrets = if template.options.dry_run {
+        Vec::new()
+    } else {
+        crate::replay::secrets::SecretValues::resolve(
+            &other_secrets,
+            template.secrets_file.as_deref(),
+            &|name| std::env::var(name).ok(),
+            true,
+        )?
+        .pairs()
+    };
+    let n_rows = rows
+        .rows
+        .len()
+        .min(args.max_iterations.unwrap_or(usize::MAX));
+    if n_rows == 0 {
+        bail!(UsageError("--max-iterations must be at least 1".into()));
+    }
+    let batch_id = uuid::Uuid::new_v4().to_string();
+    let mut outcomes: Vec<(usize, Option<(String, StopKind)>)> = Vec::new();
+    for (idx, values) in rows.rows.iter().take(n_rows).enumerate() {
+        let row = idx + 1;
+        eprintln!("row {row} of {n_rows}");
+        let mut request = template.clone();
+        let mut shown = Vec::new();
+        request.secret_overrides = shared_secrets.clone();
+        for (column, value) in rows.columns.iter().zip(values) {
+            if kind_of(column) == Some(ParameterKind::Secret) {
+                request
+                    .secret_overrides
+                    .push((column.clone(), value.clone()));
+                shown.push((column.clone(), "(secret)".to_owned()));
+            } else {
+                request.parameters.push((column.clone(), value.clone()));
+                shown.push((column.clone(), value.clone()));
+            }
+        }
+        request.batch = Some(crate::replay::BatchRow {
+            id: batch_id.clone(),
+            row,
+            values: shown,
+        });
+        let stop = match reset(args.reset_with.as_deref()) {
+            Err(reason) => Some((format!("was not run: {reason}"), StopKind::Failed)),
+            Ok(()) => match crate::replay::replay(store, &request) {
+                Ok(result) => stop_of(&result)
+                    .map(|(what, kind)| (format!("(run {}) {what}", result.run_id), kind)),
+                Err(err) if err.downcast_ref::<UsageError>().is_some() => return Err(err),
+                Err(err) => Some((format!("{err:#}"), StopKind::Failed)),
+            },
+        };
+        match &stop {
+            None => eprintln!("row {row} of {n_rows}: completed, every step verified"),
+            Some((what, _)) => eprintln!("row {row} of {n_rows}: {}", present::terminal_safe(what)),
+        }
+        let failed = stop
+            .as_ref()
+            .is_some_and(|(_, kind)| *kind != StopKind::Unverified);
+        // An abort (the abort keys, a corner, a signal) ends the batch.
+        let aborted = stop
+            .as_ref()
+            .is_some_and(|(_, kind)| *kind == StopKind::Aborted);
+        outcomes.push((row, stop));
+        if aborted || (failed && !args.keep_going) {
+            break;
+        }
+    }
+    let failed: Vec<usize> = outcomes
+        .iter()
+        .filter(|(_, stop)| {
+            stop.as_ref()
+                .is_some_and(|(_, kind)| *kind != StopKind::Unverified)
+        })
+        .map(|(row, _)| *row)
+        .collect();
+    let unverified = outcomes
+        .iter()
+        .filter(|(_, stop)| {
+            stop.as_ref()
+                .is_some_and(|(_, kind)| *kind == StopKind::Unverified)
+        })
+        .count();
+    let not_run = n_rows - outcomes.len();
+    if failed.is_empty() && unverified == 0 {
+        println!(
+            "replay batch {batch_id}: all {} of recording {:?} completed, every step verified",
+            plural(n_rows, "row"),
+            args.recording
+        );
+        return Ok(());
+    }
+    let rows_list = |rows: &[usize]| {
+        rows.iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (what, kind) = if failed.is_empty() {
+        (
+            format!(
+                "(a batch of {}) completed every row, {unverified} with steps that could not be checked",
+                plural(n_rows, "row")
+            ),
+            StopKind::Unverified,
+        )
+    } else {
+        (
+            format!(
+                "(a batch of {}) failed at row {}{}",
+                plural(n_rows, "row"),
+                rows_list(&failed),
+                if not_run > 0 {
+                    format!(
+                        "; {} not run (--keep-going runs them)",
+                        plural(not_run, "row")
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+            StopKind::Failed,
+        )
+    };
+    Err(crate::exit::ReplayStopped {
+        run_id: batch_id,
+        what,
+        kind,
+    }
+    .into())
+}
+
+/// Runs `--reset-with` (through `sh -c`), bounded by [`RESET_TIMEOUT`].
+fn reset(command: Option<&str>) -> Result<(), String> {
+    let Some(command) = command else {
+        return Ok(());
+    };
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", command])
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .map_err(|err| format!("the reset command did not start: {err}"))?;
+    let deadline = std::time::Instant::now() + RESET_TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => return Err(format!("the reset command failed ({status})")),
+            Ok(None) if std::time::Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "the reset command did not finish within {} s",
+                    RESET_TIMEOUT.as_secs()
+                ));
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(50)),
+            Err(err) => return Err(format!("the reset command: {err}")),
+        }
+    }
 }
 
 /// `1 step`, `2 steps`.

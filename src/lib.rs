@@ -18,6 +18,7 @@ pub mod present;
 pub mod record;
 pub mod replay;
 pub mod report;
+pub mod rows;
 pub mod segment_server;
 pub mod store;
 #[doc(hidden)]

@@ -76,6 +76,94 @@ fn marked_image(
     )
 }
 
+/// An outcome's name, for a row whose outcome gives no reason.
+fn outcome_name_or(outcome: &serde_json::Value) -> &str {
+    outcome["outcome"].as_str().unwrap_or("unfinished")
+}
+
+/// The report of a batch (`replay --each`): a table of its rows (values,
+/// outcome, steps, time, the failing step), each row linking to its own
+/// report at `row_link(row)`.
+pub fn batch_report(
+    store: &Store,
+    batch_id: &str,
+    run_ids: &[String],
+    row_link: &dyn Fn(u64) -> String,
+) -> Result<String> {
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "<h1>Replay batch <code>{}</code></h1>",
+        escape(batch_id)
+    );
+    let _ = writeln!(
+        body,
+        "<table class=\"meta\" id=\"rows\"><tr><th>row</th><th>values</th><th>outcome</th><th>steps</th><th>seconds</th><th>failing step</th></tr>"
+    );
+    for run_id in run_ids {
+        let (run, steps) = store.load_run(run_id)?;
+        let batch = &run.arguments["batch"];
+        let row = batch["row"].as_u64().unwrap_or(0);
+        let values: Vec<String> = batch["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|pair| {
+                format!(
+                    "{}={}",
+                    pair[0].as_str().unwrap_or("?"),
+                    pair[1].as_str().unwrap_or("?")
+                )
+            })
+            .collect();
+        let outcome = run
+            .outcome
+            .as_ref()
+            .and_then(|outcome| outcome["outcome"].as_str())
+            .unwrap_or("unfinished");
+        let unverified = run
+            .outcome
+            .as_ref()
+            .and_then(|outcome| outcome["unverified"].as_u64())
+            .unwrap_or(0);
+        let class = if outcome == "completed" && unverified > 0 {
+            "unverified"
+        } else {
+            outcome
+        };
+        let failing = run
+            .outcome
+            .as_ref()
+            .filter(|_| outcome != "completed")
+            .map(|outcome| match outcome["step"].as_u64() {
+                Some(step) => format!(
+                    "step {step}: {}",
+                    outcome["reason"]
+                        .as_str()
+                        .unwrap_or(outcome_name_or(outcome))
+                ),
+                None => outcome_name_or(outcome).to_owned(),
+            })
+            .unwrap_or_default();
+        let seconds = run
+            .summary
+            .as_ref()
+            .and_then(|summary| summary["seconds"].as_f64())
+            .map_or(String::new(), |seconds| format!("{seconds:.1}"));
+        let _ = writeln!(
+            body,
+            "<tr class=\"row\"><td><a href=\"{}\">{row}</a></td><td>{}</td><td><span class=\"badge {class}\">{}</span></td><td>{}</td><td>{seconds}</td><td>{}</td></tr>",
+            escape(&row_link(row)),
+            escape(&values.join(", ")),
+            escape(class),
+            steps.len(),
+            escape(failing.trim())
+        );
+    }
+    let _ = writeln!(body, "</table>");
+    Ok(page(&format!("Replay batch {batch_id}"), &body))
+}
+
 /// The report of one replay run.
 pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
     let (run, steps) = store.load_run(run_id)?;

@@ -193,4 +193,46 @@ fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside(
         "{}",
         result(&display, "file", "err")
     );
+
+    // One run per row of a CSV, its secrets a column: rows 1 and 3 typed
+    // into their forms, in order; row 2's form is another dialog, and that
+    // row alone fails (--keep-going); the exit code says a row failed.
+    assert_eq!(
+        result(&display, "each", "out"),
+        "ann|S3cret-one\nCarol, Jr.|S3cret-three"
+    );
+    assert_eq!(result(&display, "each", "code"), "10");
+    let each = result(&display, "each", "err");
+    assert!(each.contains("failed at row 2;"), "{each}");
+    assert!(each.contains("row 3 of 3: completed"), "{each}");
+    let batch = std::fs::read_to_string(dir.join("batch.html")).unwrap();
+    let rows: Vec<&str> = batch
+        .match_indices("<tr class=\"row\">")
+        .map(|(at, _)| &batch[at..])
+        .collect();
+    assert_eq!(rows.len(), 3, "{batch}");
+    assert!(
+        rows[0].starts_with(
+            "<tr class=\"row\"><td><a href=\"batch-row-1.html\">1</a></td><td>user_name=ann, password=(secret)</td><td><span class=\"badge completed\">"
+        ),
+        "{batch}"
+    );
+    assert!(
+        rows[1].contains("badge failed") && rows[1].contains("step 0: the keys were typed into"),
+        "{batch}"
+    );
+    assert!(dir.join("batch-row-2.html").exists());
+    for path in files(dir, "store").iter().chain(&files(dir, "batch")) {
+        let bytes = std::fs::read(path).unwrap();
+        assert!(
+            !contains(&bytes, "S3cret"),
+            "a row's secret is in {}",
+            path.display()
+        );
+    }
+    // A column that names no parameter: refused before the first row.
+    assert_eq!(result(&display, "bad-rows", "code"), "2");
+    assert!(result(&display, "bad-rows", "err").contains("\"pin\" (it has: user_name, password)"));
+    let started = std::fs::read_to_string(dir.join("rows-started")).unwrap();
+    assert_eq!(started.trim(), "3", "no row of the bad file started");
 }

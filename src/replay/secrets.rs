@@ -39,6 +39,15 @@ impl SecretValues {
         self.values.get(name).map(String::as_str)
     }
 
+    /// The values by name, to give every row of a batch (they stay in
+    /// this process).
+    pub fn pairs(&self) -> Vec<(String, String)> {
+        self.values
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect()
+    }
+
     /// The values of `names`, each from the environment, else the file,
     /// else (when `prompt` and a person is at the terminal) asked for.
     pub fn resolve(

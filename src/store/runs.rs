@@ -106,6 +106,38 @@ impl Store {
         }
     }
 
+    /// The batch (`replay --each`) whose id is `query` or starts with it:
+    /// its id and its runs' ids in row order; `None` when no batch matches.
+    pub fn resolve_batch(&self, query: &str) -> Result<Option<(String, Vec<String>)>> {
+        let mut statement = self.conn.prepare(
+            "SELECT json_extract(arguments, '$.batch.id'), id FROM replay_runs \
+             WHERE json_extract(arguments, '$.batch.id') LIKE ?1 || '%' \
+             ORDER BY json_extract(arguments, '$.batch.row'), started",
+        )?;
+        let rows: Vec<(String, String)> = statement
+            .query_map(params![query], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut batches: Vec<&String> = rows.iter().map(|(batch, _)| batch).collect();
+        batches.dedup();
+        batches.sort();
+        batches.dedup();
+        match batches.as_slice() {
+            [] => Ok(None),
+            [batch] => Ok(Some((
+                (*batch).clone(),
+                rows.iter().map(|(_, run)| run.clone()).collect(),
+            ))),
+            _ => Err(StoreError::Ambiguous {
+                query: query.to_owned(),
+                candidates: batches
+                    .iter()
+                    .map(|batch| batch.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
+    }
+
     pub fn load_run(&self, run_id: &str) -> Result<(RunRecord, Vec<RunStep>)> {
         let bad = |reason: String| StoreError::BadRow {
             id: run_id.to_owned(),
