@@ -236,3 +236,27 @@ fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside(
     let started = std::fs::read_to_string(dir.join("rows-started")).unwrap();
     assert_eq!(started.trim(), "3", "no row of the bad file started");
 }
+
+#[test]
+fn a_secret_typed_at_a_terminal_prompt_is_marked_by_the_toggle_key_or_its_window() {
+    // xterm exposes no accessibility tree: only the person can say.
+    let display = run_scenario_with("terminal-secret.sh", 1280, 800, &[("PASSWORD", PASSWORD)]);
+    let dir = display.dir.path();
+    for case in ["toggled", "window"] {
+        assert_eq!(result(&display, case, "out"), PASSWORD, "{case}");
+        let said = result(&display, case, "record.err");
+        assert!(
+            said.contains("key events typed as secrets"),
+            "{case}: {said}"
+        );
+        search(&[dir.join(format!("{case}.export"))], "\"enter\"");
+        assert_eq!(
+            result(&display, &format!("{case}-replayed"), "out"),
+            "n3w Välue",
+            "{case}: {}",
+            result(&display, &format!("{case}-replayed"), "err")
+        );
+    }
+    assert!(result(&display, "toggled", "record.err").contains("secret typing on"));
+    search(&files(dir, "store"), "\"enter\"");
+}

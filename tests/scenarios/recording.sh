@@ -6,11 +6,11 @@
 # arriving; the recorder asks what lies under the pointer at its moves).
 press() { xdotool mousemove "$1" "$2" sleep 0.05 mousedown 1 sleep 0.12 mouseup 1; }
 
-# start_recording NAME: `reprise record` in the background (its messages in
-# $OUT/record.err), returning once it is ready: it lists the recording
-# (bounded), and its input hook a moment later. Sets `recorder`.
+# start_recording NAME [ARGS...]: `reprise record` in the background (its
+# messages in $OUT/record.err), returning once it is ready: it lists the
+# recording (bounded), and its input hook a moment later. Sets `recorder`.
 start_recording() {
-  "$REPRISE" record --name "$1" --duration 60 --stop-sequence none 2>"$OUT/record.err" &
+  "$REPRISE" record --name "$1" --duration 60 --stop-sequence none "${@:2}" 2>"$OUT/record.err" &
   recorder=$!
   for _ in $(seq 100); do
     "$REPRISE" list --json 2>/dev/null | grep -q "\"name\": *\"$1\"" && break
