@@ -252,6 +252,11 @@ pub struct ParamsArgs {
     /// Print the parameters as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Give a parameter another name, kept with the recording (and its
+    /// export): `--rename user_name=login` (repeatable). A secret's name
+    /// is its environment variable's: REPRISE_SECRET_LOGIN.
+    #[arg(long, value_name = "OLD=NEW")]
+    pub rename: Vec<String>,
 }
 
 #[derive(Debug, Args)]

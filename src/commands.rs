@@ -77,7 +77,12 @@ pub fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Show(args) => show(&open_to_read()?, &args),
-        Command::Params(args) => params(&open_to_read()?, &args),
+        Command::Params(args) if args.rename.is_empty() => params(&open_to_read()?, &args),
+        Command::Params(args) => {
+            let mut store = open_store()?;
+            rename_params(&mut store, &args)?;
+            params(&store, &args)
+        }
         Command::Delete(args) => {
             let mut store = open_store()?;
             let id = store.resolve(&args.recording)?;
@@ -223,6 +228,27 @@ fn show(store: &Store, args: &ShowArgs) -> Result<()> {
     } else {
         print_text(&present::recording_text(&bundle, &trees))
     }
+}
+
+/// `params ID --rename OLD=NEW`: every rename checked, then all stored.
+fn rename_params(store: &mut Store, args: &crate::cli::ParamsArgs) -> Result<()> {
+    let id = store.resolve(&args.recording)?;
+    let mut names = store
+        .load(&id)
+        .with_context(|| format!("read recording {id}"))?
+        .recording
+        .parameter_names;
+    for pair in &args.rename {
+        let Some((old, new)) = pair.split_once('=') else {
+            bail!(UsageError(format!("--rename takes OLD=NEW, not {pair:?}")));
+        };
+        // Each rename sees the ones before it.
+        let params = crate::replay::parameters_of_recording(store, &id, &names)?;
+        reprise_strategies::params::rename(&params, &mut names, old, new)
+            .map_err(|err| UsageError(err.to_string()))?;
+    }
+    store.set_parameter_names(&id, &names)?;
+    Ok(())
 }
 
 fn params(store: &Store, args: &crate::cli::ParamsArgs) -> Result<()> {

@@ -117,6 +117,7 @@ pub fn record(
         double_click: platform::double_click_settings(),
         format_version: FORMAT_VERSION,
         complete: false,
+        parameter_names: Default::default(),
     };
     store
         .insert_recording(&recording)

@@ -62,14 +62,29 @@ pub struct BatchRow {
     pub values: Vec<(String, String)>,
 }
 
-/// The parameters of a recording: its planned steps' texts and secrets.
+/// The parameters of a recording: its planned steps' texts and secrets,
+/// under the names the person gave them.
 pub fn parameters_of(
     store: &Store,
     recording: &str,
 ) -> Result<Vec<reprise_strategies::params::Parameter>> {
     let recording_id = store.resolve(recording)?;
-    let bundle = store
+    let names = store
         .load(&recording_id)
+        .with_context(|| format!("read recording {recording_id}"))?
+        .recording
+        .parameter_names;
+    parameters_of_recording(store, &recording_id, &names)
+}
+
+/// The parameters of the recording `recording_id` under `names`.
+pub fn parameters_of_recording(
+    store: &Store,
+    recording_id: &str,
+    names: &reprise_strategies::params::Names,
+) -> Result<Vec<reprise_strategies::params::Parameter>> {
+    let bundle = store
+        .load(recording_id)
         .with_context(|| format!("read recording {recording_id}"))?;
     let trees = reduce(
         bundle.events,
@@ -77,8 +92,11 @@ pub fn parameters_of(
             double_click: bundle.recording.double_click,
         },
     );
-    let trees = reprise_strategies::plan::plan_steps(trees, &bundle.window_states);
-    Ok(reprise_strategies::params::parameters(&trees))
+    let trees = reprise_strategies::params::with_names(
+        reprise_strategies::plan::plan_steps(trees, &bundle.window_states),
+        names,
+    );
+    Ok(reprise_strategies::params::parameters(&trees, names))
 }
 
 /// Where each finished step is reported while the replay runs.
@@ -167,8 +185,12 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     }
     // Replay's steps: keys released in the step that pressed them, and
     // typing into one window as one step (see strategies::plan).
-    let trees = reprise_strategies::plan::plan_steps(trees, &bundle.window_states);
-    let trees = reprise_strategies::params::set_parameters(trees, &request.parameters)
+    let names = &bundle.recording.parameter_names;
+    let trees = reprise_strategies::params::with_names(
+        reprise_strategies::plan::plan_steps(trees, &bundle.window_states),
+        names,
+    );
+    let trees = reprise_strategies::params::set_parameters(trees, &request.parameters, names)
         .map_err(|err| crate::exit::UsageError(err.to_string()))?;
     // Every secret it types has its value before anything is injected (a
     // dry run injects nothing and needs none).

@@ -235,6 +235,15 @@ fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside(
     assert!(result(&display, "bad-rows", "err").contains("\"pin\" (it has: user_name, password)"));
     let started = std::fs::read_to_string(dir.join("rows-started")).unwrap();
     assert_eq!(started.trim(), "3", "no row of the bad file started");
+
+    // Renamed: the secret is then REPRISE_SECRET_PIN, the text {login}.
+    let renamed = std::fs::read_to_string(dir.join("renamed.txt")).unwrap();
+    assert!(renamed.starts_with("{login} = \"alice\""), "{renamed}");
+    assert!(
+        renamed.contains("{pin} secret, from REPRISE_SECRET_PIN"),
+        "{renamed}"
+    );
+    assert_eq!(result(&display, "renamed", "out"), "zoe|p1n-value");
 }
 
 #[test]

@@ -44,6 +44,10 @@ pub struct Recording {
     pub format_version: u32,
     /// False while recording, and for a recording whose recorder was killed.
     pub complete: bool,
+    /// Names the person gave parameters (`reprise params --rename`): the
+    /// name a parameter was derived with, to the one it goes by.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub parameter_names: std::collections::BTreeMap<String, String>,
 }
 
 /// A stored form says it was written in a format this build cannot read.

@@ -38,6 +38,7 @@ struct RecordingRow {
     double_click: String,
     format_version: u32,
     complete: bool,
+    parameter_names: String,
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
@@ -230,7 +231,7 @@ impl Store {
             .conn
             .query_row(
                 "SELECT name, task_description, created, platform, monitor, double_click,
-                        format_version, complete FROM recordings WHERE id = ?1",
+                        format_version, complete, parameter_names FROM recordings WHERE id = ?1",
                 params![id],
                 |row| {
                     Ok(RecordingRow {
@@ -242,6 +243,7 @@ impl Store {
                         double_click: row.get(5)?,
                         format_version: row.get(6)?,
                         complete: row.get(7)?,
+                        parameter_names: row.get(8)?,
                     })
                 },
             )
@@ -257,6 +259,7 @@ impl Store {
             double_click: from_json(id, "double-click settings", &row.double_click)?,
             format_version: row.format_version,
             complete: row.complete,
+            parameter_names: from_json(id, "parameter names", &row.parameter_names)?,
         };
         recording
             .check_version()
@@ -317,6 +320,22 @@ impl Store {
             screenshots,
             window_states,
         })
+    }
+
+    /// Stores the names the person gave a recording's parameters.
+    pub fn set_parameter_names(
+        &mut self,
+        recording_id: &str,
+        names: &std::collections::BTreeMap<String, String>,
+    ) -> Result<()> {
+        let n_updated = self.conn.execute(
+            "UPDATE recordings SET parameter_names = ?2 WHERE id = ?1",
+            params![recording_id, to_json(names)],
+        )?;
+        if n_updated == 0 {
+            return Err(StoreError::NotFound(recording_id.to_owned()));
+        }
+        Ok(())
     }
 
     /// Deletes a recording with its data and replay runs, and any image no
@@ -390,8 +409,8 @@ impl Store {
 fn insert_recording_row(tx: &Transaction<'_>, recording: &Recording) -> Result<()> {
     tx.execute(
         "INSERT INTO recordings (id, name, task_description, created, platform, monitor,
-                                 double_click, format_version, complete)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                 double_click, format_version, complete, parameter_names)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             recording.id,
             recording.name,
@@ -402,6 +421,7 @@ fn insert_recording_row(tx: &Transaction<'_>, recording: &Recording) -> Result<(
             to_json(&recording.double_click),
             recording.format_version,
             recording.complete,
+            to_json(&recording.parameter_names),
         ],
     )?;
     Ok(())

@@ -132,6 +132,11 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX segmentations_key
         ON segmentations(segmenter, width, height, id, phash, thumbnail_width, image_hash);
     ",
+    // 6: the names the person gave a recording's parameters, as JSON
+    // (derived name -> chosen name).
+    "
+    ALTER TABLE recordings ADD COLUMN parameter_names TEXT NOT NULL DEFAULT '{}';
+    ",
 ];
 
 /// Every table the migrations make; a store missing one is damaged.

@@ -82,6 +82,7 @@ pub(crate) fn sample_bundle(id: &str) -> (RecordingBundle, HashMap<String, Vec<u
         double_click: DoubleClickSettings::default(),
         format_version: FORMAT_VERSION,
         complete: true,
+        parameter_names: Default::default(),
     };
     (
         RecordingBundle {
@@ -449,6 +450,7 @@ fn a_version_4_store_keeps_its_cached_segmentations_and_finds_them_by_index() {
             .execute_batch(
                 "DROP INDEX segmentations_key;
                  CREATE INDEX segmentations_size ON segmentations(segmenter, width, height);
+                 ALTER TABLE recordings DROP COLUMN parameter_names;
                  PRAGMA user_version = 4;",
             )
             .unwrap();

@@ -6,6 +6,8 @@
 //! included, for capitals) between keys that are not text (Tab, Enter, a
 //! chord) or a secret.
 
+use std::collections::BTreeMap;
+
 use reprise_models::parameter::name_from_label;
 use reprise_models::{ActionEvent, ElementIdentity, EventName};
 use serde::Serialize;
@@ -43,6 +45,76 @@ pub enum SetError {
     Secret(String),
     #[error("--set {0} twice")]
     Twice(String),
+    #[error("{0:?} cannot name a parameter: use letters, digits and _, starting with a letter")]
+    BadName(String),
+    #[error("the recording already has a parameter {{{0}}}")]
+    Taken(String),
+}
+
+/// The names the person gave parameters: derived name -> chosen name.
+pub type Names = BTreeMap<String, String>;
+
+/// The steps with their secrets under the names the person gave them.
+pub fn with_names(mut trees: Vec<ActionEvent>, names: &Names) -> Vec<ActionEvent> {
+    fn walk(tree: &mut ActionEvent, names: &Names) {
+        if let Some(chosen) = tree.secret.as_ref().and_then(|secret| names.get(secret)) {
+            tree.secret = Some(chosen.clone());
+        }
+        for child in &mut tree.children {
+            walk(child, names);
+        }
+    }
+    if !names.is_empty() {
+        for tree in &mut trees {
+            walk(tree, names);
+            tree.fill_text();
+        }
+    }
+    trees
+}
+
+/// Renames the parameter now called `old` to `new` in `names`, given the
+/// recording's parameters as they are now named.
+pub fn rename(
+    params: &[Parameter],
+    names: &mut Names,
+    old: &str,
+    new: &str,
+) -> Result<(), SetError> {
+    if !params.iter().any(|param| param.name == old) {
+        return Err(unknown(params, old));
+    }
+    if !reprise_models::parameter::is_valid_name(new) {
+        return Err(SetError::BadName(new.to_owned()));
+    }
+    if new != old && params.iter().any(|param| param.name == new) {
+        return Err(SetError::Taken(new.to_owned()));
+    }
+    let derived = names
+        .iter()
+        .find(|(_, chosen)| chosen.as_str() == old)
+        .map_or_else(|| old.to_owned(), |(derived, _)| derived.clone());
+    if derived == new {
+        names.remove(&derived);
+    } else {
+        names.insert(derived, new.to_owned());
+    }
+    Ok(())
+}
+
+fn unknown(params: &[Parameter], name: &str) -> SetError {
+    let known: Vec<String> = params
+        .iter()
+        .map(|param| format!("{{{}}}", param.name))
+        .collect();
+    SetError::Unknown {
+        name: name.to_owned(),
+        known: if known.is_empty() {
+            "none".into()
+        } else {
+            known.join(", ")
+        },
+    }
 }
 
 /// A run of text keys inside a step: leaf indexes `start..end`.
@@ -157,8 +229,9 @@ fn field_label(field: &ElementIdentity) -> Option<&str> {
 }
 
 /// Every parameter, in the order typed: texts named after their field's
-/// label (`text` where none), unique among all, and the secrets.
-pub fn parameters(trees: &[ActionEvent]) -> Vec<Parameter> {
+/// label (`text` where none), unique among all, and the secrets; each under
+/// the name the person gave it, if any (secrets: see [`with_names`]).
+pub fn parameters(trees: &[ActionEvent], names: &Names) -> Vec<Parameter> {
     let secrets = crate::edit::secret_names(trees);
     let mut params: Vec<Parameter> = Vec::new();
     let mut taken: Vec<String> = secrets.clone();
@@ -179,7 +252,7 @@ pub fn parameters(trees: &[ActionEvent]) -> Vec<Parameter> {
             }
             taken.push(name.clone());
             params.push(Parameter {
-                name,
+                name: names.get(&name).cloned().unwrap_or(name),
                 kind: ParameterKind::Text {
                     recorded: run.text.clone(),
                 },
@@ -219,8 +292,9 @@ fn leaf_field(tree: &ActionEvent, secret: &str) -> Option<String> {
 pub fn set_parameters(
     mut trees: Vec<ActionEvent>,
     values: &[(String, String)],
+    names: &Names,
 ) -> Result<Vec<ActionEvent>, SetError> {
-    let params = parameters(&trees);
+    let params = parameters(&trees, names);
     let runs = runs(&trees);
     let text_params: Vec<(&Parameter, &Run)> = params
         .iter()
@@ -239,18 +313,7 @@ pub fn set_parameters(
             return Err(SetError::Secret(name.clone()));
         }
         let Some((_, run)) = text_params.iter().find(|(param, _)| &param.name == name) else {
-            let known: Vec<String> = params
-                .iter()
-                .map(|param| format!("{{{}}}", param.name))
-                .collect();
-            return Err(SetError::Unknown {
-                name: name.clone(),
-                known: if known.is_empty() {
-                    "none".into()
-                } else {
-                    known.join(", ")
-                },
-            });
+            return Err(unknown(&params, name));
         };
         edits.push((run, value.as_str()));
     }

@@ -83,3 +83,9 @@ pkill -x zenity || true
 # A column the recording has no parameter for: refused before any row.
 printf 'user_name,pin\nann,1\n' >"$OUT/bad-rows.csv"
 replay_as bad-rows login --each "$OUT/bad-rows.csv" --reset-with "bash $OUT/reset.sh"
+
+# Renamed parameters: the new names are the ones a replay takes.
+"$REPRISE" params login --rename user_name=login --rename password=pin >"$OUT/renamed.txt"
+form renamed
+REPRISE_SECRET_PIN=p1n-value replay_as renamed login --set login=zoe
+ended "$zenity_pid" 3

@@ -88,7 +88,7 @@ fn balanced(actions: &[Action]) {
 
 #[test]
 fn texts_and_secrets_are_named_after_their_fields() {
-    let params = parameters(&login());
+    let params = parameters(&login(), &Names::new());
     assert_eq!(
         params,
         [
@@ -112,7 +112,12 @@ fn texts_and_secrets_are_named_after_their_fields() {
 
 #[test]
 fn a_set_text_replaces_its_run_and_leaves_the_keys_around_it_pressed_and_released() {
-    let trees = set_parameters(login(), &[("user_name".into(), "Bö b".into())]).unwrap();
+    let trees = set_parameters(
+        login(),
+        &[("user_name".into(), "Bö b".into())],
+        &Names::new(),
+    )
+    .unwrap();
     assert_eq!(
         trees[0].text.as_deref(),
         Some("B-ö- -b-<tab>-{password}-<enter>")
@@ -144,13 +149,14 @@ fn a_set_text_replaces_its_run_and_leaves_the_keys_around_it_pressed_and_release
 
 #[test]
 fn set_refuses_unknown_names_secrets_and_repeats() {
-    let unknown = set_parameters(login(), &[("login".into(), "x".into())]).unwrap_err();
+    let unknown =
+        set_parameters(login(), &[("login".into(), "x".into())], &Names::new()).unwrap_err();
     assert_eq!(
         unknown.to_string(),
         "the recording has no parameter {login}; it has: {user_name}, {password}"
     );
     assert!(matches!(
-        set_parameters(login(), &[("password".into(), "x".into())]),
+        set_parameters(login(), &[("password".into(), "x".into())], &Names::new()),
         Err(SetError::Secret(_))
     ));
     assert!(matches!(
@@ -159,14 +165,50 @@ fn set_refuses_unknown_names_secrets_and_repeats() {
             &[
                 ("user_name".into(), "x".into()),
                 ("user_name".into(), "y".into())
-            ]
+            ],
+            &Names::new()
         ),
         Err(SetError::Twice(_))
     ));
     // An empty value types nothing, and keeps the rest.
-    let trees = set_parameters(login(), &[("user_name".into(), String::new())]).unwrap();
+    let trees = set_parameters(
+        login(),
+        &[("user_name".into(), String::new())],
+        &Names::new(),
+    )
+    .unwrap();
     assert_eq!(trees[0].text.as_deref(), Some("<tab>-{password}-<enter>"));
     balanced(&crate::naive::actions_for(&trees[0], |seconds| {
         Action::Pause { seconds }
     }));
+}
+
+#[test]
+fn renamed_parameters_go_by_their_new_names() {
+    let mut names = Names::new();
+    let params = parameters(&login(), &names);
+    rename(&params, &mut names, "user_name", "login").unwrap();
+    rename(&params, &mut names, "password", "pin").unwrap();
+    assert!(matches!(
+        rename(&params, &mut names, "nothing", "x"),
+        Err(SetError::Unknown { .. })
+    ));
+    assert!(matches!(
+        rename(&params, &mut names, "user_name", "2fa"),
+        Err(SetError::BadName(_))
+    ));
+    let trees = with_names(login(), &names);
+    let params = parameters(&trees, &names);
+    let named: Vec<&str> = params.iter().map(|param| param.name.as_str()).collect();
+    assert_eq!(named, ["login", "pin"]);
+    assert!(matches!(
+        rename(&params, &mut names, "login", "pin"),
+        Err(SetError::Taken(_))
+    ));
+    // Renamed back to what it was derived as: no name is kept for it.
+    rename(&params, &mut names, "login", "user_name").unwrap();
+    assert_eq!(names.len(), 1);
+    let trees = set_parameters(trees, &[("user_name".into(), "zed".into())], &names).unwrap();
+    assert_eq!(trees[0].text.as_deref(), Some("z-e-d-<tab>-{pin}-<enter>"));
+    assert_eq!(crate::edit::secret_names(&trees), ["pin"]);
 }
