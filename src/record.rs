@@ -225,7 +225,9 @@ pub fn record(
                                 .insert(timestamp.to_bits(), FOCUS_WAIT_SECONDS);
                         }
                         focus_stale = None;
-                        if matches!(event.named_key(), Some("tab" | "enter" | "esc")) {
+                        // Tab moves the focus (Enter and Esc act where it
+                        // is, or close its window: a window change).
+                        if event.named_key() == Some("tab") {
                             focus_stale = Some(false);
                         }
                     }

@@ -60,7 +60,8 @@ pub(crate) fn result(display: &Display, case: &str, what: &str) -> String {
         .to_owned()
 }
 
-/// The elements of the recording's presses, as `role name [band]`.
+/// The elements of the recording's presses (and the focused elements its keys
+/// read), as `role name [band]`.
 pub(crate) fn recorded_elements(display: &Display, recording: &str) -> Vec<String> {
     let shown: Value = serde_json::from_str(&run_ok(
         display.reprise().args(["show", recording, "--json"]),

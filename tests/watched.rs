@@ -74,7 +74,9 @@ fn a_calc_task_is_recorded_while_calc_answers_and_replayed_on_a_fresh_calc() {
         expected
     );
     // Each press is named by Calc's tree: the cells (only the cells that
-    // show were read of 2^31), the menu and the item in its popup.
+    // show were read of 2^31), the menu and the item in its popup; and the
+    // file name typed into Save As went to its focused field (read at the
+    // first key after the menu item opened the dialog).
     let elements = recorded_elements(&display, "calc");
     let named: Vec<&str> = elements
         .iter()
@@ -86,7 +88,8 @@ fn a_calc_task_is_recorded_while_calc_answers_and_replayed_on_a_fresh_calc() {
             "cell B3",
             "cell B4",
             "menu File null",
-            "menuItem Save As... null"
+            "menuItem Save As... null",
+            "textInput -"
         ],
         "{elements:?}"
     );

@@ -123,6 +123,22 @@ pub fn is_row_member(role: Role) -> bool {
     )
 }
 
+/// Roles whose press may open another window (a dialog, a menu): the
+/// focus after it is not the pressed element's to say.
+pub fn may_open_a_window(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Button
+            | Role::DefaultButton
+            | Role::Link
+            | Role::MenuItem
+            | Role::MenuItemCheckBox
+            | Role::MenuItemRadio
+            | Role::MenuListOption
+            | Role::ComboBox
+    )
+}
+
 /// Roles whose identity includes their label.
 fn is_labelled_control(role: Role) -> bool {
     matches!(

@@ -27,8 +27,10 @@ pub enum ElementRequest {
         under: Option<u64>,
     },
     /// A key typed after the focus may have moved: the focused element.
-    /// `after_press`: nothing but a press moved it, so when that press was
-    /// named, the press says where the focus is and nothing is read.
+    /// `after_press`: nothing but a press moved it, so when that press named
+    /// its element, the press says where the focus is and nothing is read;
+    /// unless it was a button, a menu item or the like, which may have
+    /// opened a dialog.
     Focus { at: f64, after_press: bool },
 }
 
@@ -77,17 +79,19 @@ pub fn spawn(
     let spawned = std::thread::Builder::new()
         .name("reprise-elements".into())
         .spawn(move || {
-            let mut last_press_named = false;
+            let mut press_says_focus = false;
             for request in incoming {
                 let started = std::time::Instant::now();
                 let (at, element) = match request {
                     ElementRequest::Press { at, point, under } => {
                         let element = reader(point, under);
-                        last_press_named = element.is_some();
+                        press_says_focus = element.as_ref().is_some_and(|element| {
+                            !reprise_models::element::may_open_a_window(element.role)
+                        });
                         (at, element)
                     }
                     ElementRequest::Focus { at, after_press } => {
-                        let read = !(after_press && last_press_named);
+                        let read = !(after_press && press_says_focus);
                         (
                             at,
                             focus.as_mut().filter(|_| read).and_then(|focus| focus()),

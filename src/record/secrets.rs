@@ -79,8 +79,11 @@ struct Held {
 pub struct Scrubber {
     rules: SecretRules,
     focus: Focus,
-    /// The focus may have moved since it was last read (a Tab).
+    /// The focus may have moved since it was last read (a Tab, a press,
+    /// another window).
     focus_moved: bool,
+    /// The class and title of the window the last key went to.
+    window: Option<(String, String)>,
     manual: bool,
     /// Times the toggle key was pressed, not yet applied.
     toggles: Vec<f64>,
@@ -97,6 +100,7 @@ impl Scrubber {
             rules,
             focus: Focus::Unknown,
             focus_moved: false,
+            window: None,
             manual: false,
             toggles: Vec::new(),
             held: Vec::new(),
@@ -151,6 +155,12 @@ impl Scrubber {
             }
             return vec![event];
         }
+        // Another window: the focus is wherever that window keeps it.
+        let window_now = window.map(|(class, title)| (class.to_owned(), title.to_owned()));
+        if window_now != self.window {
+            self.window = window_now;
+            self.focus_moved = true;
+        }
         if event.element.is_some() || self.focus_moved {
             self.read_focus(event.element.as_ref());
         }
@@ -159,7 +169,11 @@ impl Scrubber {
             .as_deref()
             .is_some_and(|name| FIELD_ENDS.contains(&name))
         {
-            self.focus_moved = true;
+            // Tab moves the focus; Enter and Esc act in the field (or close
+            // its window, which the window's change says).
+            if named.as_deref() == Some("tab") {
+                self.focus_moved = true;
+            }
             let mut out = self.put_back_modifiers(event.timestamp);
             self.held.push(Held {
                 key,
