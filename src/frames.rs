@@ -39,6 +39,31 @@ pub enum FrameImage {
     },
 }
 
+/// The colour of what a stored frame may not show (a secret field).
+pub const MASK: image::Rgba<u8> = image::Rgba([128, 128, 128, 255]);
+
+/// Fills `rect` (logical screen coordinates) in a capture of `screen` with
+/// [`MASK`], clipped to the image.
+pub fn mask_box(
+    image: &mut RgbaImage,
+    screen: reprise_models::ScreenGeometry,
+    rect: reprise_models::Rect,
+) {
+    let scale = screen.scale_factor;
+    let to_pixels = |value: i32, origin: i32| (f64::from(value - origin) * scale).round();
+    let left = to_pixels(rect.left, screen.rect.left).max(0.0);
+    let top = to_pixels(rect.top, screen.rect.top).max(0.0);
+    let right = (to_pixels(rect.left, screen.rect.left) + f64::from(rect.width) * scale)
+        .min(f64::from(image.width()));
+    let bottom = (to_pixels(rect.top, screen.rect.top) + f64::from(rect.height) * scale)
+        .min(f64::from(image.height()));
+    for y in top as u32..bottom.max(top) as u32 {
+        for x in left as u32..right.max(left) as u32 {
+            image.put_pixel(x, y, MASK);
+        }
+    }
+}
+
 /// Lossless PNG with fast settings: screenshots compress well with the "up"
 /// filter, and the fast deflate keeps a 1080p frame's encoding short.
 pub fn encode_png(image: &RgbaImage) -> Vec<u8> {

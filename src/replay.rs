@@ -259,6 +259,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         .context("connect to the display (is DISPLAY set?)")?;
     desktop.check_nothing_held(request.release_held)?;
     desktop.set_secrets(secret_values);
+    let secret_fields = desktop.secret_fields();
     let watcher = AbortWatcher::start(desktop.screen(), desktop.last_move())
         .context("start the abort watcher")?;
 
@@ -315,11 +316,19 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             if request.progress.lines {
                 eprintln!("{}", step_line(record, total));
             }
+            // The frame as stored: the password fields the step's tree
+            // showed are masked, as in the recording.
             let png = frame.map(|frame| {
-                let (width, height) = frame.image.dimensions();
+                let mut image = frame.image.clone();
+                if let Ok(fields) = secret_fields.lock() {
+                    for field in fields.iter() {
+                        crate::frames::mask_box(&mut image, frame.screen, *field);
+                    }
+                }
+                let (width, height) = image.dimensions();
                 (
-                    content_hash(width, height, frame.image.as_raw()),
-                    encode_png(&frame.image),
+                    content_hash(width, height, image.as_raw()),
+                    encode_png(&image),
                 )
             });
             let step = json!({"record": record, "screen": frame.map(|frame| frame.screen)});

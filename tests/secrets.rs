@@ -172,6 +172,25 @@ fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside(
         }
     }
 
+    // The replay's stored frames mask the field too: the last run's press
+    // on OK saw the form with the password typed.
+    let run = store.resolve_run("last").unwrap();
+    let (_, steps) = store.load_run(&run).unwrap();
+    let ok_step = steps.last().expect("the last run stored its steps");
+    let png = store
+        .image_png(ok_step.screenshot_hash.as_deref().expect("a frame"))
+        .unwrap();
+    let frame = image::load_from_memory(&png).unwrap().into_rgba8();
+    let masked = (field.top..field.top + field.height as i32)
+        .flat_map(|y| (field.left..field.left + field.width as i32).map(move |x| (x, y)))
+        .filter(|&(x, y)| frame.get_pixel(x as u32, y as u32).0 == [128, 128, 128, 255])
+        .count();
+    assert_eq!(
+        masked,
+        (field.width * field.height) as usize,
+        "the replay's frame of the form masks the password field"
+    );
+
     // A missing secret: refused before any input (the form, answered by
     // hand, held nothing), naming where it is looked for.
     assert_eq!(result(&display, "missing", "code"), "2");

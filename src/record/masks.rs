@@ -11,7 +11,7 @@
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use image::{Rgba, RgbaImage};
+use image::RgbaImage;
 use reprise_models::{A11yTree, ElementIdentity, Rect, ScreenGeometry};
 
 use super::secrets::WindowPattern;
@@ -19,8 +19,6 @@ use crate::platform::ActiveWindow;
 
 /// How long a frame waits for the element reader's outstanding answers.
 pub const ANSWER_WAIT: Duration = Duration::from_secs(1);
-/// The colour a masked box is filled with.
-pub const MASK: Rgba<u8> = Rgba([128, 128, 128, 255]);
 
 /// One secret field: its box, and the window it shows in.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,7 +138,7 @@ impl Masks {
         }
         drop(state);
         for rect in &boxes {
-            fill(image, screen, *rect);
+            crate::frames::mask_box(image, screen, *rect);
         }
         boxes.len()
     }
@@ -156,26 +154,12 @@ fn add(fields: &mut Vec<Field>, field: Field) {
     }
 }
 
-/// Fills `rect` (logical screen coordinates) in a capture of `screen`.
-fn fill(image: &mut RgbaImage, screen: ScreenGeometry, rect: Rect) {
-    let scale = screen.scale_factor;
-    let to_pixels = |value: i32, origin: i32| (f64::from(value - origin) * scale).round();
-    let left = to_pixels(rect.left, screen.rect.left).max(0.0);
-    let top = to_pixels(rect.top, screen.rect.top).max(0.0);
-    let right = (to_pixels(rect.left, screen.rect.left) + f64::from(rect.width) * scale)
-        .min(f64::from(image.width()));
-    let bottom = (to_pixels(rect.top, screen.rect.top) + f64::from(rect.height) * scale)
-        .min(f64::from(image.height()));
-    for y in top as u32..bottom.max(top) as u32 {
-        for x in left as u32..right.max(left) as u32 {
-            image.put_pixel(x, y, MASK);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use image::Rgba;
+
     use super::*;
+    use crate::frames::MASK;
 
     fn window(id: u64, title: &str) -> ActiveWindow {
         ActiveWindow {

@@ -24,7 +24,12 @@ pub struct LiveDesktop {
     /// The values `Action::TypeSecret` types: they go from here to the
     /// injector's keystrokes and nowhere else.
     secrets: super::secrets::SecretValues,
+    /// The password fields of the newest tree read, to mask in stored frames.
+    secret_fields: SecretFields,
 }
+
+/// Password fields' boxes, shared with whoever stores the frames.
+pub type SecretFields = std::sync::Arc<std::sync::Mutex<Vec<reprise_models::Rect>>>;
 
 impl std::fmt::Debug for LiveDesktop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -50,6 +55,7 @@ impl LiveDesktop {
             last_move: LastMove::default(),
             trees: crate::platform::tree_finder(),
             secrets: super::secrets::SecretValues::default(),
+            secret_fields: SecretFields::default(),
         })
     }
 
@@ -92,6 +98,11 @@ impl LiveDesktop {
         self.capture.geometry()
     }
 
+    /// The password fields of the trees this desktop reads, as they are read.
+    pub fn secret_fields(&self) -> SecretFields {
+        SecretFields::clone(&self.secret_fields)
+    }
+
     pub fn last_move(&self) -> LastMove {
         LastMove::clone(&self.last_move)
     }
@@ -121,10 +132,19 @@ impl Desktop for LiveDesktop {
         &mut self,
         request: &TreeRequest,
     ) -> Result<Option<A11yTree>, DesktopError> {
-        match &mut self.trees {
-            Some(find) => find(&request.app, &request.window).map_err(DesktopError::Window),
-            None => Ok(None),
+        let tree = match &mut self.trees {
+            Some(find) => find(&request.app, &request.window).map_err(DesktopError::Window)?,
+            None => None,
+        };
+        if let (Some(tree), Ok(mut fields)) = (&tree, self.secret_fields.lock()) {
+            *fields = tree
+                .nodes
+                .iter()
+                .filter(|node| node.role == accesskit::Role::PasswordInput)
+                .filter_map(|node| node.rect)
+                .collect();
         }
+        Ok(tree)
     }
 
     fn inject(&mut self, action: &Action) -> Result<(), DesktopError> {
