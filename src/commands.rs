@@ -436,7 +436,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
     let request = crate::replay::ReplayRequest {
         recording: args.recording.clone(),
         parameters,
-        secret_overrides: Vec::new(),
+        secret_overrides: Default::default(),
         batch: None,
         strategy: args.strategy,
         rungs: reprise_strategies::visual::Rungs {
@@ -647,7 +647,7 @@ fn replay_each(
         .map(|param| param.name.clone())
         .collect();
     let shared_secrets = if template.options.dry_run {
-        Vec::new()
+        Default::default()
     } else {
         crate::replay::secrets::SecretValues::resolve(
             &other_secrets,
@@ -655,7 +655,6 @@ fn replay_each(
             &|name| std::env::var(name).ok(),
             true,
         )?
-        .pairs()
     };
     let n_rows = rows
         .rows
@@ -676,7 +675,7 @@ fn replay_each(
             if kind_of(column) == Some(ParameterKind::Secret) {
                 request
                     .secret_overrides
-                    .push((column.clone(), value.clone()));
+                    .insert(column.clone(), value.clone());
                 shown.push((column.clone(), "(secret)".to_owned()));
             } else {
                 request.parameters.push((column.clone(), value.clone()));

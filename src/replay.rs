@@ -48,7 +48,7 @@ pub struct ReplayRequest {
     /// `--set NAME=VALUE`: texts typed in place of parameters.
     pub parameters: Vec<(String, String)>,
     /// Secret values given ahead of the environment (a row of `--each`).
-    pub secret_overrides: Vec<(String, String)>,
+    pub secret_overrides: secrets::SecretValues,
     /// The batch (`--each`) this run is a row of.
     pub batch: Option<BatchRow>,
 }
@@ -204,9 +204,8 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             &|variable| {
                 request
                     .secret_overrides
-                    .iter()
-                    .find(|(name, _)| secrets::env_name(name) == variable)
-                    .map(|(_, value)| value.clone())
+                    .by_variable(variable)
+                    .map(str::to_owned)
                     .or_else(|| std::env::var(variable).ok())
             },
             true,

@@ -19,7 +19,7 @@ pub fn env_name(name: &str) -> String {
 }
 
 /// Secret values by parameter name.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct SecretValues {
     values: HashMap<String, String>,
 }
@@ -39,13 +39,17 @@ impl SecretValues {
         self.values.get(name).map(String::as_str)
     }
 
-    /// The values by name, to give every row of a batch (they stay in
-    /// this process).
-    pub fn pairs(&self) -> Vec<(String, String)> {
+    /// Adds (or replaces) the value of `name`.
+    pub fn insert(&mut self, name: String, value: String) {
+        self.values.insert(name, value);
+    }
+
+    /// The value of the secret whose environment variable is `variable`.
+    pub fn by_variable(&self, variable: &str) -> Option<&str> {
         self.values
             .iter()
-            .map(|(name, value)| (name.clone(), value.clone()))
-            .collect()
+            .find(|(name, _)| env_name(name) == variable)
+            .map(|(_, value)| value.as_str())
     }
 
     /// The values of `names`, each from the environment, else the file,
