@@ -449,7 +449,15 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         describer: args.describer,
         release_held: args.release_held_keys,
         secrets_file: args.secrets_file.clone(),
+        // Once every argument, the recording and its secrets are checked.
         progress: crate::replay::Progress {
+            banner: Some(format!(
+                "replaying {:?} with {:?}{}: move the pointer into a screen corner or press {} to abort",
+                args.recording,
+                args.strategy,
+                if args.dry_run { " (dry run)" } else { "" },
+                crate::replay::ABORT_KEYS
+            )),
             lines: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             json: args.json,
         },
@@ -463,13 +471,6 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
             settle,
         },
     };
-    eprintln!(
-        "replaying {:?} with {:?}{}: move the pointer into a screen corner or press {} to abort",
-        args.recording,
-        args.strategy,
-        if args.dry_run { " (dry run)" } else { "" },
-        crate::replay::ABORT_KEYS
-    );
     if let Some(path) = &args.each {
         return replay_each(store, args, request, path);
     }
@@ -663,12 +664,16 @@ fn replay_each(
     if n_rows == 0 {
         bail!(UsageError("--max-iterations must be at least 1".into()));
     }
+    if let Some(banner) = &template.progress.banner {
+        eprintln!("{banner}, once per row of {n_rows}");
+    }
     let batch_id = uuid::Uuid::new_v4().to_string();
     let mut outcomes: Vec<(usize, Option<(String, StopKind)>)> = Vec::new();
     for (idx, values) in rows.rows.iter().take(n_rows).enumerate() {
         let row = idx + 1;
         eprintln!("row {row} of {n_rows}");
         let mut request = template.clone();
+        request.progress.banner = None;
         let mut shown = Vec::new();
         request.secret_overrides = shared_secrets.clone();
         for (column, value) in rows.columns.iter().zip(values) {

@@ -100,8 +100,11 @@ pub fn parameters_of_recording(
 }
 
 /// Where each finished step is reported while the replay runs.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Progress {
+    /// Printed on stderr once everything is checked, just before the
+    /// first input (how to abort).
+    pub banner: Option<String>,
     /// A line per step on stderr (`step 3/6 click … verified (…, 282 ms)`).
     pub lines: bool,
     /// A JSON object per step on stdout (`--json`).
@@ -261,6 +264,9 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let secret_fields = desktop.secret_fields();
     let watcher = AbortWatcher::start(desktop.screen(), desktop.last_move())
         .context("start the abort watcher")?;
+    if let Some(banner) = &request.progress.banner {
+        eprintln!("{banner}");
+    }
 
     let run = RunRecord {
         id: run_id.clone(),

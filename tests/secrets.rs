@@ -195,7 +195,13 @@ fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside(
     // hand, held nothing), naming where it is looked for.
     assert_eq!(result(&display, "missing", "code"), "2");
     assert_eq!(result(&display, "missing", "out"), "|");
-    assert!(result(&display, "missing", "err").contains("REPRISE_SECRET_PASSWORD"));
+    let missing = result(&display, "missing", "err");
+    assert!(missing.contains("REPRISE_SECRET_PASSWORD"), "{missing}");
+    assert!(
+        !missing.contains("to abort"),
+        "a refused replay never said it was starting: {missing}"
+    );
+    assert!(result(&display, "env", "err").contains("to abort"));
     // From the environment (any characters), with another user name; and
     // from a file.
     assert_eq!(result(&display, "env", "out"), "bob|s3cr3t Ünï");
