@@ -162,7 +162,13 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
     } else {
         format!("type {} or press Ctrl-C to stop", stop_sequence.join(" "))
     };
-    eprintln!("recording {:?}: {how_to_stop}", args.name);
+    let secret_key = options
+        .secrets
+        .toggle
+        .as_ref()
+        .map(|key| format!("; {key} turns secret typing on and off"))
+        .unwrap_or_default();
+    eprintln!("recording {:?}: {how_to_stop}{secret_key}", args.name);
     let summary = crate::record::record(store, &options, &stop)?;
     println!(
         "recorded {} ({}, {}, {}; stopped by {})",

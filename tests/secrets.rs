@@ -291,6 +291,11 @@ fn a_secret_typed_at_a_terminal_prompt_is_marked_by_the_toggle_key_or_its_window
             result(&display, &format!("{case}-replayed"), "err")
         );
     }
-    assert!(result(&display, "toggled", "record.err").contains("secret typing on"));
+    let toggled = result(&display, "toggled", "record.err");
+    assert!(
+        toggled.contains("pause turns secret typing on and off"),
+        "{toggled}"
+    );
+    assert!(toggled.contains("secret typing on"), "{toggled}");
     search(&files(dir, "store"), "\"enter\"");
 }
