@@ -169,8 +169,44 @@ fn screen_tree(
     }
 }
 
+/// What a [`FocusReader`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Focus {
+    /// Nothing was read: the focus is where it was.
+    NotRead,
+    Found(reprise_models::ElementIdentity),
+    /// Found in a window that named no focus at the keys before this one,
+    /// with nothing seen to move it since: it is where those keys went.
+    Settled(reprise_models::ElementIdentity),
+    /// The window was read and named no focused element (yet: a window
+    /// that just opened sets its focus a moment later).
+    Unknown,
+}
+
+/// How long after a window change whose tree named no focus the reader
+/// keeps reading at every key until it finds it (a dialog sets its focus a
+/// moment after it shows).
+pub const FOCUS_SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+/// A window whose tree takes longer than this to read is not read again
+/// for its focus at every key: the application's time is worth more.
+const FOCUS_RETRY_READ: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// When a [`FocusReader`] reads the window's tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadFocus {
+    /// Something moved the focus (a Tab, a window change the recorder saw).
+    Always,
+    /// Only if another window became active since the last answer, or (for
+    /// [`FOCUS_SETTLE`], in a window quick to read) that new window named
+    /// no focus yet; otherwise it asks the display one question and the
+    /// application none.
+    IfMoved,
+    /// Never: a press said where the focus is (the window is noted).
+    Never,
+}
+
 /// Names the element with the keyboard focus in the active window.
-pub type FocusReader = Box<dyn FnMut() -> Option<reprise_models::ElementIdentity> + Send>;
+pub type FocusReader = Box<dyn FnMut(ReadFocus) -> Focus + Send>;
 
 /// A [`FocusReader`] where the platform exposes accessibility trees (AT-SPI
 /// on Linux: the active window's tree, read under the same bounds as the
@@ -180,7 +216,10 @@ pub fn focus_reader() -> Option<FocusReader> {
     #[cfg(target_os = "linux")]
     {
         let mut reader: Option<Result<(a11y::A11yReader, WindowProbe), ()>> = None;
-        Some(Box::new(move || {
+        let mut last_window: Option<u64> = None;
+        let mut unresolved_until: Option<std::time::Instant> = None;
+        Some(Box::new(move |when: ReadFocus| {
+            let must_read = when == ReadFocus::Always;
             let connected = reader.get_or_insert_with(|| {
                 let bus = a11y::A11yReader::connect()
                     .map_err(|err| tracing::info!("no focused elements: {err}"))?;
@@ -188,11 +227,45 @@ pub fn focus_reader() -> Option<FocusReader> {
                     .map_err(|err| tracing::info!("no focused elements: {err}"))?;
                 Ok((bus, probe))
             });
-            let (reader, probe) = connected.as_mut().ok()?;
-            let window = probe.active_window().ok().flatten()?;
-            let tree = screen_tree(reader, &window)?;
-            let focused = reprise_models::element::focused(&tree)?;
-            reprise_models::identity_of(&tree, &tree.app, focused)
+            let Ok((reader, probe)) = connected.as_mut() else {
+                return Focus::NotRead;
+            };
+            let Some(window) = probe.active_window().ok().flatten() else {
+                return Focus::NotRead;
+            };
+            let now = std::time::Instant::now();
+            let changed = last_window != Some(window.window_id);
+            last_window = Some(window.window_id);
+            let unresolved = unresolved_until.is_some_and(|until| now < until);
+            if when == ReadFocus::Never {
+                unresolved_until = None;
+                return Focus::NotRead;
+            }
+            if !(must_read || changed || unresolved) {
+                return Focus::NotRead;
+            }
+            let found = screen_tree(reader, &window).and_then(|tree| {
+                let focused = reprise_models::element::focused(&tree)?;
+                reprise_models::element::identity_of_node(&tree, &tree.app, focused)
+            });
+            match found {
+                Some(element) => {
+                    unresolved_until = None;
+                    if unresolved && !must_read && !changed {
+                        Focus::Settled(element)
+                    } else {
+                        Focus::Found(element)
+                    }
+                }
+                None => {
+                    if changed && now.elapsed() < FOCUS_RETRY_READ {
+                        unresolved_until = Some(now + FOCUS_SETTLE);
+                    } else if !unresolved {
+                        unresolved_until = None;
+                    }
+                    Focus::Unknown
+                }
+            }
         }))
     }
     #[cfg(not(target_os = "linux"))]

@@ -212,19 +212,24 @@ pub fn record(
                     if event.name == EventName::Click && is_press {
                         focus_stale = Some(true);
                     }
+                    // Every key asks; the reader reads the tree only when
+                    // the focus may have moved (a window change it sees
+                    // itself, before the observer does).
                     if event.name == EventName::Press {
-                        if let (Some(after_press), Some(elements)) =
-                            (focus_stale, elements.as_mut())
-                            && elements.offer(elements::ElementRequest::Focus {
+                        let offered = elements.as_mut().is_some_and(|elements| {
+                            elements.offer(elements::ElementRequest::Focus {
                                 at: timestamp,
-                                after_press,
+                                stale: focus_stale,
                             })
-                        {
+                        });
+                        // A request the busy reader could not take leaves
+                        // the focus as stale as it was.
+                        if offered {
                             writer
                                 .pending_elements
                                 .insert(timestamp.to_bits(), FOCUS_WAIT_SECONDS);
+                            focus_stale = None;
                         }
-                        focus_stale = None;
                         // Tab moves the focus (Enter and Esc act where it
                         // is, or close its window: a window change).
                         if event.named_key() == Some("tab") {
@@ -305,8 +310,8 @@ pub fn record(
         && elements.dropped > 0
     {
         tracing::info!(
-            presses = elements.dropped,
-            "presses recorded without their element: the reader was busy"
+            requests = elements.dropped,
+            "presses and keys recorded without their element: the reader was busy"
         );
     }
     store.finish_recording(&recording.id)?;
@@ -346,6 +351,8 @@ struct Writer {
     /// Events (by their timestamp's bits) whose element is being read, with
     /// how long each may wait for it.
     pending_elements: std::collections::HashMap<u64, f64>,
+    /// Keys whose focus read found no focus yet, waiting for a later one.
+    unresolved_keys: Vec<f64>,
     /// Elements read, waiting for their press to be linked.
     elements: std::collections::HashMap<u64, reprise_models::ElementIdentity>,
     /// The newest window state's accessibility tree, with that state's id.
@@ -378,6 +385,7 @@ impl Writer {
             stored_hashes: std::collections::HashSet::new(),
             current_window: None,
             pending_elements: std::collections::HashMap::new(),
+            unresolved_keys: Vec::new(),
             elements: std::collections::HashMap::new(),
             current_tree: None,
             window_names: Vec::new(),
@@ -400,9 +408,29 @@ impl Writer {
             } else {
                 elements.answers.try_recv().ok()
             };
-            let Some((timestamp, element)) = answer else {
+            let Some((timestamp, element, earlier)) = answer else {
                 break;
             };
+            // A key whose window named no focus yet waits (its bound) for a
+            // later key's answer to say where the focus was.
+            if earlier == elements::Earlier::Unresolved
+                && self.pending_elements.contains_key(&timestamp.to_bits())
+            {
+                self.unresolved_keys.push(timestamp);
+                continue;
+            }
+            // The keys typed while the focus was not yet set went where it
+            // turned out to be, if nothing moved it since: the first of them
+            // carries it. Any other answer leaves them without an element.
+            let waiting: Vec<f64> = std::mem::take(&mut self.unresolved_keys)
+                .into_iter()
+                .filter(|key| self.pending_elements.remove(&key.to_bits()).is_some())
+                .collect();
+            if let (elements::Earlier::Settles, Some(first), Some(element)) =
+                (earlier, waiting.first(), &element)
+            {
+                self.elements.insert(first.to_bits(), element.clone());
+            }
             // A press already linked (it waited its bound) keeps no late
             // answer: nothing would ever read it.
             let still_pending = self.pending_elements.remove(&timestamp.to_bits()).is_some();
@@ -410,8 +438,12 @@ impl Writer {
                 self.elements.insert(timestamp.to_bits(), element);
             }
         }
+        let pending = &self.pending_elements;
+        self.unresolved_keys
+            .retain(|key| pending.contains_key(&key.to_bits()));
         if finish {
             self.pending_elements.clear();
+            self.unresolved_keys.clear();
         }
     }
 

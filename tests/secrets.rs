@@ -16,11 +16,20 @@ use crate::identity::{result, run_scenario_with};
 /// Its capitals appear nowhere else in the task (the user name is "alice").
 const PASSWORD: &str = "QZXJ-Wv9";
 
-/// Every way a key of the password could be written: the whole, its keys
+/// Typed into a dialog the moment it opens; its capitals too appear nowhere
+/// else.
+const QUICK_PASSWORD: &str = "KYPM-Hq4";
+
+/// Every way a key of the passwords could be written: the whole, its keys
 /// joined as a label joins them, and each capital as a stored key event.
 fn password_forms() -> Vec<String> {
-    let mut forms = vec![PASSWORD.to_owned(), "Q-Z-X-J".to_owned()];
-    for char in ['Q', 'Z', 'X', 'J', 'W'] {
+    let mut forms = vec![
+        PASSWORD.to_owned(),
+        "Q-Z-X-J".to_owned(),
+        QUICK_PASSWORD.to_owned(),
+        "K-Y-P-M".to_owned(),
+    ];
+    for char in ['Q', 'Z', 'X', 'J', 'W', 'K', 'Y', 'P', 'M', 'H'] {
         forms.push(format!("\"key_char\":\"{char}\""));
         forms.push(format!("\"key_char\": \"{char}\""));
     }
@@ -73,8 +82,12 @@ fn search(paths: &[std::path::PathBuf], control: &str) {
 
 #[test]
 fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside() {
-    let display: Display =
-        run_scenario_with("zenity-login.sh", 1280, 800, &[("PASSWORD", PASSWORD)]);
+    let display: Display = run_scenario_with(
+        "zenity-login.sh",
+        1280,
+        800,
+        &[("PASSWORD", PASSWORD), ("QUICK_PASSWORD", QUICK_PASSWORD)],
+    );
     let dir = display.dir.path();
     assert_eq!(
         result(&display, "recorded", "out"),
@@ -93,7 +106,7 @@ fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside(
     search(&files(dir, "store"), "\"key_char\":\"a\"");
     search(&[dir.join("login.export")], "\"key_char\":\"a\"");
     search(&[dir.join("login.html")], "a-l-i-c-e");
-    search(&[dir.join("record.err")], "read an element");
+    search(&[dir.join("login.record.err")], "read an element");
     let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(
         report.contains("{password}"),
@@ -260,6 +273,11 @@ fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside(
     assert!(result(&display, "bad-rows", "err").contains("\"pin\" (it has: user_name, password)"));
     let started = std::fs::read_to_string(dir.join("rows-started")).unwrap();
     assert_eq!(started.trim(), "3", "no row of the bad file started");
+
+    // A dialog typed into the moment it opened: the first key found it.
+    assert_eq!(result(&display, "quick", "out"), QUICK_PASSWORD);
+    search(&[dir.join("quick.export")], "\"enter\"");
+    assert!(result(&display, "quick", "record.err").contains("key events typed as secrets"));
 
     // Renamed: the secret is then REPRISE_SECRET_PIN, the text {login}.
     let renamed = std::fs::read_to_string(dir.join("renamed.txt")).unwrap();

@@ -123,20 +123,20 @@ pub fn is_row_member(role: Role) -> bool {
     )
 }
 
-/// Roles whose press may open another window (a dialog, a menu): the
-/// focus after it is not the pressed element's to say.
-pub fn may_open_a_window(role: Role) -> bool {
-    matches!(
-        role,
-        Role::Button
-            | Role::DefaultButton
-            | Role::Link
-            | Role::MenuItem
-            | Role::MenuItemCheckBox
-            | Role::MenuItemRadio
-            | Role::MenuListOption
-            | Role::ComboBox
-    )
+/// Roles that keep the focus where a press put it and take what is typed
+/// next: text fields, documents, terminals, and the cells and items of
+/// lists and tables.
+pub fn takes_typing(role: Role) -> bool {
+    is_row_member(role)
+        || matches!(
+            role,
+            Role::TextInput
+                | Role::PasswordInput
+                | Role::MultilineTextInput
+                | Role::SearchInput
+                | Role::Terminal
+                | Role::Document
+        )
 }
 
 /// Roles whose identity includes their label.
@@ -277,6 +277,19 @@ pub fn focused(tree: &A11yTree) -> Option<u32> {
         .iter()
         .rposition(|node| node.states.contains(&ElementState::Focused))
         .map(|idx| idx as u32)
+}
+
+/// The identity of node `idx` itself, named or not (the focused element: a
+/// password entry whose label sits elsewhere is still the password entry);
+/// `None` for the root or a node with no box.
+pub fn identity_of_node(tree: &A11yTree, app: &str, idx: u32) -> Option<ElementIdentity> {
+    let node = tree.nodes.get(idx as usize)?;
+    if idx == tree.root || node.rect.is_none() {
+        return None;
+    }
+    let parents = parents(tree);
+    let band = band_of(tree, parents[idx as usize], idx);
+    Some(identity_at(tree, &parents, app, idx, band))
 }
 
 /// The identity of node `idx` of `tree` (whose root is the window), or of

@@ -11,10 +11,11 @@ use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use reprise_models::ElementIdentity;
 
 use super::masks::Masks;
-use crate::platform::{ElementReader, FocusReader};
+use crate::platform::{ElementReader, Focus, FocusReader, ReadFocus};
 
-/// Requests that may wait for the reader before new ones go without an element.
-const QUEUE: usize = 4;
+/// Requests that may wait for the reader before new ones go without an
+/// element (every key asks, and most answers take a millisecond).
+const QUEUE: usize = 32;
 
 /// What to read, with the timestamp its answer comes back with.
 #[derive(Debug, Clone, Copy)]
@@ -26,16 +27,30 @@ pub enum ElementRequest {
         point: (f64, f64),
         under: Option<u64>,
     },
-    /// A key typed after the focus may have moved: the focused element.
-    /// `after_press`: nothing but a press moved it, so when that press named
-    /// its element, the press says where the focus is and nothing is read;
-    /// unless it was a button, a menu item or the like, which may have
-    /// opened a dialog.
-    Focus { at: f64, after_press: bool },
+    /// A key: the focused element, read when the focus may have moved
+    /// since the last read. `stale`: `None` when nothing the recorder saw
+    /// moved it (it is read only if another window became active);
+    /// `Some(after_press)` when something did: a Tab, a window change, or
+    /// (`after_press`) only a press, which says where the focus went when
+    /// it named a field or a cell (a press on anything else, a button or a
+    /// menu item, may have opened a dialog, or named a box around a field).
+    Focus { at: f64, stale: Option<bool> },
 }
 
-/// The request's timestamp and the element found.
-pub type ElementAnswer = (f64, Option<ElementIdentity>);
+/// What an answer says of the keys before it whose focus was not found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Earlier {
+    /// This key's focus was not found either: it waits with them.
+    Unresolved,
+    /// Its element is where they went (nothing moved the focus between).
+    Settles,
+    /// Nothing: they stay without an element.
+    Released,
+}
+
+/// The request's timestamp, the element found, and what it says of the
+/// keys before it whose focus was not found.
+pub type ElementAnswer = (f64, Option<ElementIdentity>, Earlier);
 
 #[derive(Debug)]
 pub struct ElementThread {
@@ -82,20 +97,26 @@ pub fn spawn(
             let mut press_says_focus = false;
             for request in incoming {
                 let started = std::time::Instant::now();
-                let (at, element) = match request {
+                let (at, element, earlier) = match request {
                     ElementRequest::Press { at, point, under } => {
                         let element = reader(point, under);
                         press_says_focus = element.as_ref().is_some_and(|element| {
-                            !reprise_models::element::may_open_a_window(element.role)
+                            reprise_models::element::takes_typing(element.role)
                         });
-                        (at, element)
+                        (at, element, Earlier::Released)
                     }
-                    ElementRequest::Focus { at, after_press } => {
-                        let read = !(after_press && press_says_focus);
-                        (
-                            at,
-                            focus.as_mut().filter(|_| read).and_then(|focus| focus()),
-                        )
+                    ElementRequest::Focus { at, stale } => {
+                        let when = match stale {
+                            None => ReadFocus::IfMoved,
+                            Some(true) if press_says_focus => ReadFocus::Never,
+                            Some(_) => ReadFocus::Always,
+                        };
+                        match focus.as_mut().map(|focus| focus(when)) {
+                            Some(Focus::Found(element)) => (at, Some(element), Earlier::Released),
+                            Some(Focus::Settled(element)) => (at, Some(element), Earlier::Settles),
+                            Some(Focus::Unknown) => (at, None, Earlier::Unresolved),
+                            Some(Focus::NotRead) | None => (at, None, Earlier::Released),
+                        }
                     }
                 };
                 tracing::debug!(
@@ -105,7 +126,7 @@ pub fn spawn(
                     "read an element"
                 );
                 thread_masks.answered(element.as_ref());
-                if answer_sender.send((at, element)).is_err() {
+                if answer_sender.send((at, element, earlier)).is_err() {
                     break;
                 }
             }
