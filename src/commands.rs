@@ -239,17 +239,16 @@ fn show(store: &Store, args: &ShowArgs) -> Result<()> {
 /// `params ID --rename OLD=NEW`: every rename checked, then all stored.
 fn rename_params(store: &mut Store, args: &crate::cli::ParamsArgs) -> Result<()> {
     let id = store.resolve(&args.recording)?;
-    let mut names = store
+    let bundle = store
         .load(&id)
-        .with_context(|| format!("read recording {id}"))?
-        .recording
-        .parameter_names;
+        .with_context(|| format!("read recording {id}"))?;
+    let mut names = bundle.recording.parameter_names.clone();
     for pair in &args.rename {
         let Some((old, new)) = pair.split_once('=') else {
             bail!(UsageError(format!("--rename takes OLD=NEW, not {pair:?}")));
         };
         // Each rename sees the ones before it.
-        let params = crate::replay::parameters_of_recording(store, &id, &names)?;
+        let params = crate::replay::parameters_in(&bundle, &names);
         reprise_strategies::params::rename(&params, &mut names, old, new)
             .map_err(|err| UsageError(err.to_string()))?;
     }

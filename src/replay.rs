@@ -69,25 +69,19 @@ pub fn parameters_of(
     recording: &str,
 ) -> Result<Vec<reprise_strategies::params::Parameter>> {
     let recording_id = store.resolve(recording)?;
-    let names = store
+    let bundle = store
         .load(&recording_id)
-        .with_context(|| format!("read recording {recording_id}"))?
-        .recording
-        .parameter_names;
-    parameters_of_recording(store, &recording_id, &names)
+        .with_context(|| format!("read recording {recording_id}"))?;
+    Ok(parameters_in(&bundle, &bundle.recording.parameter_names))
 }
 
-/// The parameters of the recording `recording_id` under `names`.
-pub fn parameters_of_recording(
-    store: &Store,
-    recording_id: &str,
+/// The parameters of a loaded recording under `names`.
+pub fn parameters_in(
+    bundle: &reprise_models::RecordingBundle,
     names: &reprise_strategies::params::Names,
-) -> Result<Vec<reprise_strategies::params::Parameter>> {
-    let bundle = store
-        .load(recording_id)
-        .with_context(|| format!("read recording {recording_id}"))?;
+) -> Vec<reprise_strategies::params::Parameter> {
     let trees = reduce(
-        bundle.events,
+        bundle.events.clone(),
         &ReduceOptions {
             double_click: bundle.recording.double_click,
         },
@@ -96,7 +90,7 @@ pub fn parameters_of_recording(
         reprise_strategies::plan::plan_steps(trees, &bundle.window_states),
         names,
     );
-    Ok(reprise_strategies::params::parameters(&trees, names))
+    reprise_strategies::params::parameters(&trees, names)
 }
 
 /// Where each finished step is reported while the replay runs.
@@ -324,11 +318,14 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             // The frame as stored: the password fields the step's tree
             // showed are masked, as in the recording.
             let png = frame.map(|frame| {
-                let mut image = frame.image.clone();
-                if let Ok(fields) = secret_fields.lock() {
-                    for field in fields.iter() {
-                        crate::frames::mask_box(&mut image, frame.screen, *field);
-                    }
+                let fields = secret_fields
+                    .lock()
+                    .map(|fields| fields.clone())
+                    .unwrap_or_default();
+                // Copied only when something is to be masked.
+                let mut image = std::borrow::Cow::Borrowed(&frame.image);
+                for field in &fields {
+                    crate::frames::mask_box(image.to_mut(), frame.screen, *field);
                 }
                 let (width, height) = image.dimensions();
                 (

@@ -123,6 +123,12 @@ pub fn is_row_member(role: Role) -> bool {
     )
 }
 
+/// Whether what is typed into an element of this role is a secret (a
+/// password entry): its keys are never stored, its box never shown.
+pub fn is_secret_field(role: Role) -> bool {
+    role == Role::PasswordInput
+}
+
 /// Roles that keep the focus where a press put it and take what is typed
 /// next: text fields, documents, terminals, and the cells and items of
 /// lists and tables.

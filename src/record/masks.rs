@@ -63,7 +63,9 @@ impl Masks {
     pub fn answered(&self, element: Option<&ElementIdentity>) {
         let mut state = self.state();
         state.outstanding = state.outstanding.saturating_sub(1);
-        if let Some(element) = element.filter(|element| is_secret(element.role)) {
+        if let Some(element) =
+            element.filter(|element| reprise_models::element::is_secret_field(element.role))
+        {
             add(
                 &mut state.fields,
                 Field {
@@ -81,7 +83,10 @@ impl Masks {
     pub fn tree_read(&self, window: &ActiveWindow, tree: &A11yTree) {
         let mut state = self.state();
         for node in &tree.nodes {
-            if let (true, Some(rect)) = (is_secret(node.role), node.rect) {
+            if let (true, Some(rect)) = (
+                reprise_models::element::is_secret_field(node.role),
+                node.rect,
+            ) {
                 add(
                     &mut state.fields,
                     Field {
@@ -142,10 +147,6 @@ impl Masks {
         }
         boxes.len()
     }
-}
-
-fn is_secret(role: accesskit::Role) -> bool {
-    role == accesskit::Role::PasswordInput
 }
 
 fn add(fields: &mut Vec<Field>, field: Field) {

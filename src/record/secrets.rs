@@ -217,7 +217,7 @@ impl Scrubber {
         self.focus_moved = false;
         self.focus = match (element, &self.focus) {
             (Some(element), _) => Focus::Known(element.clone()),
-            (None, Focus::Known(field)) if is_secret_field(field) => {
+            (None, Focus::Known(field)) if reprise_models::element::is_secret_field(field.role) => {
                 Focus::LeftSecret(self.fresh_name("secret"))
             }
             (None, Focus::LeftSecret(_)) => Focus::LeftSecret(self.fresh_name("secret")),
@@ -228,7 +228,9 @@ impl Scrubber {
     /// The parameter a key pressed now stands for, if it is secret.
     fn secret_now(&mut self, window: Option<(&str, &str)>) -> Option<String> {
         let field = match &self.focus {
-            Focus::Known(element) if is_secret_field(element) => Some(element.clone()),
+            Focus::Known(element) if reprise_models::element::is_secret_field(element.role) => {
+                Some(element.clone())
+            }
             Focus::LeftSecret(name) => return Some(name.clone()),
             _ => None,
         };
@@ -315,10 +317,6 @@ impl Scrubber {
         event.secret = Some(secret);
         self.scrubbed += 1;
     }
-}
-
-fn is_secret_field(element: &ElementIdentity) -> bool {
-    element.role == accesskit::Role::PasswordInput
 }
 
 /// What tells two fields apart: window, role, name and label.

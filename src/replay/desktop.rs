@@ -140,7 +140,7 @@ impl Desktop for LiveDesktop {
             *fields = tree
                 .nodes
                 .iter()
-                .filter(|node| node.role == accesskit::Role::PasswordInput)
+                .filter(|node| reprise_models::element::is_secret_field(node.role))
                 .filter_map(|node| node.rect)
                 .collect();
         }
