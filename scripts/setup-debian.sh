@@ -32,6 +32,8 @@ packages=(
   libreoffice-calc libreoffice-gtk3 unzip
   # GTK 3 for Python: a list of a million rows (scripts/big-list.py).
   gir1.2-gtk-3.0
+  # The fleet's queue (Redis Streams), and redis-cli for its quickstart.
+  redis-server redis-tools
 )
 
 missing=()

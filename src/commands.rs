@@ -37,6 +37,9 @@ pub fn run(cli: Cli) -> Result<()> {
             samples,
             interval_ms,
         }) => print_text(&crate::bench::answers(&app, samples, interval_ms)?),
+        Command::Serve(args) => serve(&store_path, &args),
+        Command::Worker(args) => worker(&store_path, cli.global.config.as_deref(), &args),
+        Command::Jobs(command) => jobs(command),
         Command::Record(args) => record(&mut open_store()?, &args),
         Command::Replay(args) => replay(&mut open_store()?, cli.global.config.as_deref(), &args),
         Command::Report(args) => {
@@ -294,23 +297,7 @@ fn export(store: &Store, args: &ExportArgs) -> Result<()> {
     let bundle = store
         .load(&id)
         .with_context(|| format!("read recording {id}"))?;
-    let mut images = std::collections::HashMap::new();
-    for screenshot in &bundle.screenshots {
-        if !images.contains_key(&screenshot.content_hash) {
-            images.insert(
-                screenshot.content_hash.clone(),
-                store.image_png(&screenshot.content_hash)?,
-            );
-        }
-    }
-    let bytes = archive::encode(&bundle, &images);
-    // What import would refuse is not written: a damaged stored image (or
-    // anything else import checks) fails the export, naming it.
-    archive::decode(&bytes).with_context(|| {
-        format!(
-            "export recording {id}: the store holds something an import would refuse, so nothing was written"
-        )
-    })?;
+    let bytes = export_bundle(store, &bundle)?;
     write_atomically(&args.output, &bytes)?;
     println!(
         "exported recording {id} ({}, {}, {}) to {}",
@@ -320,6 +307,36 @@ fn export(store: &Store, args: &ExportArgs) -> Result<()> {
         args.output.display()
     );
     Ok(())
+}
+
+/// A stored recording as an export file's bytes (what `export` writes).
+pub fn export_bytes(store: &Store, id: &str) -> Result<Vec<u8>> {
+    let bundle = store
+        .load(id)
+        .with_context(|| format!("read recording {id}"))?;
+    export_bundle(store, &bundle)
+}
+
+fn export_bundle(store: &Store, bundle: &reprise_models::RecordingBundle) -> Result<Vec<u8>> {
+    let id = &bundle.recording.id;
+    let mut images = std::collections::HashMap::new();
+    for screenshot in &bundle.screenshots {
+        if !images.contains_key(&screenshot.content_hash) {
+            images.insert(
+                screenshot.content_hash.clone(),
+                store.image_png(&screenshot.content_hash)?,
+            );
+        }
+    }
+    let bytes = archive::encode(bundle, &images);
+    // What import would refuse is not written: a damaged stored image (or
+    // anything else import checks) fails the export, naming it.
+    archive::decode(&bytes).with_context(|| {
+        format!(
+            "export recording {id}: the store holds something an import would refuse, so nothing was written"
+        )
+    })?;
+    Ok(bytes)
 }
 
 fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
@@ -443,6 +460,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         parameters,
         secret_overrides: Default::default(),
         batch: None,
+        hooks: Default::default(),
         strategy: args.strategy,
         rungs: reprise_strategies::visual::Rungs {
             structural: args.rungs.contains(&crate::cli::RungChoice::Structural),
@@ -511,7 +529,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
 
 /// How a replay that is not a plain success ended, in words; `None` for
 /// one that completed with every step verified.
-fn stop_of(result: &crate::replay::ReplayResult) -> Option<(String, StopKind)> {
+pub(crate) fn stop_of(result: &crate::replay::ReplayResult) -> Option<(String, StopKind)> {
     use reprise_strategies::ReplayOutcome;
     Some(match &result.outcome {
         ReplayOutcome::Completed {
@@ -786,8 +804,21 @@ fn replay_each(
     .into())
 }
 
+/// Why a `--reset-with` command did not put the desktop back.
+#[derive(Debug, thiserror::Error)]
+pub enum ResetError {
+    #[error("the reset command did not start: {0}")]
+    Start(std::io::Error),
+    #[error("the reset command failed ({0})")]
+    Failed(std::process::ExitStatus),
+    #[error("the reset command did not finish within {0} s")]
+    Timeout(u64),
+    #[error("the reset command: {0}")]
+    Wait(std::io::Error),
+}
+
 /// Runs `--reset-with` (through `sh -c`), bounded by [`RESET_TIMEOUT`].
-fn reset(command: Option<&str>) -> Result<(), String> {
+pub(crate) fn reset(command: Option<&str>) -> Result<(), ResetError> {
     let Some(command) = command else {
         return Ok(());
     };
@@ -795,28 +826,25 @@ fn reset(command: Option<&str>) -> Result<(), String> {
         .args(["-c", command])
         .stdin(std::process::Stdio::null())
         .spawn()
-        .map_err(|err| format!("the reset command did not start: {err}"))?;
+        .map_err(ResetError::Start)?;
     let deadline = std::time::Instant::now() + RESET_TIMEOUT;
     loop {
         match child.try_wait() {
             Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => return Err(format!("the reset command failed ({status})")),
+            Ok(Some(status)) => return Err(ResetError::Failed(status)),
             Ok(None) if std::time::Instant::now() >= deadline => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!(
-                    "the reset command did not finish within {} s",
-                    RESET_TIMEOUT.as_secs()
-                ));
+                return Err(ResetError::Timeout(RESET_TIMEOUT.as_secs()));
             }
             Ok(None) => std::thread::sleep(std::time::Duration::from_millis(50)),
-            Err(err) => return Err(format!("the reset command: {err}")),
+            Err(err) => return Err(ResetError::Wait(err)),
         }
     }
 }
 
 /// `1 step`, `2 steps`.
-fn plural(count: usize, noun: &str) -> String {
+pub(crate) fn plural(count: usize, noun: &str) -> String {
     if count == 1 {
         format!("1 {noun}")
     } else {
@@ -1095,5 +1123,132 @@ fn print_text(text: &str) -> Result<()> {
     {
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         result => result.context("write output"),
+    }
+}
+
+/// `reprise serve`.
+fn serve(store: &std::path::Path, args: &crate::cli::ServeArgs) -> Result<()> {
+    let lease = crate::config::seconds_setting("--lease", args.lease, false)?;
+    if lease < std::time::Duration::from_secs(1) {
+        bail!(UsageError("--lease must be at least 1 second".into()));
+    }
+    if args.max_upload == 0 || args.max_upload > 4096 {
+        bail!(UsageError("--max-upload must be from 1 to 4096 MiB".into()));
+    }
+    crate::fleet::server::serve(crate::fleet::server::ServeOptions {
+        listen: args.listen,
+        redis: args.redis.clone(),
+        store: store.to_owned(),
+        lease,
+        max_upload: args.max_upload * 1024 * 1024,
+    })
+}
+
+/// `reprise worker`.
+fn worker(
+    store: &std::path::Path,
+    config: Option<&std::path::Path>,
+    args: &crate::cli::WorkerArgs,
+) -> Result<()> {
+    let labels = crate::fleet::client::pairs(&args.label, crate::fleet::parse_label)?;
+    let give_up = crate::config::seconds_setting("--give-up", args.give_up, false)?;
+    crate::fleet::worker::run(crate::fleet::worker::WorkerOptions {
+        server: args.server.clone(),
+        pool: args.pool.clone(),
+        labels,
+        store: store.to_owned(),
+        config: config.map(std::path::Path::to_path_buf),
+        max_jobs: args.max_jobs,
+        give_up,
+        reset_with: args.reset_with.clone(),
+    })
+}
+
+/// `reprise jobs …`.
+fn jobs(command: crate::cli::JobsCommand) -> Result<()> {
+    use crate::cli::JobsCommand;
+    use crate::fleet::client::{self, Api};
+    match command {
+        JobsCommand::Submit(args) => {
+            let api = Api::new(&args.server.server)?;
+            let labels = client::pairs(&args.label, crate::fleet::parse_label)?;
+            let set = client::pairs(&args.set, |pair| match pair.split_once('=') {
+                Some((name, value)) if reprise_models::parameter::is_valid_name(name) => {
+                    Ok((name.to_owned(), value.to_owned()))
+                }
+                _ => Err(UsageError(format!("--set takes NAME=VALUE, not {pair:?}"))),
+            })?;
+            let rows = match &args.each {
+                None => None,
+                Some(path) => {
+                    let table = crate::rows::read_rows(path)?;
+                    Some(
+                        table
+                            .rows
+                            .iter()
+                            .map(|row| {
+                                table
+                                    .columns
+                                    .iter()
+                                    .cloned()
+                                    .zip(row.iter().cloned())
+                                    .collect()
+                            })
+                            .collect(),
+                    )
+                }
+            };
+            let request = crate::fleet::SubmitRequest {
+                recording: args.recording.clone(),
+                options: crate::fleet::JobOptions {
+                    strategy: args.strategy,
+                    speed: args.speed,
+                    max_retries: args.max_retries,
+                    dry_run: args.dry_run,
+                    require_verified: args.require_verified,
+                },
+                pool: args.pool.clone(),
+                labels,
+                set,
+                rows,
+                attempts: args.attempts,
+                retry: args.retry,
+                deadline_seconds: args.deadline,
+            };
+            client::submit(
+                &api,
+                client::Submit {
+                    request,
+                    upload: args.upload.then(|| args.recording.clone().into()),
+                    json: args.json,
+                },
+            )
+        }
+        JobsCommand::List {
+            state,
+            json,
+            server,
+        } => client::list(&Api::new(&server.server)?, state, json),
+        JobsCommand::Show { id, json, server } => {
+            client::show(&Api::new(&server.server)?, &id, json)
+        }
+        JobsCommand::Cancel { id, server } => client::cancel(&Api::new(&server.server)?, &id),
+        JobsCommand::Watch { id, json, server } => {
+            let (state, reason) = client::watch(&Api::new(&server.server)?, &id, json)?;
+            use crate::fleet::JobState;
+            let kind = match state {
+                JobState::Completed => return Ok(()),
+                JobState::Unverified => StopKind::Unverified,
+                JobState::Aborted | JobState::Cancelled => StopKind::Aborted,
+                _ => StopKind::Failed,
+            };
+            Err(crate::exit::JobEnded {
+                id,
+                state: state.as_str(),
+                reason,
+                kind,
+            }
+            .into())
+        }
     }
 }

@@ -5,12 +5,12 @@
 //! | 0 | success |
 //! | 1 | the command failed (I/O, the store, the display) |
 //! | 2 | the command line is wrong (clap's usage errors) |
-//! | 3 | the recording or run named does not exist |
-//! | 4 | the input was refused: malformed JSON, a bad export, a damaged or newer store |
+//! | 3 | the recording, run or job named does not exist |
+//! | 4 | the input was refused: malformed JSON, a bad export, a damaged or newer store, a fleet request the server refused |
 //! | 5 | no model provider is configured, or the providers failed |
-//! | 10 | a replay stopped at a step that failed (or reached its step limit) |
-//! | 11 | a replay was aborted by the person or a signal |
-//! | 12 | a replay did every step, but the effect of some could not be checked |
+//! | 10 | a replay stopped at a step that failed (or reached its step limit); a watched job ended failed, abandoned or expired |
+//! | 11 | a replay was aborted by the person or a signal; a watched job ended aborted or cancelled |
+//! | 12 | a replay (or a watched job) did every step, but the effect of some could not be checked |
 
 use crate::archive::ArchiveError;
 use crate::store::StoreError;
@@ -57,6 +57,20 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         {
             return Code::Refused;
         }
+        if let Some(call) = cause.downcast_ref::<crate::fleet::client::CallError>() {
+            return match call.status() {
+                Some(404) => Code::NotFound,
+                Some(400 | 409 | 413) => Code::Refused,
+                _ => Code::Failure,
+            };
+        }
+        if let Some(ended) = cause.downcast_ref::<JobEnded>() {
+            return match ended.kind {
+                StopKind::Failed => Code::ReplayFailed,
+                StopKind::Aborted => Code::ReplayAborted,
+                StopKind::Unverified => Code::ReplayUnverified,
+            };
+        }
         if let Some(stopped) = cause.downcast_ref::<ReplayStopped>() {
             return match stopped.kind {
                 StopKind::Failed => Code::ReplayFailed,
@@ -81,10 +95,28 @@ pub fn code_for(err: &anyhow::Error) -> Code {
 /// How the binary labels an error's message: a replay that did every step
 /// but could not check some is a warning, not an error.
 pub fn label_for(err: &anyhow::Error) -> &'static str {
-    match err.downcast_ref::<ReplayStopped>() {
-        Some(stopped) if stopped.kind == StopKind::Unverified => "warning",
+    match (
+        err.downcast_ref::<ReplayStopped>(),
+        err.downcast_ref::<JobEnded>(),
+    ) {
+        (Some(ReplayStopped { kind, .. }), _) | (_, Some(JobEnded { kind, .. }))
+            if *kind == StopKind::Unverified =>
+        {
+            "warning"
+        }
         _ => "error",
     }
+}
+
+/// A fleet job watched to its end that did not complete with every step
+/// verified; its exit code says how it ended, as a replay's would.
+#[derive(Debug, thiserror::Error)]
+#[error("job {id} ended {state}: {reason}")]
+pub struct JobEnded {
+    pub id: String,
+    pub state: &'static str,
+    pub reason: String,
+    pub kind: StopKind,
 }
 
 /// A replay that did not complete, or completed without every step

@@ -10,6 +10,7 @@ pub mod commands;
 pub mod config;
 pub mod describe;
 pub mod exit;
+pub mod fleet;
 pub mod frames;
 pub mod llm;
 pub mod overlay;

@@ -51,7 +51,46 @@ pub struct ReplayRequest {
     pub secret_overrides: secrets::SecretValues,
     /// The batch (`--each`) this run is a row of.
     pub batch: Option<BatchRow>,
+    /// What a caller that embeds the replay (the fleet's worker) is told
+    /// and may decide.
+    pub hooks: Hooks,
 }
+
+/// Asked just before the first input.
+pub type BeforeInput = Arc<dyn Fn() -> bool + Send + Sync>;
+/// Told of every finished step.
+pub type OnStep = Arc<dyn Fn(&serde_json::Value) + Send + Sync>;
+
+/// An embedding caller's part in a replay.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// Asked once everything is checked, just before the first input:
+    /// `false` ends the replay there, having injected nothing
+    /// ([`Withdrawn`]). A replay with this hook is unattended: it never
+    /// asks for a secret at the terminal.
+    pub before_input: Option<BeforeInput>,
+    /// Every finished step, as `replay --json` prints it.
+    pub on_step: Option<OnStep>,
+    /// Set from elsewhere to abort at the loop's next check, as the abort
+    /// keys do.
+    pub stop: Option<Flag>,
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("before_input", &self.before_input.is_some())
+            .field("on_step", &self.on_step.is_some())
+            .field("stop", &self.stop)
+            .finish()
+    }
+}
+
+/// The replay was withdrawn just before its first input (its
+/// `before_input` hook said no): nothing was injected.
+#[derive(Debug, thiserror::Error)]
+#[error("the replay was withdrawn before its first input; nothing was injected")]
+pub struct Withdrawn;
 
 /// A run's place in a batch: the batch's id, the row's number (from 1) and
 /// its values, secrets masked.
@@ -205,7 +244,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
                     .map(str::to_owned)
                     .or_else(|| std::env::var(variable).ok())
             },
-            true,
+            request.hooks.before_input.is_none(),
         )?
     };
     // Vanilla decides its own steps: their number is not known ahead.
@@ -258,6 +297,11 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let secret_fields = desktop.secret_fields();
     let watcher = AbortWatcher::start(desktop.screen(), desktop.last_move())
         .context("start the abort watcher")?;
+    if let Some(before_input) = &request.hooks.before_input
+        && !before_input()
+    {
+        return Err(Withdrawn.into());
+    }
     if let Some(banner) = &request.progress.banner {
         eprintln!("{banner}");
     }
@@ -306,11 +350,22 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         strategy.as_mut(),
         &mut desktop,
         &request.options,
-        &|| aborted.load(Ordering::SeqCst) || signalled.load(Ordering::SeqCst),
+        &|| {
+            aborted.load(Ordering::SeqCst)
+                || signalled.load(Ordering::SeqCst)
+                || request
+                    .hooks
+                    .stop
+                    .as_ref()
+                    .is_some_and(|stop| stop.load(Ordering::SeqCst))
+        },
         &mut |record, frame| {
             n_steps += 1;
             if request.progress.json {
                 println!("{}", step_json(record, total));
+            }
+            if let Some(on_step) = &request.hooks.on_step {
+                on_step(&step_json(record, total));
             }
             if request.progress.lines {
                 eprintln!("{}", step_line(record, total));

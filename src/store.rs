@@ -1,6 +1,7 @@
 //! The store: one SQLite file holding recordings, their events, screenshots and
 //! window states, and replay runs. Only this module knows SQL.
 
+mod fleet;
 mod llm;
 mod recordings;
 mod runs;
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+pub use fleet::{NewEvent, WorkerRow};
 pub use llm::{CachedReply, CallRow, UsageTotal};
 pub use recordings::{RecordingSummary, ScreenshotBlob};
 pub use runs::{RunRecord, RunStep};

@@ -2,6 +2,7 @@
 //! command line, on real X displays (Xvfb with openbox) where it needs one.
 
 mod cli;
+mod fleet;
 mod harness;
 mod identity;
 mod llm;

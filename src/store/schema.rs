@@ -137,10 +137,59 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE recordings ADD COLUMN parameter_names TEXT NOT NULL DEFAULT '{}';
     ",
+    // 7: the fleet (`reprise serve`): the durable record of every job, its
+    // events (state changes and steps, in order: an event's id is the SSE
+    // stream's id) and the workers. Redis carries the queue; this is what
+    // happened.
+    "
+    CREATE TABLE fleet_jobs (
+        id TEXT PRIMARY KEY,
+        recording_id TEXT NOT NULL,
+        pool TEXT NOT NULL,
+        spec TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempt INTEGER NOT NULL DEFAULT 0,
+        worker TEXT,
+        entry TEXT,
+        injected INTEGER NOT NULL DEFAULT 0,
+        cancel INTEGER NOT NULL DEFAULT 0,
+        retry_at TEXT,
+        outcome TEXT,
+        reason TEXT,
+        run_id TEXT,
+        report TEXT,
+        created TEXT NOT NULL,
+        started TEXT,
+        ended TEXT
+    );
+    CREATE INDEX fleet_jobs_state ON fleet_jobs(state, pool);
+    CREATE TABLE fleet_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id TEXT NOT NULL REFERENCES fleet_jobs(id),
+        kind TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        step INTEGER,
+        data TEXT NOT NULL,
+        at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX fleet_events_step ON fleet_events(job_id, attempt, step)
+        WHERE step IS NOT NULL;
+    CREATE INDEX fleet_events_job ON fleet_events(job_id, id);
+    CREATE TABLE fleet_workers (
+        id TEXT PRIMARY KEY,
+        host TEXT NOT NULL,
+        pool TEXT NOT NULL,
+        labels TEXT NOT NULL,
+        job TEXT,
+        registered TEXT NOT NULL,
+        heartbeat TEXT NOT NULL,
+        gone INTEGER NOT NULL DEFAULT 0
+    );
+    ",
 ];
 
 /// Every table the migrations make; a store missing one is damaged.
-pub const TABLES: [&str; 10] = [
+pub const TABLES: [&str; 13] = [
     "recordings",
     "images",
     "screenshots",
@@ -151,6 +200,9 @@ pub const TABLES: [&str; 10] = [
     "llm_cache",
     "llm_calls",
     "segmentations",
+    "fleet_jobs",
+    "fleet_events",
+    "fleet_workers",
 ];
 
 /// The tables of [`TABLES`] the store does not have.

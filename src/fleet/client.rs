@@ -1,0 +1,526 @@
+//! The fleet API's client: `reprise jobs submit|list|show|cancel|watch`,
+//! and the calls `reprise worker` makes. The token comes from the
+//! environment only and is sent only to the server's own address (no
+//! redirect is followed).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{ApiError, Job, JobEvent, JobState, SubmitRequest};
+
+/// A call that did not get the answer it wanted.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// No answer: the server is down, or the network is.
+    #[error("the fleet server at {url} does not answer: {source}")]
+    Unreachable { url: String, source: reqwest::Error },
+    /// An answer with an error status.
+    #[error("the fleet server refused ({status}, {code}): {message}")]
+    Refused {
+        status: u16,
+        code: String,
+        message: String,
+    },
+    #[error("the fleet server's answer is not what this client expects: {0}")]
+    BadAnswer(String),
+}
+
+impl CallError {
+    /// Worth trying again: no answer, or a server that is not ready.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            CallError::Unreachable { .. } => true,
+            CallError::Refused { status, .. } => *status == 503 || *status == 502,
+            CallError::BadAnswer(_) => false,
+        }
+    }
+
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            CallError::Refused { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// The fleet server, from synchronous code (on a runtime of its own).
+pub struct Api {
+    base: String,
+    token: String,
+    client: reqwest::Client,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl std::fmt::Debug for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the token.
+        f.debug_struct("Api").field("base", &self.base).finish()
+    }
+}
+
+/// An answer: its status and, unless it was 204, its body.
+#[derive(Debug)]
+pub struct Answered<T> {
+    pub status: u16,
+    pub body: Option<T>,
+}
+
+impl Api {
+    /// A client of `server`, with the token of [`super::TOKEN_VAR`].
+    pub fn new(server: &str) -> anyhow::Result<Api> {
+        let token = std::env::var(super::TOKEN_VAR).unwrap_or_default();
+        if token.is_empty() {
+            anyhow::bail!(crate::exit::UsageError(format!(
+                "set {} to the fleet's token (a user token for `reprise jobs`, a worker token for `reprise worker`)",
+                super::TOKEN_VAR
+            )));
+        }
+        let url = reqwest::Url::parse(server)
+            .map_err(|err| crate::exit::UsageError(format!("--server {server:?}: {err}")))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            anyhow::bail!(crate::exit::UsageError(format!(
+                "--server {server:?}: use an http:// or https:// URL"
+            )));
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
+        Ok(Api {
+            base: server.trim_end_matches('/').to_owned(),
+            token,
+            client,
+            runtime,
+        })
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+        timeout: Duration,
+    ) -> Result<(u16, Vec<u8>), CallError> {
+        let url = self.base.clone();
+        self.runtime.block_on(async {
+            let response = request
+                .bearer_auth(&self.token)
+                .timeout(timeout)
+                .send()
+                .await
+                .map_err(|source| CallError::Unreachable {
+                    url: url.clone(),
+                    source,
+                })?;
+            let status = response.status().as_u16();
+            let bytes = response
+                .bytes()
+                .await
+                .map_err(|source| CallError::Unreachable { url, source })?;
+            Ok((status, bytes.to_vec()))
+        })
+    }
+
+    fn decode<T: DeserializeOwned>(status: u16, bytes: &[u8]) -> Result<Answered<T>, CallError> {
+        if status == 204 {
+            return Ok(Answered { status, body: None });
+        }
+        if !(200..300).contains(&status) {
+            let error: Option<ApiError> = serde_json::from_slice(bytes).ok();
+            return Err(match error {
+                Some(error) => CallError::Refused {
+                    status,
+                    code: error.error.code,
+                    message: crate::present::terminal_safe(&error.error.message),
+                },
+                None => CallError::Refused {
+                    status,
+                    code: "unknown".into(),
+                    message: crate::present::terminal_safe(&String::from_utf8_lossy(
+                        &bytes[..bytes.len().min(300)],
+                    )),
+                },
+            });
+        }
+        serde_json::from_slice(bytes)
+            .map(|body| Answered {
+                status,
+                body: Some(body),
+            })
+            .map_err(|err| CallError::BadAnswer(err.to_string()))
+    }
+
+    /// A JSON call; `timeout` bounds the whole exchange.
+    pub fn call<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&(impl Serialize + ?Sized)>,
+        timeout: Duration,
+    ) -> Result<Answered<T>, CallError> {
+        let mut request = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let (status, bytes) = self.send(request, timeout)?;
+        Api::decode(status, &bytes)
+    }
+
+    /// The body of a GET, as bytes.
+    pub fn get_bytes(&self, path: &str, timeout: Duration) -> Result<Vec<u8>, CallError> {
+        let request = self.client.get(format!("{}{path}", self.base));
+        let (status, bytes) = self.send(request, timeout)?;
+        if (200..300).contains(&status) {
+            Ok(bytes)
+        } else {
+            Api::decode::<serde_json::Value>(status, &bytes).map(|_| Vec::new())
+        }
+    }
+
+    /// Posts raw bytes (an export file).
+    pub fn post_bytes<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        bytes: Vec<u8>,
+        timeout: Duration,
+    ) -> Result<Answered<T>, CallError> {
+        let request = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+            .body(bytes);
+        let (status, bytes) = self.send(request, timeout)?;
+        Api::decode(status, &bytes)
+    }
+
+    /// Follows a job's Server-Sent Events, calling `each` for every event,
+    /// until the stream ends (the job's final state), reconnecting after a
+    /// dropped connection from the last event seen (at most `reconnects`
+    /// times in a row).
+    pub fn follow(
+        &self,
+        job: &str,
+        reconnects: usize,
+        each: &mut dyn FnMut(&JobEvent),
+    ) -> Result<(), CallError> {
+        let mut last: Option<i64> = None;
+        let mut failures = 0;
+        loop {
+            let mut request = self
+                .client
+                .get(format!("{}/api/jobs/{job}/events", self.base))
+                .bearer_auth(&self.token)
+                .header(reqwest::header::ACCEPT, "text/event-stream");
+            if let Some(last) = last {
+                request = request.header("Last-Event-ID", last.to_string());
+            }
+            let base = self.base.clone();
+            let ended = self.runtime.block_on(async {
+                let mut response =
+                    request
+                        .send()
+                        .await
+                        .map_err(|source| CallError::Unreachable {
+                            url: base.clone(),
+                            source,
+                        })?;
+                let status = response.status().as_u16();
+                if status != 200 {
+                    let bytes = response.bytes().await.unwrap_or_default();
+                    return Api::decode::<serde_json::Value>(status, &bytes).map(|_| true);
+                }
+                let mut buffer = String::new();
+                loop {
+                    // Silence longer than three keep-alives is a dead link.
+                    let chunk =
+                        tokio::time::timeout(Duration::from_secs(35), response.chunk()).await;
+                    let chunk = match chunk {
+                        Ok(Ok(Some(chunk))) => chunk,
+                        Ok(Ok(None)) => return Ok(true),
+                        Ok(Err(source)) => {
+                            return Err(CallError::Unreachable { url: base, source });
+                        }
+                        Err(_) => return Ok(false),
+                    };
+                    buffer.push_str(&String::from_utf8_lossy(&chunk));
+                    while let Some(end) = buffer.find("\n\n") {
+                        let block: String = buffer.drain(..end + 2).collect();
+                        if let Some(event) = parse_sse(&block) {
+                            last = Some(event.id);
+                            each(&event);
+                        }
+                    }
+                }
+            });
+            match ended {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(err) if err.is_transient() && failures < reconnects => {}
+                Err(err) => return Err(err),
+            }
+            failures += 1;
+            if failures > reconnects {
+                return Err(CallError::BadAnswer(
+                    "the event stream kept dropping".into(),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(500 * failures as u64));
+        }
+    }
+}
+
+/// One SSE block's event (`data:` lines joined), if it is one of ours.
+fn parse_sse(block: &str) -> Option<JobEvent> {
+    let data: Vec<&str> = block
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|line| line.strip_prefix(' ').unwrap_or(line))
+        .collect();
+    if data.is_empty() {
+        return None;
+    }
+    serde_json::from_str(&data.join("\n")).ok()
+}
+
+const CALL: Duration = Duration::from_secs(30);
+
+/// `reprise jobs submit`.
+#[derive(Debug)]
+pub struct Submit {
+    pub request: SubmitRequest,
+    /// A local export file to upload first (instead of a recording the
+    /// server has).
+    pub upload: Option<std::path::PathBuf>,
+    pub json: bool,
+}
+
+pub fn submit(api: &Api, mut submit: Submit) -> anyhow::Result<()> {
+    if let Some(path) = &submit.upload {
+        let bytes = std::fs::read(path).with_context(|| format!("read {}", path.display()))?;
+        let answer: Answered<serde_json::Value> = api
+            .post_bytes("/api/recordings", bytes, Duration::from_secs(300))
+            .with_context(|| format!("upload {}", path.display()))?;
+        let body = answer.body.unwrap_or_default();
+        if let Some(id) = body["id"].as_str() {
+            submit.request.recording = id.to_owned();
+        }
+    }
+    let answer: Answered<serde_json::Value> = api
+        .call(
+            reqwest::Method::POST,
+            "/api/jobs",
+            Some(&submit.request),
+            CALL,
+        )
+        .context("submit the job")?;
+    let body = answer.body.unwrap_or_default();
+    if submit.json {
+        println!("{body}");
+        return Ok(());
+    }
+    let jobs: Vec<Job> = serde_json::from_value(body["jobs"].clone()).unwrap_or_default();
+    for job in &jobs {
+        println!("{}", job.id);
+    }
+    eprintln!(
+        "submitted {} to pool {:?}",
+        crate::commands::plural(jobs.len(), "job"),
+        submit.request.pool
+    );
+    Ok(())
+}
+
+pub fn list(api: &Api, state: Option<JobState>, json: bool) -> anyhow::Result<()> {
+    let path = match state {
+        Some(state) => format!("/api/jobs?state={}", state.as_str()),
+        None => "/api/jobs".to_owned(),
+    };
+    let answer: Answered<Vec<Job>> = api
+        .call(reqwest::Method::GET, &path, None::<&()>, CALL)
+        .context("list the jobs")?;
+    let jobs = answer.body.unwrap_or_default();
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&jobs).expect("jobs serialize")
+        );
+        return Ok(());
+    }
+    println!(
+        "{:<36}  {:<10}  {:<10}  {:>7}  {:<24}  reason",
+        "job", "state", "pool", "attempt", "worker"
+    );
+    for job in jobs {
+        println!(
+            "{:<36}  {:<10}  {:<10}  {:>7}  {:<24}  {}",
+            job.id,
+            job.state.as_str(),
+            crate::present::terminal_safe(&job.pool),
+            job.attempt,
+            crate::present::terminal_safe(job.worker.as_deref().unwrap_or("-")),
+            crate::present::terminal_safe(job.reason.as_deref().unwrap_or(""))
+        );
+    }
+    Ok(())
+}
+
+pub fn show(api: &Api, id: &str, json: bool) -> anyhow::Result<()> {
+    let answer: Answered<serde_json::Value> = api
+        .call(
+            reqwest::Method::GET,
+            &format!("/api/jobs/{}", path_part(id)),
+            None::<&()>,
+            CALL,
+        )
+        .with_context(|| format!("show job {id}"))?;
+    let body = answer.body.unwrap_or_default();
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&body).expect("values serialize")
+        );
+        return Ok(());
+    }
+    let job: Job = serde_json::from_value(body["job"].clone())
+        .map_err(|err| CallError::BadAnswer(err.to_string()))?;
+    println!(
+        "job {} ({}), recording {}, pool {}, attempt {} of {}",
+        job.id,
+        job.state.as_str(),
+        job.recording_id,
+        crate::present::terminal_safe(&job.pool),
+        job.attempt,
+        job.spec.attempts
+    );
+    if let Some(reason) = &job.reason {
+        println!("  {}", crate::present::terminal_safe(reason));
+    }
+    let events: Vec<JobEvent> = serde_json::from_value(body["events"].clone()).unwrap_or_default();
+    for event in &events {
+        println!("  {}", event_line(event));
+    }
+    Ok(())
+}
+
+pub fn cancel(api: &Api, id: &str) -> anyhow::Result<()> {
+    let answer: Answered<Job> = api
+        .call(
+            reqwest::Method::POST,
+            &format!("/api/jobs/{}/cancel", path_part(id)),
+            None::<&()>,
+            CALL,
+        )
+        .with_context(|| format!("cancel job {id}"))?;
+    let job = answer
+        .body
+        .ok_or_else(|| CallError::BadAnswer("no job in the answer".into()))?;
+    if job.state.is_final() {
+        println!("job {} {}", job.id, job.state.as_str());
+    } else {
+        println!(
+            "job {} will stop at its next step (it is {})",
+            job.id,
+            job.state.as_str()
+        );
+    }
+    Ok(())
+}
+
+/// `reprise jobs watch`: every event as it happens, until the job ends;
+/// its final state and why.
+pub fn watch(api: &Api, id: &str, json: bool) -> anyhow::Result<(JobState, String)> {
+    let mut last_state = None;
+    api.follow(&path_part(id), 5, &mut |event| {
+        if json {
+            println!(
+                "{}",
+                serde_json::to_string(event).expect("events serialize")
+            );
+        } else {
+            eprintln!("{}", event_line(event));
+        }
+        if let Some(state) = event.data["state"].as_str().and_then(JobState::parse) {
+            let reason = event.data["reason"].as_str().unwrap_or_default();
+            last_state = Some((state, reason.to_owned()));
+        }
+    })
+    .with_context(|| format!("watch job {id}"))?;
+    last_state.ok_or_else(|| anyhow::anyhow!("job {id}'s stream ended without a state"))
+}
+
+/// One event as a line for a person.
+pub fn event_line(event: &JobEvent) -> String {
+    let data = &event.data;
+    let text = match event.kind {
+        super::EventKind::State => {
+            let mut line = format!(
+                "attempt {}: {}",
+                event.attempt,
+                data["state"].as_str().unwrap_or("?")
+            );
+            if let Some(worker) = data["worker"].as_str() {
+                line.push_str(&format!(" on {worker}"));
+            }
+            if let Some(reason) = data["reason"].as_str() {
+                line.push_str(&format!(" ({reason})"));
+            }
+            line
+        }
+        super::EventKind::Step => format!(
+            "attempt {}: step {}{} {} … {} ({:.0} ms)",
+            event.attempt,
+            data["step"].as_u64().map_or(0, |step| step + 1),
+            data["of"]
+                .as_u64()
+                .map_or(String::new(), |of| format!("/{of}")),
+            data["action"].as_str().unwrap_or("(no step decided)"),
+            data["status"].as_str().unwrap_or("?").replace('_', " "),
+            data["seconds"].as_f64().unwrap_or(0.0) * 1000.0
+        ),
+    };
+    format!("{} {}", event.at, crate::present::terminal_safe(&text))
+}
+
+/// An id as one path segment (never a way to another endpoint).
+fn path_part(id: &str) -> String {
+    id.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect()
+}
+
+/// `k=v` pairs as a map; a repeated key keeps its last value.
+pub fn pairs(
+    items: &[String],
+    parse: fn(&str) -> Result<(String, String), crate::exit::UsageError>,
+) -> Result<BTreeMap<String, String>, crate::exit::UsageError> {
+    items.iter().map(|item| parse(item)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_sse_block_reads_as_its_event() {
+        let block = "id: 7\nevent: state\ndata: {\"id\":7,\"job\":\"j\",\"kind\":\"state\",\"attempt\":1,\"data\":{\"state\":\"running\"},\"at\":\"t\"}\n\n";
+        let event = parse_sse(block).unwrap();
+        assert_eq!(event.id, 7);
+        assert_eq!(event.data["state"], "running");
+        assert!(parse_sse(": keep-alive\n\n").is_none());
+    }
+
+    #[test]
+    fn an_id_stays_one_path_segment() {
+        assert_eq!(path_part("../../metrics?x"), "metricsx");
+        assert_eq!(path_part("3f2a-77"), "3f2a-77");
+    }
+}

@@ -1,0 +1,276 @@
+//! The queue: Redis Streams with one consumer group. A pool is a stream
+//! (`reprise:pool:NAME`) whose entries carry a job's id; a worker reads with
+//! `XREADGROUP` under its own consumer name, so an entry it was given stays
+//! in its pending list until `XACK`, and the entry's idle time is the
+//! worker's lease: each heartbeat claims it again (`XCLAIM` to itself, which
+//! resets the idle time), and `XAUTOCLAIM` hands entries idle longer than
+//! the lease to another worker. Exhausted jobs are copied to a dead-letter
+//! stream. The queue decides nothing about jobs: the server does, from the
+//! store.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use redis::aio::ConnectionManager;
+use redis::streams::{StreamAutoClaimReply, StreamReadReply};
+
+/// The consumer group every worker reads in.
+pub const GROUP: &str = "reprise-workers";
+/// Where jobs that exhausted their attempts (or were abandoned) are copied.
+pub const DEAD_LETTERS: &str = "reprise:dead";
+/// The consumer that holds entries no worker of the moment may take (their
+/// labels): idle from the start, so the next `XAUTOCLAIM` offers them again.
+const PARKED: &str = "reprise-parked";
+
+/// A queue operation that failed.
+#[derive(Debug, thiserror::Error)]
+#[error("Redis at {url}: {source}")]
+pub struct QueueError {
+    url: String,
+    source: redis::RedisError,
+}
+
+/// An entry: which job it carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub id: String,
+    pub job: Option<String>,
+}
+
+#[derive(Clone)]
+pub struct Queue {
+    con: ConnectionManager,
+    url: String,
+    groups: std::sync::Arc<std::sync::Mutex<HashSet<String>>>,
+}
+
+impl std::fmt::Debug for Queue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Queue").field("url", &self.url).finish()
+    }
+}
+
+pub fn stream(pool: &str) -> String {
+    format!("reprise:pool:{pool}")
+}
+
+impl Queue {
+    /// Connects (and reconnects by itself after a Redis restart). Each
+    /// command waits at most 5 s.
+    pub async fn connect(url: &str) -> Result<Queue, QueueError> {
+        let error = |source| QueueError {
+            url: url.to_owned(),
+            source,
+        };
+        let client = redis::Client::open(url).map_err(error)?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(5)))
+            .set_response_timeout(Some(Duration::from_secs(5)))
+            .set_number_of_retries(2);
+        let con = ConnectionManager::new_with_config(client, config)
+            .await
+            .map_err(error)?;
+        Ok(Queue {
+            con,
+            url: url.to_owned(),
+            groups: Default::default(),
+        })
+    }
+
+    fn error(&self, source: redis::RedisError) -> QueueError {
+        QueueError {
+            url: self.url.clone(),
+            source,
+        }
+    }
+
+    async fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Result<T, QueueError> {
+        let mut con = self.con.clone();
+        match cmd.query_async::<T>(&mut con).await {
+            Ok(value) => Ok(value),
+            // A Redis that lost its data (no append-only file) lost the
+            // group too: make it again, once.
+            Err(err) if err.code() == Some("NOGROUP") => {
+                self.groups.lock().map(|mut groups| groups.clear()).ok();
+                Err(self.error(err))
+            }
+            Err(err) => Err(self.error(err)),
+        }
+    }
+
+    /// The pool's stream and group, made once per process (and again after
+    /// a `NOGROUP`).
+    async fn ensure_group(&self, pool: &str) -> Result<(), QueueError> {
+        if self
+            .groups
+            .lock()
+            .map(|groups| groups.contains(pool))
+            .unwrap_or(false)
+        {
+            return Ok(());
+        }
+        let mut cmd = redis::cmd("XGROUP");
+        cmd.arg("CREATE")
+            .arg(stream(pool))
+            .arg(GROUP)
+            .arg("0")
+            .arg("MKSTREAM");
+        let mut con = self.con.clone();
+        match cmd.query_async::<()>(&mut con).await {
+            Ok(()) => {}
+            Err(err) if err.code() == Some("BUSYGROUP") => {}
+            Err(err) => return Err(self.error(err)),
+        }
+        if let Ok(mut groups) = self.groups.lock() {
+            groups.insert(pool.to_owned());
+        }
+        Ok(())
+    }
+
+    /// Adds a job to its pool; returns the entry's id.
+    pub async fn add(&self, pool: &str, job: &str) -> Result<String, QueueError> {
+        self.ensure_group(pool).await?;
+        let mut cmd = redis::cmd("XADD");
+        cmd.arg(stream(pool)).arg("*").arg("job").arg(job);
+        self.query(&cmd).await
+    }
+
+    /// Entries never delivered, for `consumer` (at most `count`).
+    pub async fn read_new(
+        &self,
+        pool: &str,
+        consumer: &str,
+        count: usize,
+    ) -> Result<Vec<Entry>, QueueError> {
+        self.ensure_group(pool).await?;
+        let mut cmd = redis::cmd("XREADGROUP");
+        cmd.arg("GROUP")
+            .arg(GROUP)
+            .arg(consumer)
+            .arg("COUNT")
+            .arg(count)
+            .arg("STREAMS")
+            .arg(stream(pool))
+            .arg(">");
+        let reply: Option<StreamReadReply> = self.query(&cmd).await?;
+        Ok(reply
+            .into_iter()
+            .flat_map(|reply| reply.keys)
+            .flat_map(|key| key.ids)
+            .map(|id| Entry {
+                job: id.get("job"),
+                id: id.id,
+            })
+            .collect())
+    }
+
+    /// Entries idle longer than `min_idle` (their worker stopped
+    /// heart-beating, or they were parked), now `consumer`'s.
+    pub async fn claim_stale(
+        &self,
+        pool: &str,
+        consumer: &str,
+        min_idle: Duration,
+        count: usize,
+    ) -> Result<Vec<Entry>, QueueError> {
+        self.ensure_group(pool).await?;
+        let mut cmd = redis::cmd("XAUTOCLAIM");
+        cmd.arg(stream(pool))
+            .arg(GROUP)
+            .arg(consumer)
+            .arg(min_idle.as_millis() as u64)
+            .arg("0-0")
+            .arg("COUNT")
+            .arg(count);
+        let reply: StreamAutoClaimReply = self.query(&cmd).await?;
+        let mut entries: Vec<Entry> = reply
+            .claimed
+            .into_iter()
+            .map(|id| Entry {
+                job: id.get("job"),
+                id: id.id,
+            })
+            .collect();
+        // An entry deleted from the stream while pending carries no job.
+        entries.extend(
+            reply
+                .deleted_ids
+                .into_iter()
+                .map(|id| Entry { id, job: None }),
+        );
+        Ok(entries)
+    }
+
+    /// Claims `entry` for `consumer` now, resetting its idle time (a
+    /// heartbeat, or an entry given back to its owner). `idle` sets the
+    /// idle time instead (parking).
+    async fn claim(
+        &self,
+        pool: &str,
+        consumer: &str,
+        entry: &str,
+        idle: Option<Duration>,
+    ) -> Result<bool, QueueError> {
+        let mut cmd = redis::cmd("XCLAIM");
+        cmd.arg(stream(pool))
+            .arg(GROUP)
+            .arg(consumer)
+            .arg(0)
+            .arg(entry);
+        if let Some(idle) = idle {
+            cmd.arg("IDLE").arg(idle.as_millis() as u64);
+        }
+        cmd.arg("JUSTID");
+        let ids: Vec<String> = self.query(&cmd).await?;
+        Ok(!ids.is_empty())
+    }
+
+    /// A heartbeat: the entry's idle time starts again.
+    pub async fn refresh(
+        &self,
+        pool: &str,
+        consumer: &str,
+        entry: &str,
+    ) -> Result<bool, QueueError> {
+        self.claim(pool, consumer, entry, None).await
+    }
+
+    /// Gives an entry back to the group for another worker at once.
+    pub async fn park(&self, pool: &str, entry: &str, lease: Duration) -> Result<(), QueueError> {
+        self.claim(pool, PARKED, entry, Some(lease + Duration::from_secs(1)))
+            .await
+            .map(|_| ())
+    }
+
+    /// Done with an entry (only after what it led to is stored).
+    pub async fn ack(&self, pool: &str, entry: &str) -> Result<(), QueueError> {
+        let mut cmd = redis::cmd("XACK");
+        cmd.arg(stream(pool)).arg(GROUP).arg(entry);
+        self.query::<i64>(&cmd).await.map(|_| ())
+    }
+
+    /// Removes an entry never delivered (a job cancelled while queued).
+    pub async fn delete(&self, pool: &str, entry: &str) -> Result<(), QueueError> {
+        let mut cmd = redis::cmd("XDEL");
+        cmd.arg(stream(pool)).arg(entry);
+        self.query::<i64>(&cmd).await.map(|_| ())
+    }
+
+    pub async fn dead_letter(&self, pool: &str, job: &str, reason: &str) -> Result<(), QueueError> {
+        let mut cmd = redis::cmd("XADD");
+        cmd.arg(DEAD_LETTERS)
+            .arg("*")
+            .arg("job")
+            .arg(job)
+            .arg("pool")
+            .arg(pool)
+            .arg("reason")
+            .arg(reason);
+        self.query::<String>(&cmd).await.map(|_| ())
+    }
+
+    /// Whether Redis answers.
+    pub async fn ping(&self) -> Result<(), QueueError> {
+        self.query::<String>(&redis::cmd("PING")).await.map(|_| ())
+    }
+}

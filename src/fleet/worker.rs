@@ -1,0 +1,469 @@
+//! `reprise worker`: one desktop of the fleet. It registers, pulls jobs of
+//! its pool whose labels it has (one at a time: a desktop has one
+//! pointer), keeps a copy of each recording in its own store, and replays
+//! each exactly as `reprise replay` does, in this process: the same
+//! strategies, the abort keys and corners, nothing left pressed.
+//!
+//! Around the replay: before its first input the worker asks the server
+//! (`begin`), which records that input is about to be injected (so a job
+//! whose worker dies after this point is never silently run twice); every
+//! step is reported as it ends, in order, by a reporter thread that also
+//! heart-beats and that retries a report while the server is away; an
+//! answer that says stop (cancelled, expired, taken over) aborts the
+//! replay at its next check, within the step.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use reqwest::Method;
+
+use super::client::{Answered, Api, CallError};
+use super::{Answer, Assignment, Finish, Job, Register, Report, ReportKind};
+use crate::replay::{Flag, Hooks, ReplayRequest, Withdrawn};
+use crate::store::{Store, StoreError};
+
+/// `reprise worker`'s settings.
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    pub server: String,
+    pub pool: String,
+    pub labels: BTreeMap<String, String>,
+    /// This desktop's own store (its copies of recordings, its runs).
+    pub store: PathBuf,
+    pub config: Option<PathBuf>,
+    /// Stop after this many jobs.
+    pub max_jobs: Option<usize>,
+    /// Stop when the server has not answered for this long.
+    pub give_up: Duration,
+    /// Run before each job (`--reset-with`).
+    pub reset_with: Option<String>,
+}
+
+/// How long one report is tried before the worker gives it up.
+const REPORT_PATIENCE: Duration = Duration::from_secs(300);
+/// How long `begin` is tried: past it the job is given back, untouched.
+const BEGIN_PATIENCE: Duration = Duration::from_secs(30);
+const CALL: Duration = Duration::from_secs(30);
+
+/// Runs the worker until SIGTERM (or SIGINT, SIGHUP): the job at hand
+/// stops at its next check, is reported, and the worker exits.
+pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
+    let api = Arc::new(Api::new(&options.server)?);
+    let stop: Flag = Default::default();
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .context("install the signal handler")?;
+    }
+    let mut store = Store::open(&options.store)?;
+    let register = Register {
+        host: host_name(),
+        pool: options.pool.clone(),
+        labels: options.labels.clone(),
+    };
+    let registered: serde_json::Value = patiently(&stop, options.give_up, || {
+        api.call(Method::POST, "/api/workers", Some(&register), CALL)
+    })
+    .context("register with the fleet server")?
+    .body
+    .unwrap_or_default();
+    let id = registered["id"]
+        .as_str()
+        .ok_or_else(|| CallError::BadAnswer("no worker id in the answer".into()))?
+        .to_owned();
+    eprintln!(
+        "reprise worker {id}: pool {:?} at {}, display {}; waiting for jobs",
+        options.pool,
+        api.base(),
+        std::env::var("DISPLAY").unwrap_or_else(|_| "(none)".into())
+    );
+    let mut done = 0;
+    let mut silent_since: Option<Instant> = None;
+    while !stop.load(Ordering::SeqCst) && options.max_jobs.is_none_or(|max| done < max) {
+        let pulled: Result<Answered<Assignment>, CallError> = api.call(
+            Method::POST,
+            &format!("/api/workers/{id}/pull?wait=5"),
+            None::<&()>,
+            Duration::from_secs(20),
+        );
+        match pulled {
+            Ok(Answered {
+                body: Some(assignment),
+                ..
+            }) => {
+                silent_since = None;
+                run_job(&api, &mut store, &id, &options, assignment, &stop)?;
+                done += 1;
+            }
+            Ok(_) => silent_since = None,
+            Err(err) if err.is_transient() => {
+                let since = *silent_since.get_or_insert_with(Instant::now);
+                if since.elapsed() > options.give_up {
+                    return Err(err).context(format!(
+                        "the server has not answered for {:.0} s",
+                        options.give_up.as_secs_f64()
+                    ));
+                }
+                tracing::warn!("pull: {err}");
+                sleep_unless(&stop, Duration::from_secs(1));
+            }
+            Err(err) => return Err(err).context("pull a job"),
+        }
+    }
+    eprintln!("reprise worker {id}: stopped after {done} job(s)");
+    Ok(())
+}
+
+/// Tries `call` while it fails for want of an answer, for at most
+/// `patience` (and not once the worker is stopping).
+fn patiently<T>(
+    stop: &Flag,
+    patience: Duration,
+    mut call: impl FnMut() -> Result<T, CallError>,
+) -> Result<T, CallError> {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(250);
+    loop {
+        match call() {
+            Err(err)
+                if err.is_transient()
+                    && started.elapsed() < patience
+                    && !stop.load(Ordering::SeqCst) =>
+            {
+                tracing::debug!("{err}; trying again");
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_secs(5));
+            }
+            other => return other,
+        }
+    }
+}
+
+fn sleep_unless(stop: &Flag, duration: Duration) {
+    let until = Instant::now() + duration;
+    while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "desktop".to_owned())
+}
+
+/// The recording in this desktop's store, fetched from the server once.
+fn ensure_recording(api: &Api, store: &mut Store, recording_id: &str) -> anyhow::Result<()> {
+    match store.resolve(recording_id) {
+        Ok(_) => return Ok(()),
+        Err(StoreError::NotFound(_)) => {}
+        Err(err) => return Err(err.into()),
+    }
+    let bytes = api
+        .get_bytes(
+            &format!("/api/recordings/{recording_id}/export"),
+            Duration::from_secs(300),
+        )
+        .with_context(|| format!("fetch recording {recording_id}"))?;
+    let archive = crate::archive::decode(&bytes)
+        .with_context(|| format!("the server's export of recording {recording_id}"))?;
+    if archive.bundle.recording.id != recording_id {
+        anyhow::bail!(
+            "the server sent recording {} for {recording_id}",
+            archive.bundle.recording.id
+        );
+    }
+    store.import(&archive.bundle, &archive.images)?;
+    Ok(())
+}
+
+/// What the threads of one attempt share.
+struct Attempt {
+    api: Arc<Api>,
+    worker: String,
+    job: Job,
+    /// The server said stop (cancelled, expired, taken over).
+    told_to_stop: Flag,
+    stop_reason: Arc<Mutex<Option<String>>>,
+}
+
+/// A job's replay, reported step by step, and its end.
+fn run_job(
+    api: &Arc<Api>,
+    store: &mut Store,
+    worker: &str,
+    options: &WorkerOptions,
+    assignment: Assignment,
+    stop: &Flag,
+) -> anyhow::Result<()> {
+    let job = assignment.job;
+    eprintln!(
+        "job {}: attempt {} of recording {}",
+        job.id, job.attempt, job.recording_id
+    );
+    let beat = Duration::from_secs_f64((assignment.lease_seconds / 4.0).clamp(0.2, 5.0));
+    let attempt = Arc::new(Attempt {
+        api: Arc::clone(api),
+        worker: worker.to_owned(),
+        job: job.clone(),
+        told_to_stop: Default::default(),
+        stop_reason: Default::default(),
+    });
+    let (reports, queue) = mpsc::channel::<ReportKind>();
+    let reporter = {
+        let attempt = Arc::clone(&attempt);
+        std::thread::Builder::new()
+            .name("reporter".into())
+            .spawn(move || report_loop(&attempt, queue, beat))
+            .context("start the reporter thread")?
+    };
+    let told_to_stop = &attempt.told_to_stop;
+    let stop_reason = &attempt.stop_reason;
+    let result = ensure_recording(api, store, &job.recording_id)
+        .and_then(|()| {
+            crate::commands::reset(options.reset_with.as_deref())
+                .context("put the desktop back (--reset-with)")
+        })
+        .and_then(|()| replay_job(&attempt, store, options, &reports, stop));
+    let (end, reason, outcome, run_id) = match result {
+        Ok(result) => {
+            let end = match &result.outcome {
+                reprise_strategies::ReplayOutcome::Aborted { .. }
+                    if told_to_stop.load(Ordering::SeqCst) =>
+                {
+                    Finish::Stopped
+                }
+                reprise_strategies::ReplayOutcome::Aborted { .. } => Finish::Aborted,
+                reprise_strategies::ReplayOutcome::Completed {
+                    unverified,
+                    skipped,
+                    ..
+                } => match (*unverified, *skipped) {
+                    (_, 1..) => Finish::Failed,
+                    (0, 0) => Finish::Completed,
+                    _ => Finish::Unverified,
+                },
+                _ => Finish::Failed,
+            };
+            let what = crate::commands::stop_of(&result).map_or_else(
+                || format!("completed {} steps, every one verified", result.n_steps),
+                |(what, _)| what,
+            );
+            (
+                end,
+                format!("replay run {} {what}", result.run_id),
+                serde_json::to_value(&result.outcome).ok(),
+                Some(result.run_id),
+            )
+        }
+        Err(err) if err.is::<Withdrawn>() => {
+            let reason = stop_reason.lock().ok().and_then(|reason| reason.clone());
+            match reason {
+                Some(reason) => (Finish::Stopped, reason, None, None),
+                None if stop.load(Ordering::SeqCst) => (
+                    Finish::Released,
+                    "the worker stopped before the first input".into(),
+                    None,
+                    None,
+                ),
+                None => (
+                    Finish::Released,
+                    "the server did not confirm the start; nothing was injected".into(),
+                    None,
+                    None,
+                ),
+            }
+        }
+        Err(err) if stop.load(Ordering::SeqCst) => (
+            Finish::Released,
+            format!("the worker stopped before the replay began ({err:#})"),
+            None,
+            None,
+        ),
+        Err(err) => (
+            Finish::Failed,
+            format!("the replay could not run on this desktop: {err:#}"),
+            None,
+            None,
+        ),
+    };
+    let report = run_id
+        .as_deref()
+        .and_then(|run| crate::report::run_report(store, run).ok());
+    eprintln!("job {}: {}", job.id, crate::present::terminal_safe(&reason));
+    let _ = reports.send(ReportKind::Finish {
+        end,
+        reason,
+        outcome,
+        run_id,
+        report,
+    });
+    drop(reports);
+    if reporter.join().is_err() {
+        tracing::error!("the reporter thread panicked");
+    }
+    Ok(())
+}
+
+fn replay_job(
+    attempt: &Attempt,
+    store: &mut Store,
+    options: &WorkerOptions,
+    reports: &mpsc::Sender<ReportKind>,
+    stop: &Flag,
+) -> anyhow::Result<crate::replay::ReplayResult> {
+    let (job, worker, told_to_stop) = (&attempt.job, &attempt.worker, &attempt.told_to_stop);
+    let spec = &job.spec;
+    let before_input = {
+        let api = Arc::clone(&attempt.api);
+        let stop = Arc::clone(stop);
+        let told_to_stop = Arc::clone(told_to_stop);
+        let report = Report {
+            worker: worker.to_owned(),
+            attempt: job.attempt,
+            what: ReportKind::Begin,
+        };
+        let path = format!("/api/jobs/{}/progress", job.id);
+        Arc::new(move || {
+            if stop.load(Ordering::SeqCst) || told_to_stop.load(Ordering::SeqCst) {
+                return false;
+            }
+            let answer: Result<Answered<Answer>, CallError> =
+                patiently(&stop, BEGIN_PATIENCE, || {
+                    api.call(Method::POST, &path, Some(&report), CALL)
+                });
+            match answer {
+                Ok(Answered {
+                    body: Some(answer), ..
+                }) if answer.go => true,
+                Ok(_) => {
+                    told_to_stop.store(true, Ordering::SeqCst);
+                    false
+                }
+                Err(err) => {
+                    tracing::warn!("begin: {err}");
+                    false
+                }
+            }
+        }) as crate::replay::BeforeInput
+    };
+    let on_step = {
+        let reports = Mutex::new(reports.clone());
+        Arc::new(move |step: &serde_json::Value| {
+            let report = ReportKind::Step {
+                step: step["step"].as_u64().unwrap_or(0) as u32,
+                seconds: step["seconds"].as_f64().unwrap_or(0.0),
+                record: step.clone(),
+            };
+            if let Ok(reports) = reports.lock() {
+                let _ = reports.send(report);
+            }
+        }) as crate::replay::OnStep
+    };
+    let request = ReplayRequest {
+        recording: job.recording_id.clone(),
+        strategy: spec.options.strategy.into(),
+        rungs: reprise_strategies::visual::Rungs {
+            structural: true,
+            visual: true,
+        },
+        speed: spec.options.speed,
+        options: reprise_strategies::ReplayOptions {
+            max_retries: spec.options.max_retries,
+            dry_run: spec.options.dry_run,
+            require_verified: spec.options.require_verified,
+            ..Default::default()
+        },
+        replacements: Vec::new(),
+        instructions: None,
+        config: options.config.clone(),
+        describer: crate::cli::DescriberChoice::Offline,
+        release_held: false,
+        progress: crate::replay::Progress {
+            banner: Some(format!(
+                "job {}: replaying; move the pointer into a screen corner or press {} to abort",
+                job.id,
+                crate::replay::ABORT_KEYS
+            )),
+            lines: false,
+            json: false,
+        },
+        secrets_file: None,
+        parameters: spec
+            .parameters
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect(),
+        secret_overrides: Default::default(),
+        batch: None,
+        hooks: Hooks {
+            before_input: Some(before_input),
+            on_step: Some(on_step),
+            stop: Some(Arc::clone(told_to_stop)),
+        },
+    };
+    crate::replay::replay(store, &request)
+}
+
+/// The reporter thread: sends reports in order (each tried while the
+/// server is away, for at most five minutes), heart-beats in between, and
+/// raises `told_to_stop` when an answer says stop.
+fn report_loop(attempt: &Attempt, queue: mpsc::Receiver<ReportKind>, beat: Duration) {
+    let (api, told_to_stop, stop_reason) =
+        (&attempt.api, &attempt.told_to_stop, &attempt.stop_reason);
+    let path = format!("/api/jobs/{}/progress", attempt.job.id);
+    let never: Flag = Default::default();
+    let mut last_beat = Instant::now();
+    let send = |what: ReportKind, patience: Duration| {
+        let finish = matches!(what, ReportKind::Finish { .. });
+        let report = Report {
+            worker: attempt.worker.clone(),
+            attempt: attempt.job.attempt,
+            what,
+        };
+        let answer: Result<Answered<Answer>, CallError> = patiently(&never, patience, || {
+            api.call(Method::POST, &path, Some(&report), CALL)
+        });
+        match answer {
+            Ok(Answered {
+                body: Some(answer), ..
+            }) if !answer.go && !finish => {
+                if let Ok(mut reason) = stop_reason.lock() {
+                    reason.get_or_insert(answer.reason.unwrap_or_else(|| "stopped".into()));
+                }
+                told_to_stop.store(true, Ordering::SeqCst);
+            }
+            Ok(_) => {}
+            Err(err) if err.status() == Some(409) => {
+                // The job is no longer this attempt's: stop acting on it.
+                if let Ok(mut reason) = stop_reason.lock() {
+                    reason.get_or_insert(err.to_string());
+                }
+                told_to_stop.store(true, Ordering::SeqCst);
+            }
+            Err(err) => tracing::warn!("report to the server: {err}"),
+        }
+    };
+    loop {
+        match queue.recv_timeout(beat.saturating_sub(last_beat.elapsed())) {
+            Ok(what) => send(what, REPORT_PATIENCE),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+        if last_beat.elapsed() >= beat {
+            last_beat = Instant::now();
+            send(ReportKind::Heartbeat, Duration::ZERO);
+        }
+    }
+}

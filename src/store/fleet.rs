@@ -1,0 +1,344 @@
+//! The fleet's durable record in the server's store: jobs, their events
+//! (state changes and steps, ordered by id) and workers.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::{Result, Store, StoreError};
+use crate::fleet::{EventKind, Job, JobEvent, JobState};
+
+/// An event to write with a job's change, in the same transaction.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub kind: EventKind,
+    /// A step's number: a step reported twice (a retried report) is
+    /// stored once.
+    pub step: Option<u32>,
+    pub data: serde_json::Value,
+}
+
+/// A worker's row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkerRow {
+    pub id: String,
+    pub host: String,
+    pub pool: String,
+    pub labels: BTreeMap<String, String>,
+    pub job: Option<String>,
+    pub registered: String,
+    pub heartbeat: String,
+    pub gone: bool,
+}
+
+const JOB_COLUMNS: &str = "id, recording_id, pool, spec, state, attempt, worker, entry, injected, \
+     cancel, retry_at, outcome, reason, run_id, created, started, ended";
+
+fn bad(id: &str, reason: impl std::fmt::Display) -> StoreError {
+    StoreError::BadRow {
+        id: id.to_owned(),
+        reason: reason.to_string(),
+    }
+}
+
+fn job_of(row: &Row<'_>) -> rusqlite::Result<(Job, String, String, Option<String>)> {
+    let id: String = row.get(0)?;
+    let spec: String = row.get(3)?;
+    let state: String = row.get(4)?;
+    let outcome: Option<String> = row.get(11)?;
+    let job = Job {
+        id,
+        recording_id: row.get(1)?,
+        pool: row.get(2)?,
+        spec: crate::fleet::JobSpec {
+            options: Default::default(),
+            labels: Default::default(),
+            parameters: Default::default(),
+            attempts: 1,
+            retry: Default::default(),
+            deadline: None,
+            batch: None,
+            row: None,
+        },
+        state: JobState::Queued,
+        attempt: row.get(5)?,
+        worker: row.get(6)?,
+        entry: row.get(7)?,
+        injected: row.get(8)?,
+        cancel_requested: row.get(9)?,
+        retry_at: row.get(10)?,
+        outcome: None,
+        reason: row.get(12)?,
+        run_id: row.get(13)?,
+        created: row.get(14)?,
+        started: row.get(15)?,
+        ended: row.get(16)?,
+    };
+    Ok((job, spec, state, outcome))
+}
+
+fn finish_job(parts: (Job, String, String, Option<String>)) -> Result<Job> {
+    let (mut job, spec, state, outcome) = parts;
+    job.spec = serde_json::from_str(&spec).map_err(|err| bad(&job.id, err))?;
+    job.state =
+        JobState::parse(&state).ok_or_else(|| bad(&job.id, format!("unknown state {state:?}")))?;
+    job.outcome = outcome
+        .map(|text| serde_json::from_str(&text))
+        .transpose()
+        .map_err(|err| bad(&job.id, err))?;
+    Ok(job)
+}
+
+impl Store {
+    pub fn insert_job(&mut self, job: &Job, event: &NewEvent) -> Result<i64> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            &format!(
+                "INSERT INTO fleet_jobs ({JOB_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+            ),
+            params![
+                job.id,
+                job.recording_id,
+                job.pool,
+                serde_json::to_string(&job.spec).expect("specs serialize"),
+                job.state.as_str(),
+                job.attempt,
+                job.worker,
+                job.entry,
+                job.injected,
+                job.cancel_requested,
+                job.retry_at,
+                job.outcome.as_ref().map(|outcome| outcome.to_string()),
+                job.reason,
+                job.run_id,
+                job.created,
+                job.started,
+                job.ended,
+            ],
+        )?;
+        let id = insert_event(&tx, job, event)?.expect("a new job's first event is new");
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Writes a job's changing fields, and its event, in one transaction.
+    /// Returns the event's id, or `None` for a step already stored.
+    pub fn update_job(&mut self, job: &Job, event: Option<&NewEvent>) -> Result<Option<i64>> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE fleet_jobs SET state = ?2, attempt = ?3, worker = ?4, entry = ?5,
+                 injected = ?6, cancel = ?7, retry_at = ?8, outcome = ?9, reason = ?10,
+                 run_id = ?11, started = ?12, ended = ?13
+             WHERE id = ?1",
+            params![
+                job.id,
+                job.state.as_str(),
+                job.attempt,
+                job.worker,
+                job.entry,
+                job.injected,
+                job.cancel_requested,
+                job.retry_at,
+                job.outcome.as_ref().map(|outcome| outcome.to_string()),
+                job.reason,
+                job.run_id,
+                job.started,
+                job.ended,
+            ],
+        )?;
+        let id = match event {
+            Some(event) => insert_event(&tx, job, event)?,
+            None => None,
+        };
+        tx.commit()?;
+        Ok(id)
+    }
+
+    pub fn job(&self, id: &str) -> Result<Option<Job>> {
+        let parts = self
+            .conn
+            .query_row(
+                &format!("SELECT {JOB_COLUMNS} FROM fleet_jobs WHERE id = ?1"),
+                params![id],
+                job_of,
+            )
+            .optional()?;
+        parts.map(finish_job).transpose()
+    }
+
+    /// Jobs, newest first, in one state or all.
+    pub fn jobs(&self, state: Option<JobState>, limit: usize) -> Result<Vec<Job>> {
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT {JOB_COLUMNS} FROM fleet_jobs WHERE ?1 IS NULL OR state = ?1
+             ORDER BY created DESC, rowid DESC LIMIT ?2"
+        ))?;
+        let rows = statement
+            .query_map(params![state.map(JobState::as_str), limit as i64], job_of)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter().map(finish_job).collect()
+    }
+
+    /// How many jobs are in each (pool, state).
+    pub fn job_counts(&self) -> Result<Vec<(String, JobState, u64)>> {
+        let mut statement = self
+            .conn
+            .prepare("SELECT pool, state, COUNT(*) FROM fleet_jobs GROUP BY pool, state")?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(2)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(pool, state, n)| Some((pool, JobState::parse(&state)?, n as u64)))
+            .collect())
+    }
+
+    pub fn job_report(&self, id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT report FROM fleet_jobs WHERE id = ?1",
+                params![id],
+                |row| row.get(0),
+            )
+            .optional()?
+            .flatten())
+    }
+
+    pub fn set_job_report(&mut self, id: &str, report: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE fleet_jobs SET report = ?2 WHERE id = ?1",
+            params![id, report],
+        )?;
+        Ok(())
+    }
+
+    /// A job's events after `after` (an event id), in order, at most `limit`.
+    pub fn job_events(&self, job: &str, after: i64, limit: usize) -> Result<Vec<JobEvent>> {
+        let mut statement = self.conn.prepare(
+            "SELECT id, job_id, kind, attempt, data, at FROM fleet_events
+             WHERE job_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+        )?;
+        let rows = statement
+            .query_map(params![job, after, limit as i64], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, u32>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter()
+            .map(|(id, job, kind, attempt, data, at)| {
+                let kind = match kind.as_str() {
+                    "state" => EventKind::State,
+                    "step" => EventKind::Step,
+                    other => return Err(bad(&job, format!("unknown event kind {other:?}"))),
+                };
+                let data = serde_json::from_str(&data).map_err(|err| bad(&job, err))?;
+                Ok(JobEvent {
+                    id,
+                    job,
+                    kind,
+                    attempt,
+                    data,
+                    at,
+                })
+            })
+            .collect()
+    }
+
+    pub fn upsert_worker(&mut self, worker: &WorkerRow) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO fleet_workers (id, host, pool, labels, job, registered, heartbeat, gone)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT(id) DO UPDATE SET host = ?2, pool = ?3, labels = ?4, job = ?5,
+                 heartbeat = ?7, gone = ?8",
+            params![
+                worker.id,
+                worker.host,
+                worker.pool,
+                serde_json::to_string(&worker.labels).expect("labels serialize"),
+                worker.job,
+                worker.registered,
+                worker.heartbeat,
+                worker.gone,
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn worker(&self, id: &str) -> Result<Option<WorkerRow>> {
+        Ok(self.workers()?.into_iter().find(|worker| worker.id == id))
+    }
+
+    pub fn workers(&self) -> Result<Vec<WorkerRow>> {
+        let mut statement = self.conn.prepare(
+            "SELECT id, host, pool, labels, job, registered, heartbeat, gone FROM fleet_workers
+             ORDER BY registered, id",
+        )?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, Option<String>>(4)?,
+                    row.get::<_, String>(5)?,
+                    row.get::<_, String>(6)?,
+                    row.get::<_, bool>(7)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter()
+            .map(
+                |(id, host, pool, labels, job, registered, heartbeat, gone)| {
+                    let labels = serde_json::from_str(&labels).map_err(|err| bad(&id, err))?;
+                    Ok(WorkerRow {
+                        id,
+                        host,
+                        pool,
+                        labels,
+                        job,
+                        registered,
+                        heartbeat,
+                        gone,
+                    })
+                },
+            )
+            .collect()
+    }
+}
+
+fn insert_event(
+    tx: &rusqlite::Transaction<'_>,
+    job: &Job,
+    event: &NewEvent,
+) -> Result<Option<i64>> {
+    let kind = match event.kind {
+        EventKind::State => "state",
+        EventKind::Step => "step",
+    };
+    let changed = tx.execute(
+        "INSERT OR IGNORE INTO fleet_events (job_id, kind, attempt, step, data, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            job.id,
+            kind,
+            job.attempt,
+            event.step,
+            event.data.to_string(),
+            crate::fleet::now()
+        ],
+    )?;
+    Ok((changed == 1).then(|| tx.last_insert_rowid()))
+}
