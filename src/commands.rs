@@ -513,7 +513,16 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
                 reprise_strategies::ReplayOutcome::Completed { steps, .. } => *steps,
                 _ => result.n_steps,
             };
-            if !args.json {
+            if args.json {
+            } else if args.dry_run {
+                // Decided, never injected: nothing was done to verify.
+                println!(
+                    "replay run {run_id}: dry run of recording {}: decided all {} in {:.1} s and injected nothing",
+                    result.recording_id,
+                    plural(steps, "step"),
+                    result.seconds
+                );
+            } else {
                 println!(
                     "replay run {run_id}: completed {} of recording {} in {:.1} s, every one verified",
                     plural(steps, "step"),

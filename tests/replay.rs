@@ -193,7 +193,11 @@ fn dry_run_injects_nothing() {
     let mut display = Display::start(1280, 800);
     record_task(&mut display);
     let log = display.spawn_fixture("dry.log", &["--x", "200", "--y", "150"]);
-    run_ok(display.reprise().args(["replay", "task", "--dry-run"]));
+    let said = run_ok(display.reprise().args(["replay", "task", "--dry-run"]));
+    assert!(
+        said.contains("injected nothing") && !said.contains("verified"),
+        "a dry run claims no effect: {said}"
+    );
     let received: Vec<Value> = fixture_log(&log)
         .into_iter()
         .filter(|entry| !matches!(entry["event"].as_str(), Some("started" | "layout")))

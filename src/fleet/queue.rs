@@ -235,6 +235,19 @@ impl Queue {
         self.claim(pool, consumer, entry, None).await
     }
 
+    /// Gives an entry back to `consumer`, idle for `idle` already.
+    pub async fn give_back(
+        &self,
+        pool: &str,
+        consumer: &str,
+        entry: &str,
+        idle: Duration,
+    ) -> Result<(), QueueError> {
+        self.claim(pool, consumer, entry, Some(idle))
+            .await
+            .map(|_| ())
+    }
+
     /// Gives an entry back to the group for another worker at once.
     pub async fn park(&self, pool: &str, entry: &str, lease: Duration) -> Result<(), QueueError> {
         self.claim(pool, PARKED, entry, Some(lease + Duration::from_secs(1)))

@@ -190,15 +190,19 @@ impl Fleet {
         Ok(())
     }
 
-    /// Whether a worker has heart-beaten within the lease (counting from
-    /// this server's start: after a restart every worker gets a lease).
-    fn is_alive(&self, worker: &str) -> ApiResult<bool> {
+    /// How long a worker has been silent, if it heart-beat within the
+    /// lease (counting from this server's start: after a restart every
+    /// worker gets a lease); `None` for one that lost its lease.
+    fn silent_for(&self, worker: &str) -> ApiResult<Option<Duration>> {
         let Some(row) = self.store().worker(worker)? else {
-            return Ok(false);
+            return Ok(None);
         };
         let since_beat = seconds_since(&row.heartbeat).unwrap_or(f64::INFINITY);
-        let since_start = self.started.elapsed().as_secs_f64();
-        Ok(!row.gone && since_beat.min(since_start) < self.lease.as_secs_f64())
+        let silent = since_beat
+            .min(self.started.elapsed().as_secs_f64())
+            .max(0.0);
+        Ok((!row.gone && silent < self.lease.as_secs_f64())
+            .then(|| Duration::from_secs_f64(silent)))
     }
 }
 
@@ -864,10 +868,23 @@ async fn consider(
         }
         JobState::Assigned | JobState::Running => {
             let owner = job.worker.clone().unwrap_or_default();
-            if !reclaimed || (owner != worker.id && fleet.is_alive(&owner)?) {
-                // Its worker is alive (this server restarted, or it was late
-                // by a moment): give the entry back to it.
+            let alive = match owner == worker.id {
+                true => None,
+                false => fleet.silent_for(&owner)?,
+            };
+            if !reclaimed {
                 fleet.queue.refresh(pool, &owner, &entry.id).await?;
+                return Ok(None);
+            }
+            if let Some(silent) = alive {
+                // Its worker is alive (it reported since its last heartbeat,
+                // or this server restarted): the entry goes back to it, idle
+                // since the worker's last sign of life, so the lease still
+                // ends a lease after it.
+                fleet
+                    .queue
+                    .give_back(pool, &owner, &entry.id, silent)
+                    .await?;
                 return Ok(None);
             }
             fleet.metrics().reclaims += 1;

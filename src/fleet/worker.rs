@@ -257,7 +257,13 @@ fn run_job(
                 _ => Finish::Failed,
             };
             let what = crate::commands::stop_of(&result).map_or_else(
-                || format!("completed {} steps, every one verified", result.n_steps),
+                || match job.spec.options.dry_run {
+                    true => format!(
+                        "was a dry run: decided all {} steps and injected nothing",
+                        result.n_steps
+                    ),
+                    false => format!("completed {} steps, every one verified", result.n_steps),
+                },
                 |(what, _)| what,
             );
             (
