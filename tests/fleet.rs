@@ -299,6 +299,48 @@ impl Desktop {
         desktop
     }
 
+    /// A desktop whose worker starts the fixture afresh before each job
+    /// (`--reset-with`), as the README's quickstart does.
+    fn start_fresh(server: &Server) -> Desktop {
+        let display = Display::start(1280, 800);
+        let dir = display.dir.path();
+        let log = dir.join("fixture.log");
+        let pid = dir.join("fixture.pid");
+        let fresh = format!(
+            "kill $(cat {pid} 2>/dev/null) 2>/dev/null
+             while xdotool search --onlyvisible --class reprise-fixture >/dev/null 2>&1; do sleep 0.1; done
+             {fixture} --log {log} --x 200 --y 150 >/dev/null 2>&1 & echo $! >{pid}
+             until xdotool search --onlyvisible --class reprise-fixture >/dev/null 2>&1; do sleep 0.1; done",
+            pid = pid.display(),
+            log = log.display(),
+            fixture = crate::harness::fixture_binary().display(),
+        );
+        let mut desktop = Desktop {
+            display,
+            log,
+            worker: None,
+            server: server.url(),
+            args: vec!["--reset-with".into(), fresh],
+        };
+        desktop.up();
+        desktop
+    }
+
+    /// The texts the fixture's field held when Save was clicked.
+    fn saved_texts(&self) -> Vec<String> {
+        let mut text = String::new();
+        let mut saved = Vec::new();
+        for entry in fixture_log(&self.log) {
+            match entry["event"].as_str() {
+                Some("started") => text.clear(),
+                Some("text") => text = entry["value"].as_str().unwrap_or_default().to_owned(),
+                Some("click") if entry["control"] == "Save" => saved.push(text.clone()),
+                _ => {}
+            }
+        }
+        saved
+    }
+
     fn up(&mut self) {
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -343,6 +385,10 @@ impl Desktop {
 impl Drop for Desktop {
     fn drop(&mut self) {
         self.kill_worker();
+        let pid = self.display.dir.path().join("fixture.pid");
+        if let Ok(pid) = std::fs::read_to_string(pid) {
+            let _ = Command::new("kill").arg(pid.trim()).status();
+        }
     }
 }
 
@@ -372,14 +418,14 @@ fn two_desktops_run_a_batch_each_task_exactly_once_watched_live() {
     let dir = tempfile::tempdir().unwrap();
     let redis = Redis::start(dir.path());
     let server = Server::start(dir.path(), &redis, &[]);
-    let one = Desktop::start(&server, &[]);
-    let two = Desktop::start(&server, &[]);
-    let ids = server.submit(&["--speed", "3"]);
-    let mut ids_more = server.submit(&["--speed", "3"]);
-    ids_more.extend(server.submit(&["--speed", "3"]));
-    ids_more.extend(server.submit(&["--speed", "3"]));
-    let all: Vec<String> = ids.iter().chain(&ids_more).cloned().collect();
+    let one = Desktop::start_fresh(&server);
+    let two = Desktop::start_fresh(&server);
+    // One job per row, each typing its row's text where the person typed.
+    let rows = dir.path().join("rows.csv");
+    std::fs::write(&rows, "text\nann\nbob\ncy\ndee\n").unwrap();
+    let all = server.submit(&["--speed", "3", "--each", rows.to_str().unwrap()]);
     assert_eq!(all.len(), 4);
+    let ids = all[..1].to_vec();
     // Watched live: every step and state as it happens, ending with the
     // job's final state (naive replays check no effect: unverified, 12).
     let watch = server
@@ -429,6 +475,11 @@ fn two_desktops_run_a_batch_each_task_exactly_once_watched_live() {
     assert_eq!(two.saves(), ran_by(&two), "{}", two.worker_log());
     assert_eq!(one.saves() + two.saves(), 4);
     assert!(one.saves() >= 1 && two.saves() >= 1, "both desktops worked");
+    // Each row's text was saved once, on a fixture started afresh.
+    let mut saved = one.saved_texts();
+    saved.extend(two.saved_texts());
+    saved.sort();
+    assert_eq!(saved, ["ann", "bob", "cy", "dee"]);
     // The stream resumes after the event a client saw last.
     let last_step = events.iter().rfind(|e| e["kind"] == "step").unwrap()["id"]
         .as_i64()
@@ -471,6 +522,23 @@ fn two_desktops_run_a_batch_each_task_exactly_once_watched_live() {
         text.contains("reprise_queue_depth{pool=\"default\"} 0"),
         "{text}"
     );
+    // No token reached a log or a store.
+    let mut places = vec![
+        dir.path().join("serve.log"),
+        dir.path().join("server.sqlite"),
+        dir.path().join("server.sqlite-wal"),
+    ];
+    for desktop in [&one, &two] {
+        places.push(desktop.display.dir.path().join("worker.log"));
+        places.push(desktop.display.store());
+    }
+    for place in places {
+        let bytes = std::fs::read(&place).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        for token in [USER_TOKEN, WORKER_TOKEN] {
+            assert!(!text.contains(token), "a token in {}", place.display());
+        }
+    }
 }
 
 #[test]
@@ -561,6 +629,29 @@ fn a_running_job_cancelled_stops_within_a_step() {
     assert_eq!(state(&jobs[0]), "cancelled", "{:#}", jobs[0]);
     assert_eq!(desktop.saves(), 0, "the task stopped before its last click");
     assert!(steps_of(&server, &ids[0]).len() < 6);
+    // SIGTERM mid-job: the worker aborts the step, releases what it held,
+    // reports, and exits.
+    let mut desktop = desktop;
+    let ids = server.submit(&["--speed", "0.2"]);
+    wait_for_a_step(&server, &ids[0]);
+    let worker = desktop.worker.take().unwrap();
+    let _ = Command::new("kill")
+        .args(["-TERM", &worker.id().to_string()])
+        .status();
+    let out = crate::harness::wait_with_limit(worker, Duration::from_secs(30));
+    assert!(out.status.success(), "{}", desktop.worker_log());
+    let job = &server.job(&ids[0])["job"];
+    assert_eq!(state(job), "aborted", "{job:#}");
+    assert_eq!(desktop.saves(), 0);
+    // Idle, it exits as soon as its pull returns.
+    desktop.up();
+    std::thread::sleep(Duration::from_secs(1));
+    let worker = desktop.worker.take().unwrap();
+    let _ = Command::new("kill")
+        .args(["-TERM", &worker.id().to_string()])
+        .status();
+    let out = crate::harness::wait_with_limit(worker, Duration::from_secs(15));
+    assert!(out.status.success(), "{}", desktop.worker_log());
 }
 
 #[test]
