@@ -186,6 +186,40 @@ fn split_line(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((&bytes[..newline], &bytes[newline + 1..]))
 }
 
+/// A stored recording as an export file's bytes (what `export` writes).
+pub fn export_bytes(store: &crate::store::Store, id: &str) -> anyhow::Result<Vec<u8>> {
+    use anyhow::Context as _;
+    let bundle = store
+        .load(id)
+        .with_context(|| format!("read recording {id}"))?;
+    export(store, &bundle)
+}
+
+/// A loaded recording as an export file's bytes, its frames read from
+/// `store`, checked as an import would check them.
+pub fn export(store: &crate::store::Store, bundle: &RecordingBundle) -> anyhow::Result<Vec<u8>> {
+    use anyhow::Context as _;
+    let id = &bundle.recording.id;
+    let mut images = std::collections::HashMap::new();
+    for screenshot in &bundle.screenshots {
+        if !images.contains_key(&screenshot.content_hash) {
+            images.insert(
+                screenshot.content_hash.clone(),
+                store.image_png(&screenshot.content_hash)?,
+            );
+        }
+    }
+    let bytes = encode(bundle, &images);
+    // What import would refuse is not written: a damaged stored image (or
+    // anything else import checks) fails the export, naming it.
+    decode(&bytes).with_context(|| {
+        format!(
+            "export recording {id}: the store holds something an import would refuse, so nothing was written"
+        )
+    })?;
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -123,8 +123,9 @@ pub enum JobsCommand {
     Submit(JobsSubmitArgs),
     /// List jobs, newest first.
     List {
-        /// Only jobs in this state.
-        #[arg(long, value_enum)]
+        /// Only jobs in this state (queued, assigned, running, retrying,
+        /// completed, unverified, failed, aborted, abandoned, cancelled, expired).
+        #[arg(long, value_parser = crate::fleet::parse_state)]
         state: Option<crate::fleet::JobState>,
         /// Print JSON.
         #[arg(long)]
@@ -174,7 +175,8 @@ pub struct JobsSubmitArgs {
     /// RECORDING is a local export file: upload it, then submit it.
     #[arg(long)]
     pub upload: bool,
-    #[arg(long, value_enum, default_value_t = crate::fleet::Strategy::Naive)]
+    /// naive, visual or vanilla (as `reprise replay --strategy`).
+    #[arg(long, value_parser = crate::fleet::parse_strategy, default_value = "naive")]
     pub strategy: crate::fleet::Strategy,
     #[arg(long, default_value_t = 1.0)]
     pub speed: f64,
@@ -202,7 +204,7 @@ pub struct JobsSubmitArgs {
     pub attempts: u32,
     /// What may happen to a job whose desktop died after input began:
     /// `never` (it ends abandoned) or `restart` (another desktop redoes it).
-    #[arg(long, value_enum, default_value_t = crate::fleet::RetryPolicy::Never)]
+    #[arg(long, value_parser = crate::fleet::parse_retry, default_value = "never")]
     pub retry: crate::fleet::RetryPolicy,
     /// The job ends `expired` if not done this many seconds after submission.
     #[arg(long, value_name = "SECONDS")]

@@ -11,6 +11,7 @@ use crate::cli::{
     ShowArgs,
 };
 use crate::exit::{StopKind, UsageError};
+use crate::present::plural;
 use crate::store::Store;
 use crate::{archive, present};
 
@@ -297,7 +298,7 @@ fn export(store: &Store, args: &ExportArgs) -> Result<()> {
     let bundle = store
         .load(&id)
         .with_context(|| format!("read recording {id}"))?;
-    let bytes = export_bundle(store, &bundle)?;
+    let bytes = archive::export(store, &bundle)?;
     write_atomically(&args.output, &bytes)?;
     println!(
         "exported recording {id} ({}, {}, {}) to {}",
@@ -307,36 +308,6 @@ fn export(store: &Store, args: &ExportArgs) -> Result<()> {
         args.output.display()
     );
     Ok(())
-}
-
-/// A stored recording as an export file's bytes (what `export` writes).
-pub fn export_bytes(store: &Store, id: &str) -> Result<Vec<u8>> {
-    let bundle = store
-        .load(id)
-        .with_context(|| format!("read recording {id}"))?;
-    export_bundle(store, &bundle)
-}
-
-fn export_bundle(store: &Store, bundle: &reprise_models::RecordingBundle) -> Result<Vec<u8>> {
-    let id = &bundle.recording.id;
-    let mut images = std::collections::HashMap::new();
-    for screenshot in &bundle.screenshots {
-        if !images.contains_key(&screenshot.content_hash) {
-            images.insert(
-                screenshot.content_hash.clone(),
-                store.image_png(&screenshot.content_hash)?,
-            );
-        }
-    }
-    let bytes = archive::encode(bundle, &images);
-    // What import would refuse is not written: a damaged stored image (or
-    // anything else import checks) fails the export, naming it.
-    archive::decode(&bytes).with_context(|| {
-        format!(
-            "export recording {id}: the store holds something an import would refuse, so nothing was written"
-        )
-    })?;
-    Ok(bytes)
 }
 
 fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
@@ -507,7 +478,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         outcome["seconds"] = result.seconds.into();
         println!("{outcome}");
     }
-    match stop_of(&result) {
+    match crate::replay::stop_of(&result) {
         None => {
             let steps = match &result.outcome {
                 reprise_strategies::ReplayOutcome::Completed { steps, .. } => *steps,
@@ -534,55 +505,6 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         }
         Some((what, kind)) => Err(crate::exit::ReplayStopped { run_id, what, kind }.into()),
     }
-}
-
-/// How a replay that is not a plain success ended, in words; `None` for
-/// one that completed with every step verified.
-pub(crate) fn stop_of(result: &crate::replay::ReplayResult) -> Option<(String, StopKind)> {
-    use reprise_strategies::ReplayOutcome;
-    Some(match &result.outcome {
-        ReplayOutcome::Completed {
-            steps,
-            unverified,
-            skipped,
-        } => {
-            let verified = steps - unverified - skipped;
-            if *unverified == 0 && *skipped == 0 {
-                return None;
-            }
-            let counts = format!(
-                "{verified} verified, {unverified} unverified, {skipped} failed and passed over"
-            );
-            if *skipped > 0 {
-                (
-                    format!(
-                        "went on past {} that failed ({counts})",
-                        plural(*skipped, "step")
-                    ),
-                    StopKind::Failed,
-                )
-            } else {
-                (
-                    format!(
-                        "did all {} of recording {}, but the effect of {unverified} could not be checked ({counts}; --require-verified makes that a failure)",
-                        plural(*steps, "step"),
-                        result.recording_id
-                    ),
-                    StopKind::Unverified,
-                )
-            }
-        }
-        ReplayOutcome::Failed { step, reason } => {
-            (format!("failed at step {step}: {reason}"), StopKind::Failed)
-        }
-        ReplayOutcome::Aborted { step } => {
-            (format!("was aborted at step {step}"), StopKind::Aborted)
-        }
-        ReplayOutcome::StepLimit { steps } => (
-            format!("reached the step limit ({steps})"),
-            StopKind::Failed,
-        ),
-    })
 }
 
 /// `report BATCH -o FILE`: the batch's page in FILE, and each row's report
@@ -613,9 +535,6 @@ fn batch_report(
     );
     Ok(())
 }
-
-/// How long `--reset-with` may take.
-const RESET_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// `replay --each FILE`: one replay run per row, each row's columns naming
 /// parameters (texts, or secrets). Everything a row needs is checked before
@@ -724,10 +643,10 @@ fn replay_each(
             row,
             values: shown,
         });
-        let stop = match reset(args.reset_with.as_deref()) {
+        let stop = match crate::replay::reset::reset(args.reset_with.as_deref()) {
             Err(reason) => Some((format!("was not run: {reason}"), StopKind::Failed)),
             Ok(()) => match crate::replay::replay(store, &request) {
-                Ok(result) => stop_of(&result)
+                Ok(result) => crate::replay::stop_of(&result)
                     .map(|(what, kind)| (format!("(run {}) {what}", result.run_id), kind)),
                 Err(err) if err.downcast_ref::<UsageError>().is_some() => return Err(err),
                 Err(err) => Some((format!("{err:#}"), StopKind::Failed)),
@@ -811,54 +730,6 @@ fn replay_each(
         kind,
     }
     .into())
-}
-
-/// Why a `--reset-with` command did not put the desktop back.
-#[derive(Debug, thiserror::Error)]
-pub enum ResetError {
-    #[error("the reset command did not start: {0}")]
-    Start(std::io::Error),
-    #[error("the reset command failed ({0})")]
-    Failed(std::process::ExitStatus),
-    #[error("the reset command did not finish within {0} s")]
-    Timeout(u64),
-    #[error("the reset command: {0}")]
-    Wait(std::io::Error),
-}
-
-/// Runs `--reset-with` (through `sh -c`), bounded by [`RESET_TIMEOUT`].
-pub(crate) fn reset(command: Option<&str>) -> Result<(), ResetError> {
-    let Some(command) = command else {
-        return Ok(());
-    };
-    let mut child = std::process::Command::new("sh")
-        .args(["-c", command])
-        .stdin(std::process::Stdio::null())
-        .spawn()
-        .map_err(ResetError::Start)?;
-    let deadline = std::time::Instant::now() + RESET_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => return Err(ResetError::Failed(status)),
-            Ok(None) if std::time::Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(ResetError::Timeout(RESET_TIMEOUT.as_secs()));
-            }
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(50)),
-            Err(err) => return Err(ResetError::Wait(err)),
-        }
-    }
-}
-
-/// `1 step`, `2 steps`.
-pub(crate) fn plural(count: usize, noun: &str) -> String {
-    if count == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{count} {noun}s")
-    }
 }
 
 fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Result<()> {

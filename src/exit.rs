@@ -57,10 +57,10 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         {
             return Code::Refused;
         }
-        if let Some(call) = cause.downcast_ref::<crate::fleet::client::CallError>() {
-            return match call.status() {
-                Some(404) => Code::NotFound,
-                Some(400 | 409 | 413) => Code::Refused,
+        if let Some(refused) = cause.downcast_ref::<ServerRefused>() {
+            return match refused.status {
+                404 => Code::NotFound,
+                400 | 409 | 413 => Code::Refused,
                 _ => Code::Failure,
             };
         }
@@ -106,6 +106,16 @@ pub fn label_for(err: &anyhow::Error) -> &'static str {
         }
         _ => "error",
     }
+}
+
+/// A server (the fleet's) that answered with an error: its status, code
+/// and message.
+#[derive(Debug, thiserror::Error)]
+#[error("{status}, {code}: {message}")]
+pub struct ServerRefused {
+    pub status: u16,
+    pub code: String,
+    pub message: String,
 }
 
 /// A fleet job watched to its end that did not complete with every step

@@ -194,6 +194,15 @@ pub fn event_label(event: &ActionEvent) -> String {
     terminal_safe(&event.label())
 }
 
+/// `1 step`, `2 steps`.
+pub fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

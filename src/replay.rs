@@ -3,6 +3,7 @@
 
 mod abort;
 mod desktop;
+pub mod reset;
 pub mod secrets;
 
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use reprise_strategies::{
 use serde_json::json;
 
 use crate::cli::{DescriberChoice, StrategyChoice};
+use crate::exit::StopKind;
 use crate::frames::encode_png;
 use crate::store::{RunRecord, Store};
 pub use abort::{ABORT_KEYS, AbortWatcher};
@@ -435,6 +437,55 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         outcome,
         n_steps,
         seconds,
+    })
+}
+
+/// How a replay that is not a plain success ended, in words; `None` for
+/// one that completed with every step verified.
+pub fn stop_of(result: &ReplayResult) -> Option<(String, StopKind)> {
+    use reprise_strategies::ReplayOutcome;
+    Some(match &result.outcome {
+        ReplayOutcome::Completed {
+            steps,
+            unverified,
+            skipped,
+        } => {
+            let verified = steps - unverified - skipped;
+            if *unverified == 0 && *skipped == 0 {
+                return None;
+            }
+            let counts = format!(
+                "{verified} verified, {unverified} unverified, {skipped} failed and passed over"
+            );
+            if *skipped > 0 {
+                (
+                    format!(
+                        "went on past {} that failed ({counts})",
+                        crate::present::plural(*skipped, "step")
+                    ),
+                    StopKind::Failed,
+                )
+            } else {
+                (
+                    format!(
+                        "did all {} of recording {}, but the effect of {unverified} could not be checked ({counts}; --require-verified makes that a failure)",
+                        crate::present::plural(*steps, "step"),
+                        result.recording_id
+                    ),
+                    StopKind::Unverified,
+                )
+            }
+        }
+        ReplayOutcome::Failed { step, reason } => {
+            (format!("failed at step {step}: {reason}"), StopKind::Failed)
+        }
+        ReplayOutcome::Aborted { step } => {
+            (format!("was aborted at step {step}"), StopKind::Aborted)
+        }
+        ReplayOutcome::StepLimit { steps } => (
+            format!("reached the step limit ({steps})"),
+            StopKind::Failed,
+        ),
     })
 }
 

@@ -522,6 +522,15 @@ fn two_desktops_run_a_batch_each_task_exactly_once_watched_live() {
         text.contains("reprise_queue_depth{pool=\"default\"} 0"),
         "{text}"
     );
+    // Both workers are listed, idle now, in their pool.
+    let (status, workers) = server.http("GET", "/api/workers", Some(USER_TOKEN), b"");
+    assert_eq!(status, 200);
+    let workers = workers.as_array().unwrap();
+    assert_eq!(workers.len(), 2, "{workers:#?}");
+    for worker in workers {
+        assert_eq!(worker["state"], "idle", "{worker:#}");
+        assert_eq!(worker["pool"], "default", "{worker:#}");
+    }
     // No token reached a log or a store.
     let mut places = vec![
         dir.path().join("serve.log"),
@@ -652,6 +661,15 @@ fn a_running_job_cancelled_stops_within_a_step() {
         .status();
     let out = crate::harness::wait_with_limit(worker, Duration::from_secs(15));
     assert!(out.status.success(), "{}", desktop.worker_log());
+    // A worker that stopped is gone from the list at once.
+    let (_, workers) = server.http("GET", "/api/workers", Some(USER_TOKEN), b"");
+    let states: Vec<&str> = workers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|worker| worker["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["gone", "gone"], "{workers:#}");
 }
 
 #[test]

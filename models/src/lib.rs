@@ -7,6 +7,7 @@
 pub mod displaced;
 pub mod element;
 pub mod event;
+pub mod fleet;
 pub mod geometry;
 pub mod parameter;
 pub mod recording;

@@ -19,12 +19,8 @@ pub enum CallError {
     #[error("the fleet server at {url} does not answer: {source}")]
     Unreachable { url: String, source: reqwest::Error },
     /// An answer with an error status.
-    #[error("the fleet server refused ({status}, {code}): {message}")]
-    Refused {
-        status: u16,
-        code: String,
-        message: String,
-    },
+    #[error("the fleet server refused")]
+    Refused(#[source] crate::exit::ServerRefused),
     #[error("the fleet server's answer is not what this client expects: {0}")]
     BadAnswer(String),
 }
@@ -34,14 +30,14 @@ impl CallError {
     pub fn is_transient(&self) -> bool {
         match self {
             CallError::Unreachable { .. } => true,
-            CallError::Refused { status, .. } => *status == 503 || *status == 502,
+            CallError::Refused(refused) => matches!(refused.status, 502 | 503),
             CallError::BadAnswer(_) => false,
         }
     }
 
     pub fn status(&self) -> Option<u16> {
         match self {
-            CallError::Refused { status, .. } => Some(*status),
+            CallError::Refused(refused) => Some(refused.status),
             _ => None,
         }
     }
@@ -136,20 +132,20 @@ impl Api {
         }
         if !(200..300).contains(&status) {
             let error: Option<ApiError> = serde_json::from_slice(bytes).ok();
-            return Err(match error {
-                Some(error) => CallError::Refused {
+            return Err(CallError::Refused(match error {
+                Some(error) => crate::exit::ServerRefused {
                     status,
                     code: error.error.code,
                     message: crate::present::terminal_safe(&error.error.message),
                 },
-                None => CallError::Refused {
+                None => crate::exit::ServerRefused {
                     status,
                     code: "unknown".into(),
                     message: crate::present::terminal_safe(&String::from_utf8_lossy(
                         &bytes[..bytes.len().min(300)],
                     )),
                 },
-            });
+            }));
         }
         serde_json::from_slice(bytes)
             .map(|body| Answered {
@@ -333,7 +329,7 @@ pub fn submit(api: &Api, mut submit: Submit) -> anyhow::Result<()> {
     }
     eprintln!(
         "submitted {} to pool {:?}",
-        crate::commands::plural(jobs.len(), "job"),
+        crate::present::plural(jobs.len(), "job"),
         submit.request.pool
     );
     Ok(())

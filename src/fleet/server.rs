@@ -344,6 +344,7 @@ fn router(fleet: Shared, max_upload: usize) -> Router {
     let worker = Router::new()
         .route("/api/workers", post(register))
         .route("/api/workers/{id}/pull", post(pull))
+        .route("/api/workers/{id}/leave", post(leave))
         .route("/api/jobs/{id}/progress", post(progress))
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&fleet),
@@ -466,7 +467,7 @@ async fn export(State(fleet): State<Shared>, Path(id): Path<String>) -> ApiResul
     let bytes = {
         let store = fleet.store();
         let id = store.resolve(&id)?;
-        crate::commands::export_bytes(&store, &id).map_err(|err| {
+        crate::archive::export_bytes(&store, &id).map_err(|err| {
             tracing::error!("export {id}: {err:#}");
             Fail::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -771,6 +772,15 @@ async fn register(
         axum::Json(json!({"id": id, "lease_seconds": fleet.lease.as_secs_f64()})),
     )
         .into_response())
+}
+
+/// `POST /api/workers/{id}/leave`: a worker that stops says so.
+async fn leave(State(fleet): State<Shared>, Path(worker): Path<String>) -> ApiResult<Response> {
+    let row = fleet.store().worker(&worker)?;
+    let mut row = row.ok_or_else(|| Fail::not_found(format!("no worker {worker:?}")))?;
+    row.gone = true;
+    fleet.store().upsert_worker(&row)?;
+    Ok(axum::Json(json!({"id": worker, "state": "gone"})).into_response())
 }
 
 #[derive(Debug, Deserialize)]

@@ -69,16 +69,20 @@ pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
         pool: options.pool.clone(),
         labels: options.labels.clone(),
     };
-    let registered: serde_json::Value = patiently(&stop, options.give_up, || {
-        api.call(Method::POST, "/api/workers", Some(&register), CALL)
-    })
-    .context("register with the fleet server")?
-    .body
-    .unwrap_or_default();
-    let id = registered["id"]
-        .as_str()
-        .ok_or_else(|| CallError::BadAnswer("no worker id in the answer".into()))?
-        .to_owned();
+    let register = || -> anyhow::Result<String> {
+        let registered: serde_json::Value = patiently(&stop, options.give_up, || {
+            api.call(Method::POST, "/api/workers", Some(&register), CALL)
+        })
+        .context("register with the fleet server")?
+        .body
+        .unwrap_or_default();
+        Ok(registered["id"]
+            .as_str()
+            .ok_or_else(|| CallError::BadAnswer("no worker id in the answer".into()))?
+            .to_owned())
+    };
+    let mut id = register()?;
+    let mut registrations = 1;
     eprintln!(
         "reprise worker {id}: pool {:?} at {}, display {}; waiting for jobs",
         options.pool,
@@ -104,6 +108,13 @@ pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
                 done += 1;
             }
             Ok(_) => silent_since = None,
+            // A server that lost its store (or was replaced) no longer
+            // knows this worker: register again, a few times at most.
+            Err(err) if err.status() == Some(404) && registrations < 3 => {
+                tracing::warn!("the server does not know this worker ({err}); registering again");
+                id = register()?;
+                registrations += 1;
+            }
             Err(err) if err.is_transient() => {
                 let since = *silent_since.get_or_insert_with(Instant::now);
                 if since.elapsed() > options.give_up {
@@ -118,6 +129,13 @@ pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
             Err(err) => return Err(err).context("pull a job"),
         }
     }
+    // Gone from the workers' list at once (not silent after a lease).
+    let _ = api.call::<serde_json::Value>(
+        Method::POST,
+        &format!("/api/workers/{id}/leave"),
+        None::<&()>,
+        Duration::from_secs(5),
+    );
     eprintln!("reprise worker {id}: stopped after {done} job(s)");
     Ok(())
 }
@@ -232,7 +250,7 @@ fn run_job(
     let stop_reason = &attempt.stop_reason;
     let result = ensure_recording(api, store, &job.recording_id)
         .and_then(|()| {
-            crate::commands::reset(options.reset_with.as_deref())
+            crate::replay::reset::reset(options.reset_with.as_deref())
                 .context("put the desktop back (--reset-with)")
         })
         .and_then(|()| replay_job(&attempt, store, options, &reports, stop));
@@ -256,7 +274,7 @@ fn run_job(
                 },
                 _ => Finish::Failed,
             };
-            let what = crate::commands::stop_of(&result).map_or_else(
+            let what = crate::replay::stop_of(&result).map_or_else(
                 || match job.spec.options.dry_run {
                     true => format!(
                         "was a dry run: decided all {} steps and injected nothing",

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::{Result, Store, StoreError};
-use crate::fleet::{EventKind, Job, JobEvent, JobState};
+use reprise_models::fleet::{EventKind, Job, JobEvent, JobSpec, JobState};
 
 /// An event to write with a job's change, in the same transaction.
 #[derive(Debug, Clone)]
@@ -50,7 +50,7 @@ fn job_of(row: &Row<'_>) -> rusqlite::Result<(Job, String, String, Option<String
         id,
         recording_id: row.get(1)?,
         pool: row.get(2)?,
-        spec: crate::fleet::JobSpec {
+        spec: JobSpec {
             options: Default::default(),
             labels: Default::default(),
             parameters: Default::default(),
@@ -337,7 +337,7 @@ fn insert_event(
             job.attempt,
             event.step,
             event.data.to_string(),
-            crate::fleet::now()
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
         ],
     )?;
     Ok((changed == 1).then(|| tx.last_insert_rowid()))

@@ -451,6 +451,9 @@ fn a_version_4_store_keeps_its_cached_segmentations_and_finds_them_by_index() {
                 "DROP INDEX segmentations_key;
                  CREATE INDEX segmentations_size ON segmentations(segmenter, width, height);
                  ALTER TABLE recordings DROP COLUMN parameter_names;
+                 DROP TABLE fleet_events;
+                 DROP TABLE fleet_jobs;
+                 DROP TABLE fleet_workers;
                  PRAGMA user_version = 4;",
             )
             .unwrap();

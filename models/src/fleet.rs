@@ -1,0 +1,382 @@
+//! The fleet's data: jobs, their states and events, workers, and what a
+//! worker and the server say to each other (`reprise serve`, `reprise
+//! worker`, `reprise jobs`). JSON on the wire, typed everywhere else.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// How a job's replay runs (a subset of `reprise replay`'s flags).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JobOptions {
+    pub strategy: Strategy,
+    pub speed: f64,
+    /// Attempts per step (`--max-retries`).
+    pub max_retries: u32,
+    /// Decide every step but inject nothing (`--dry-run`).
+    pub dry_run: bool,
+    /// An unverified step fails the job (`--require-verified`).
+    pub require_verified: bool,
+}
+
+impl Default for JobOptions {
+    fn default() -> Self {
+        JobOptions {
+            strategy: Strategy::Naive,
+            speed: 1.0,
+            max_retries: 3,
+            dry_run: false,
+            require_verified: false,
+        }
+    }
+}
+
+/// `--strategy` of a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    Naive,
+    Visual,
+    Vanilla,
+}
+
+/// What may happen to a job whose worker died after injecting input.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RetryPolicy {
+    /// It ends `abandoned`: input is injected at most once.
+    #[default]
+    Never,
+    /// It starts again on another worker (the task is safe to redo).
+    Restart,
+}
+
+/// `POST /api/jobs`: one job, or one per row.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitRequest {
+    /// A recording's id, a unique prefix of it, or its name.
+    pub recording: String,
+    #[serde(default)]
+    pub options: JobOptions,
+    #[serde(default = "default_pool")]
+    pub pool: String,
+    /// Labels a worker must have (all of them, with these values).
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+    /// Texts typed in place of parameters (`--set`).
+    #[serde(default)]
+    pub set: BTreeMap<String, String>,
+    /// One job per row (`--each`), each row's values over `set`.
+    #[serde(default)]
+    pub rows: Option<Vec<BTreeMap<String, String>>>,
+    /// Replays of a job that fails at a step, at most (at least 1).
+    #[serde(default = "one")]
+    pub attempts: u32,
+    #[serde(default)]
+    pub retry: RetryPolicy,
+    /// Seconds from submission after which the job ends `expired`.
+    #[serde(default)]
+    pub deadline_seconds: Option<f64>,
+}
+
+fn default_pool() -> String {
+    "default".to_owned()
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// What a stored job is to do, as submitted (and checked).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobSpec {
+    pub options: JobOptions,
+    pub labels: BTreeMap<String, String>,
+    pub parameters: BTreeMap<String, String>,
+    pub attempts: u32,
+    pub retry: RetryPolicy,
+    /// RFC 3339.
+    pub deadline: Option<String>,
+    pub batch: Option<String>,
+    /// The row's number in its batch, from 1.
+    pub row: Option<usize>,
+}
+
+/// A job's state. The last seven are final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobState {
+    /// In its pool's stream, waiting for a worker.
+    Queued,
+    /// A worker has it and injected nothing yet.
+    Assigned,
+    /// Its worker is injecting input.
+    Running,
+    /// It failed at a step and waits for its next attempt.
+    Retrying,
+    /// Every step done and verified.
+    Completed,
+    /// Every step done, some effects could not be checked.
+    Unverified,
+    /// It failed (at a step, or a step passed over), attempts exhausted.
+    Failed,
+    /// Stopped mid-task on its desktop (the abort keys, the worker stopped).
+    Aborted,
+    /// Its worker died after injecting input: it may be half done.
+    Abandoned,
+    Cancelled,
+    /// Its deadline passed.
+    Expired,
+}
+
+impl JobState {
+    pub const ALL: [JobState; 11] = [
+        JobState::Queued,
+        JobState::Assigned,
+        JobState::Running,
+        JobState::Retrying,
+        JobState::Completed,
+        JobState::Unverified,
+        JobState::Failed,
+        JobState::Aborted,
+        JobState::Abandoned,
+        JobState::Cancelled,
+        JobState::Expired,
+    ];
+
+    pub fn is_final(self) -> bool {
+        !matches!(
+            self,
+            JobState::Queued | JobState::Assigned | JobState::Running | JobState::Retrying
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Assigned => "assigned",
+            JobState::Running => "running",
+            JobState::Retrying => "retrying",
+            JobState::Completed => "completed",
+            JobState::Unverified => "unverified",
+            JobState::Failed => "failed",
+            JobState::Aborted => "aborted",
+            JobState::Abandoned => "abandoned",
+            JobState::Cancelled => "cancelled",
+            JobState::Expired => "expired",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<JobState> {
+        JobState::ALL
+            .into_iter()
+            .find(|state| state.as_str() == text)
+    }
+}
+
+/// A job as the API shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    pub id: String,
+    pub recording_id: String,
+    pub pool: String,
+    pub spec: JobSpec,
+    pub state: JobState,
+    /// Attempts started so far.
+    pub attempt: u32,
+    pub worker: Option<String>,
+    /// Whether the current attempt has injected input.
+    pub injected: bool,
+    pub cancel_requested: bool,
+    /// Why it ended as it did, in words.
+    pub reason: Option<String>,
+    /// The replay's outcome (as `replay --json` prints it).
+    pub outcome: Option<serde_json::Value>,
+    /// The worker's replay run.
+    pub run_id: Option<String>,
+    pub created: String,
+    pub started: Option<String>,
+    pub ended: Option<String>,
+    /// The stream entry carrying it (internal: which delivery is current).
+    #[serde(skip)]
+    pub entry: Option<String>,
+    #[serde(skip)]
+    pub retry_at: Option<String>,
+}
+
+/// One event of a job: a state change or a finished step. Its id orders
+/// all events of the fleet and is the SSE stream's `id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobEvent {
+    pub id: i64,
+    pub job: String,
+    pub kind: EventKind,
+    pub attempt: u32,
+    pub data: serde_json::Value,
+    pub at: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventKind {
+    State,
+    Step,
+}
+
+/// A worker as the API shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Worker {
+    pub id: String,
+    pub host: String,
+    pub pool: String,
+    pub labels: BTreeMap<String, String>,
+    /// `idle`, `busy`, `silent` (no heartbeat within the lease) or `gone`.
+    pub state: String,
+    pub job: Option<String>,
+    pub registered: String,
+    pub last_heartbeat: String,
+}
+
+/// `POST /api/workers`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Register {
+    pub host: String,
+    pub pool: String,
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+}
+
+/// A job handed to a worker by `pull`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Assignment {
+    pub job: Job,
+    /// The lease: heart-beat well within it.
+    pub lease_seconds: f64,
+}
+
+/// What a worker says about the job it holds (heartbeat, begin, step, finish).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    pub worker: String,
+    pub attempt: u32,
+    #[serde(flatten)]
+    pub what: ReportKind,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum ReportKind {
+    /// Still at it.
+    Heartbeat,
+    /// About to inject the first input: answered `go` or `stop`.
+    Begin,
+    /// A finished step (as `replay --json` prints it).
+    Step {
+        step: u32,
+        record: serde_json::Value,
+        /// Seconds the step took.
+        seconds: f64,
+    },
+    /// The attempt's end.
+    Finish {
+        end: Finish,
+        reason: String,
+        outcome: Option<serde_json::Value>,
+        run_id: Option<String>,
+        /// The run's HTML report.
+        report: Option<String>,
+    },
+}
+
+/// How an attempt ended, as the worker saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Finish {
+    Completed,
+    Unverified,
+    Failed,
+    /// Stopped on the desktop (abort keys, the worker stopped).
+    Aborted,
+    /// Stopped because the server said so (cancelled, expired, not yours).
+    Stopped,
+    /// Nothing was injected and the worker gives the job back (it is
+    /// stopping, or it could not prepare the replay on its desktop).
+    Released,
+}
+
+/// The server's answer to a report: go on, or stop (and why).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Answer {
+    pub go: bool,
+    pub reason: Option<String>,
+    /// The job's state after the report.
+    #[serde(default)]
+    pub state: Option<JobState>,
+}
+
+/// An API error's body.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ApiError {
+    pub error: ApiErrorBody,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ApiErrorBody {
+    pub code: String,
+    pub message: String,
+}
+
+/// Whether a worker with `has` may take a job that needs `needs`.
+pub fn labels_match(needs: &BTreeMap<String, String>, has: &BTreeMap<String, String>) -> bool {
+    needs.iter().all(|(key, value)| has.get(key) == Some(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_needs_every_label_of_the_job() {
+        let map = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<BTreeMap<_, _>>()
+        };
+        assert!(labels_match(&map(&[]), &map(&[("os", "debian")])));
+        assert!(labels_match(
+            &map(&[("os", "debian")]),
+            &map(&[("os", "debian"), ("dpi", "2")])
+        ));
+        assert!(!labels_match(
+            &map(&[("os", "debian")]),
+            &map(&[("os", "ubuntu")])
+        ));
+        assert!(!labels_match(&map(&[("os", "debian")]), &map(&[])));
+    }
+
+    #[test]
+    fn states_read_back_and_say_which_are_final() {
+        for state in JobState::ALL {
+            assert_eq!(JobState::parse(state.as_str()), Some(state));
+            let json = serde_json::to_string(&state).unwrap();
+            assert_eq!(json, format!("\"{}\"", state.as_str()));
+        }
+        assert!(!JobState::Retrying.is_final());
+        assert!(JobState::Abandoned.is_final());
+    }
+
+    #[test]
+    fn a_submission_with_an_unknown_field_is_refused() {
+        let err = serde_json::from_str::<SubmitRequest>(r#"{"recording": "demo", "atempts": 2}"#)
+            .unwrap_err();
+        assert!(err.to_string().contains("atempts"), "{err}");
+        let ok: SubmitRequest = serde_json::from_str(r#"{"recording": "demo"}"#).unwrap();
+        assert_eq!(ok.pool, "default");
+        assert_eq!(ok.attempts, 1);
+        assert_eq!(ok.retry, RetryPolicy::Never);
+    }
+}
