@@ -81,8 +81,16 @@ pub struct ServeArgs {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDRESS:PORT")]
     pub listen: std::net::SocketAddr,
-    /// The Redis server holding the queue (run it with the append-only file on).
-    #[arg(long, default_value = "redis://127.0.0.1:6379", value_name = "URL")]
+    /// The Redis server holding the queue (run it with the append-only
+    /// file on). A password belongs in the environment, not on the command
+    /// line; it is never printed.
+    #[arg(
+        long,
+        env = "REPRISE_FLEET_REDIS",
+        hide_env_values = true,
+        default_value = "redis://127.0.0.1:6379",
+        value_name = "URL"
+    )]
     pub redis: String,
     /// A worker silent for this long loses its job to another.
     #[arg(long, default_value_t = 15.0, value_name = "SECONDS")]

@@ -522,6 +522,17 @@ fn two_desktops_run_a_batch_each_task_exactly_once_watched_live() {
         text.contains("reprise_queue_depth{pool=\"default\"} 0"),
         "{text}"
     );
+    // The stream holds only what is queued or held: nothing now.
+    let xlen = Command::new("redis-cli")
+        .args([
+            "-p",
+            &redis.port.to_string(),
+            "XLEN",
+            "reprise:pool:default",
+        ])
+        .output()
+        .expect("run redis-cli");
+    assert_eq!(String::from_utf8_lossy(&xlen.stdout).trim(), "0");
     // Both workers are listed, idle now, in their pool.
     let (status, workers) = server.http("GET", "/api/workers", Some(USER_TOKEN), b"");
     assert_eq!(status, 200);
@@ -785,6 +796,18 @@ fn the_api_refuses_bad_input_and_wrong_tokens_clearly() {
     crate::harness::assert_fails(&out, 1, &["403"], "a worker token lists");
     // Nothing above made a job.
     assert!(server.jobs().is_empty());
+    // A Redis password is never printed, not even when Redis is not there.
+    let out = Command::new(env!("CARGO_BIN_EXE_reprise"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("REPRISE_STORE", dir.path().join("other.sqlite"))
+        .env("REPRISE_FLEET_USER_TOKEN", USER_TOKEN)
+        .env("REPRISE_FLEET_WORKER_TOKEN", WORKER_TOKEN)
+        .env("REPRISE_FLEET_REDIS", "redis://:hunter2-secret@127.0.0.1:1")
+        .output()
+        .unwrap();
+    let stderr =
+        crate::harness::assert_fails(&out, 1, &["redis://:redacted@127.0.0.1:1"], "no Redis");
+    assert!(!stderr.contains("hunter2"), "{stderr}");
 }
 
 #[test]

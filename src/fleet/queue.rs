@@ -39,6 +39,7 @@ pub struct Entry {
 
 #[derive(Clone)]
 pub struct Queue {
+    /// As it may be shown (no password).
     con: ConnectionManager,
     url: String,
     groups: std::sync::Arc<std::sync::Mutex<HashSet<String>>>,
@@ -47,6 +48,18 @@ pub struct Queue {
 impl std::fmt::Debug for Queue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Queue").field("url", &self.url).finish()
+    }
+}
+
+/// `url` as it may be shown: its password (`redis://:secret@host`) left out.
+pub fn shown(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("redacted"));
+            parsed.to_string()
+        }
+        Ok(_) => url.to_owned(),
+        Err(_) => "(a Redis URL that does not parse)".to_owned(),
     }
 }
 
@@ -59,7 +72,7 @@ impl Queue {
     /// command waits at most 5 s.
     pub async fn connect(url: &str) -> Result<Queue, QueueError> {
         let error = |source| QueueError {
-            url: url.to_owned(),
+            url: shown(url),
             source,
         };
         let client = redis::Client::open(url).map_err(error)?;
@@ -72,7 +85,7 @@ impl Queue {
             .map_err(error)?;
         Ok(Queue {
             con,
-            url: url.to_owned(),
+            url: shown(url),
             groups: Default::default(),
         })
     }
@@ -255,11 +268,14 @@ impl Queue {
             .map(|_| ())
     }
 
-    /// Done with an entry (only after what it led to is stored).
+    /// Done with an entry (only after what it led to is stored): out of
+    /// the pending list, then out of the stream, which so holds only what
+    /// is queued or held (the store keeps the record).
     pub async fn ack(&self, pool: &str, entry: &str) -> Result<(), QueueError> {
         let mut cmd = redis::cmd("XACK");
         cmd.arg(stream(pool)).arg(GROUP).arg(entry);
-        self.query::<i64>(&cmd).await.map(|_| ())
+        self.query::<i64>(&cmd).await?;
+        self.delete(pool, entry).await
     }
 
     /// Removes an entry never delivered (a job cancelled while queued).
@@ -285,5 +301,22 @@ impl Queue {
     /// Whether Redis answers.
     pub async fn ping(&self) -> Result<(), QueueError> {
         self.query::<String>(&redis::cmd("PING")).await.map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_redis_password_is_never_shown() {
+        assert_eq!(
+            super::shown("redis://:hunter2@127.0.0.1:6379/0"),
+            "redis://:redacted@127.0.0.1:6379/0"
+        );
+        assert_eq!(
+            super::shown("redis://127.0.0.1:6379"),
+            "redis://127.0.0.1:6379"
+        );
+        assert!(!super::shown("redis://u:hunter2@h").contains("hunter2"));
+        assert!(!super::shown("::hunter2").contains("hunter2"));
     }
 }

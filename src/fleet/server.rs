@@ -272,7 +272,7 @@ pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
         let address = listener.local_addr()?;
         eprintln!(
             "reprise serve: listening on http://{address}, queue {}, store {}",
-            options.redis,
+            super::queue::shown(&options.redis),
             options.store.display()
         );
         tokio::spawn(ticker(Arc::clone(&fleet)));
