@@ -416,15 +416,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
     let parameters = args
         .set
         .iter()
-        .map(|pair| match pair.split_once('=') {
-            Some((name, value)) if reprise_models::parameter::is_valid_name(name) => {
-                Ok((name.to_owned(), value.to_owned()))
-            }
-            _ => Err(UsageError(format!(
-                "--set takes NAME=VALUE with a parameter's name (see reprise params), not {:?}",
-                pair.split_once('=').map_or(pair.as_str(), |(name, _)| name)
-            ))),
-        })
+        .map(|pair| parse_set(pair))
         .collect::<Result<Vec<_>, _>>()?;
     let request = crate::replay::ReplayRequest {
         recording: args.recording.clone(),
@@ -1006,6 +998,19 @@ fn print_text(text: &str) -> Result<()> {
     }
 }
 
+/// `--set NAME=VALUE` (of `replay` and `jobs submit`).
+fn parse_set(pair: &str) -> Result<(String, String), UsageError> {
+    match pair.split_once('=') {
+        Some((name, value)) if reprise_models::parameter::is_valid_name(name) => {
+            Ok((name.to_owned(), value.to_owned()))
+        }
+        _ => Err(UsageError(format!(
+            "--set takes NAME=VALUE with a parameter's name (see reprise params), not {:?}",
+            pair.split_once('=').map_or(pair, |(name, _)| name)
+        ))),
+    }
+}
+
 /// `reprise serve`.
 fn serve(store: &std::path::Path, args: &crate::cli::ServeArgs) -> Result<()> {
     let lease = crate::config::seconds_setting("--lease", args.lease, false)?;
@@ -1052,12 +1057,7 @@ fn jobs(command: crate::cli::JobsCommand) -> Result<()> {
         JobsCommand::Submit(args) => {
             let api = Api::new(&args.server.server)?;
             let labels = client::pairs(&args.label, crate::fleet::parse_label)?;
-            let set = client::pairs(&args.set, |pair| match pair.split_once('=') {
-                Some((name, value)) if reprise_models::parameter::is_valid_name(name) => {
-                    Ok((name.to_owned(), value.to_owned()))
-                }
-                _ => Err(UsageError(format!("--set takes NAME=VALUE, not {pair:?}"))),
-            })?;
+            let set = client::pairs(&args.set, parse_set)?;
             let rows = match &args.each {
                 None => None,
                 Some(path) => {

@@ -26,6 +26,14 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// SIGKILL to a process we started, if it still runs, and its exit reaped.
+fn kill(child: &mut Option<Child>) {
+    if let Some(mut child) = child.take() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
 fn answers(port: u16) -> bool {
     TcpStream::connect_timeout(
         &std::net::SocketAddr::from(([127, 0, 0, 1], port)),
@@ -76,10 +84,7 @@ impl Redis {
 
     /// SIGKILL: what the append-only file kept is all there is.
     fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        kill(&mut self.child);
     }
 
     fn url(&self) -> String {
@@ -139,10 +144,7 @@ impl Server {
     }
 
     fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        kill(&mut self.child);
     }
 
     fn url(&self) -> String {
@@ -362,10 +364,7 @@ impl Desktop {
     }
 
     fn kill_worker(&mut self) {
-        if let Some(mut child) = self.worker.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        kill(&mut self.worker);
     }
 
     /// How many times the fixture's Save button was clicked: once per

@@ -801,13 +801,15 @@ async fn pull(
     loop {
         {
             let _decide = fleet.decide.lock().await;
-            let mut row = fleet
+            if !fleet.store().touch_worker(&worker, &super::now())? {
+                return Err(Fail::not_found(format!(
+                    "no worker {worker:?}: register first"
+                )));
+            }
+            let row = fleet
                 .store()
                 .worker(&worker)?
                 .ok_or_else(|| Fail::not_found(format!("no worker {worker:?}: register first")))?;
-            row.heartbeat = super::now();
-            row.gone = false;
-            fleet.store().upsert_worker(&row)?;
             let stale = fleet
                 .queue
                 .claim_stale(&row.pool, &worker, fleet.lease, 10)
@@ -981,11 +983,7 @@ async fn progress(
             .into_response());
     }
     // Any report is a sign of life.
-    let row = fleet.store().worker(&report.worker)?;
-    if let Some(mut row) = row {
-        row.heartbeat = super::now();
-        fleet.store().upsert_worker(&row)?;
-    }
+    fleet.store().touch_worker(&report.worker, &super::now())?;
     let stop_reason = if job.cancel_requested {
         Some("cancelled".to_owned())
     } else if past(job.spec.deadline.as_deref()) {
@@ -1019,7 +1017,12 @@ async fn progress(
                 &job,
                 Some(state_event(JobState::Running, None, Some(&report.worker))),
             )?;
-            Ok(axum::Json(answer(true)).into_response())
+            Ok(axum::Json(Answer {
+                go: true,
+                reason: None,
+                state: Some(JobState::Running),
+            })
+            .into_response())
         }
         ReportKind::Step {
             step,

@@ -277,46 +277,77 @@ impl Store {
     }
 
     pub fn worker(&self, id: &str) -> Result<Option<WorkerRow>> {
-        Ok(self.workers()?.into_iter().find(|worker| worker.id == id))
+        let raw = self
+            .conn
+            .query_row(
+                &format!("SELECT {WORKER_COLUMNS} FROM fleet_workers WHERE id = ?1"),
+                params![id],
+                raw_worker,
+            )
+            .optional()?;
+        raw.map(finish_worker).transpose()
     }
 
     pub fn workers(&self) -> Result<Vec<WorkerRow>> {
-        let mut statement = self.conn.prepare(
-            "SELECT id, host, pool, labels, job, registered, heartbeat, gone FROM fleet_workers
-             ORDER BY registered, id",
-        )?;
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT {WORKER_COLUMNS} FROM fleet_workers ORDER BY registered, id"
+        ))?;
         let rows = statement
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                    row.get::<_, String>(3)?,
-                    row.get::<_, Option<String>>(4)?,
-                    row.get::<_, String>(5)?,
-                    row.get::<_, String>(6)?,
-                    row.get::<_, bool>(7)?,
-                ))
-            })?
+            .query_map([], raw_worker)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        rows.into_iter()
-            .map(
-                |(id, host, pool, labels, job, registered, heartbeat, gone)| {
-                    let labels = serde_json::from_str(&labels).map_err(|err| bad(&id, err))?;
-                    Ok(WorkerRow {
-                        id,
-                        host,
-                        pool,
-                        labels,
-                        job,
-                        registered,
-                        heartbeat,
-                        gone,
-                    })
-                },
-            )
-            .collect()
+        rows.into_iter().map(finish_worker).collect()
     }
+
+    /// A sign of life from a worker: its heartbeat is now, and it is not
+    /// gone. Returns whether the worker is known.
+    pub fn touch_worker(&mut self, id: &str, now: &str) -> Result<bool> {
+        let changed = self.conn.execute(
+            "UPDATE fleet_workers SET heartbeat = ?2, gone = 0 WHERE id = ?1",
+            params![id, now],
+        )?;
+        Ok(changed == 1)
+    }
+}
+
+const WORKER_COLUMNS: &str = "id, host, pool, labels, job, registered, heartbeat, gone";
+
+type RawWorker = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    String,
+    bool,
+);
+
+fn raw_worker(row: &Row<'_>) -> rusqlite::Result<RawWorker> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+        row.get(6)?,
+        row.get(7)?,
+    ))
+}
+
+fn finish_worker(raw: RawWorker) -> Result<WorkerRow> {
+    let (id, host, pool, labels, job, registered, heartbeat, gone) = raw;
+    let labels = serde_json::from_str(&labels).map_err(|err| bad(&id, err))?;
+    Ok(WorkerRow {
+        id,
+        host,
+        pool,
+        labels,
+        job,
+        registered,
+        heartbeat,
+        gone,
+    })
 }
 
 fn insert_event(
