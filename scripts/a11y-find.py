@@ -8,12 +8,14 @@ Usage: a11y-find.py APP ROLE NAME [ROW_TEXT]
   ROLE      an AT-SPI role name ("table cell", "push button", ...)
   NAME      the element's accessible name
   ROW_TEXT  for a table cell: the text of another cell in its row
-Waits up to 10 s for the element; exits 1 if it never shows.
+Waits up to 10 s for the element; exits 1 if it never shows. An
+application that exits while it is read is skipped, not an error.
 """
 import sys
 import time
 
 import pyatspi
+from gi.repository import GLib
 
 
 def showing(acc):
@@ -50,12 +52,18 @@ def main():
     deadline = time.time() + 10
     while time.time() < deadline:
         for app in pyatspi.Registry.getDesktop(0):
-            if app is not None and app.name == app_name:
+            try:
+                if app is None or app.name != app_name:
+                    continue
                 found = find(app, role, name, row_text)
                 if found is not None:
                     ext = extents(found)
                     print(ext.x + ext.width // 2, ext.y + ext.height // 2)
                     return 0
+            except GLib.GError:
+                # An application (a splash screen, a helper process) went
+                # away while it was being read: look again on the next pass.
+                continue
         time.sleep(0.2)
     print(f"no showing {role} {name!r} in {app_name}", file=sys.stderr)
     return 1

@@ -15,6 +15,7 @@ import json
 import sys
 
 import pyatspi
+from gi.repository import GLib
 
 # The widgets a person clicks or types into (the issue's list: buttons, text
 # fields, check and radio boxes, combo boxes, menu items, list rows).
@@ -27,13 +28,21 @@ INTERACTIVE = {
 MAX_NODES = 20000
 
 
+def name_of(app):
+    """An application's name, or None for one that exited while read."""
+    try:
+        return None if app is None else app.name
+    except GLib.GError:
+        return None
+
+
 def main():
     app_name, ox, oy, width, height = sys.argv[1], *map(int, sys.argv[2:6])
     scale = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     desktop = pyatspi.Registry.getDesktop(0)
-    apps = [app for app in desktop if app is not None and app.name == app_name]
+    apps = [app for app in desktop if name_of(app) == app_name]
     if not apps:
-        names = [app.name for app in desktop if app is not None]
+        names = [name_of(app) for app in desktop]
         sys.exit(f"no accessible application named {app_name!r} (there are: {names})")
     out, seen, stack = [], 0, [apps[0]]
     while stack and seen < MAX_NODES:
