@@ -43,6 +43,12 @@ pub enum ArchiveError {
     BadPayload(String),
     #[error("the export's recording is inconsistent: {0}")]
     Inconsistent(String),
+    #[error("the export's recording is inconsistent: {0}")]
+    Bundle(#[from] reprise_models::recording::BundleError),
+    #[error("the export's recording is inconsistent: {0}")]
+    Id(#[from] reprise_models::recording::IdError),
+    #[error("the export's recording is inconsistent: {0}")]
+    Name(#[from] reprise_models::recording::NameError),
     #[error("the export's image {hash} is damaged: {reason}")]
     BadImage { hash: String, reason: String },
 }
@@ -129,10 +135,7 @@ pub fn decode(bytes: &[u8]) -> Result<Archive, ArchiveError> {
     }
     let payload: Payload =
         serde_json::from_slice(payload).map_err(|err| ArchiveError::BadPayload(err.to_string()))?;
-    payload
-        .bundle
-        .validate()
-        .map_err(ArchiveError::Inconsistent)?;
+    payload.bundle.validate()?;
 
     let engine = base64::engine::general_purpose::STANDARD;
     let mut images = HashMap::with_capacity(payload.images.len());
@@ -145,9 +148,7 @@ pub fn decode(bytes: &[u8]) -> Result<Archive, ArchiveError> {
         let png = engine
             .decode(base64_png)
             .map_err(|err| bad(err.to_string()))?;
-        let image = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
-            .map_err(|err| bad(err.to_string()))?
-            .into_rgba8();
+        let image = crate::frames::decode_png(&png).map_err(|err| bad(err.to_string()))?;
         let actual = screenshot::content_hash(image.width(), image.height(), image.as_raw());
         if &actual != hash {
             return Err(bad("its pixels do not match its content hash".into()));
@@ -156,8 +157,8 @@ pub fn decode(bytes: &[u8]) -> Result<Archive, ArchiveError> {
         images.insert(hash.clone(), png);
     }
     let recording = &payload.bundle.recording;
-    reprise_models::recording::check_id(&recording.id).map_err(ArchiveError::Inconsistent)?;
-    reprise_models::recording::check_name(&recording.name).map_err(ArchiveError::Inconsistent)?;
+    reprise_models::recording::check_id(&recording.id)?;
+    reprise_models::recording::check_name(&recording.name)?;
     for shot in &payload.bundle.screenshots {
         match sizes.get(&shot.content_hash) {
             None => {

@@ -32,7 +32,6 @@ pub fn answers(app: &str, n_samples: usize, interval_ms: u64) -> Result<String> 
         n_samples.max(1),
         std::time::Duration::from_millis(interval_ms),
     )
-    .map_err(anyhow::Error::msg)
     .context("sample the application's answers")?;
     let mut answered: Vec<f64> = samples
         .iter()
@@ -100,7 +99,6 @@ pub fn capture(n_frames: usize) -> Result<String> {
 /// cache lookup among 1,000 cached segmentations; returns a report.
 pub fn segment(image_path: &std::path::Path, window_path: &std::path::Path) -> Result<String> {
     use reprise_strategies::vision::Segmenter as _;
-    use reprise_strategies::vision::cache::SegmentationCache as _;
     let mut report = String::new();
     let segmenter = reprise_strategies::vision::classical::ClassicalSegmenter::default();
     for path in [image_path, window_path] {
@@ -141,7 +139,10 @@ pub fn segment(image_path: &std::path::Path, window_path: &std::path::Path) -> R
     let dir = tempfile_dir()?;
     let store_path = dir.join("bench-cache.sqlite");
     let store = crate::store::Store::open(&store_path)?;
-    let mut cache = crate::vision_cache::StoreSegmentationCache::new(store, "bench");
+    let mut cache = reprise_strategies::vision::cache::SegmentationCache::new(Box::new(
+        crate::vision_cache::StoreRows::new(store),
+    ));
+    let probe_of = reprise_strategies::vision::cache::Probe::of;
     let segments = segmenter.segment(&window)?;
     let variant = |seed: u32| {
         let mut image = window.clone();
@@ -155,13 +156,19 @@ pub fn segment(image_path: &std::path::Path, window_path: &std::path::Path) -> R
         image
     };
     for seed in 0..1000 {
-        cache.insert(&variant(seed), &segments);
+        let image = variant(seed);
+        cache.insert("bench", &image, &probe_of(&image), &segments);
     }
     let bytes = std::fs::metadata(&store_path)?.len()
         + std::fs::metadata(store_path.with_extension("sqlite-wal")).map_or(0, |meta| meta.len());
     let probe = variant(5000);
-    let lookup_ms = median_ms(15, || Ok(cache.lookup(&probe, None)))?;
-    let hit = cache.lookup(&probe, None).is_some();
+    // A lookup's cost includes its probe (thumbnail and hash).
+    let lookup_ms = median_ms(15, || {
+        Ok(cache.lookup("bench", &probe, &probe_of(&probe), None))
+    })?;
+    let hit = cache
+        .lookup("bench", &probe, &probe_of(&probe), None)
+        .is_some();
     report.push_str(&format!(
         "cache lookup among 1,000 cached segmentations: {lookup_ms:.2} ms ({}); store {:.1} KiB per cached segmentation (image, thumbnail, segments)\n",
         if hit { "hit" } else { "miss" },

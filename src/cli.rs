@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
+
+use crate::replay::{DescriberChoice, RungChoice, StrategyChoice};
 
 /// Record a desktop task once, replay it on a screen that has drifted.
 #[derive(Debug, Parser)]
@@ -345,28 +347,6 @@ pub struct ReplayArgs {
     /// The longest wait for the screen to settle before a step.
     #[arg(long, default_value_t = 3.0, value_name = "SECONDS")]
     pub settle_timeout: f64,
-}
-
-/// `--strategy`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum StrategyChoice {
-    Naive,
-    Visual,
-    Vanilla,
-}
-
-/// `--describer`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DescriberChoice {
-    Offline,
-    Llm,
-}
-
-/// `--rungs`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RungChoice {
-    Structural,
-    Visual,
 }
 
 #[derive(Debug, Args)]

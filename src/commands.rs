@@ -102,7 +102,7 @@ pub fn run(cli: Cli) -> Result<()> {
 fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
     let duration = args
         .duration
-        .map(|seconds| crate::config::seconds_setting("--duration", seconds, false))
+        .map(|seconds| crate::durations::seconds_setting("--duration", seconds, false))
         .transpose()?;
     let stop_sequence: Vec<String> = if args.stop_sequence == "none" {
         Vec::new()
@@ -113,7 +113,7 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
             .filter(|key| !key.is_empty())
             .collect()
     };
-    reprise_models::recording::check_name(&args.name).map_err(UsageError)?;
+    reprise_models::recording::check_name(&args.name).map_err(|err| UsageError(err.to_string()))?;
     let patterns = |flag: &str, values: &[String]| {
         values
             .iter()
@@ -316,7 +316,7 @@ fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
     let mut archive = archive::decode(&bytes)
         .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;
     if let Some(name) = &args.as_name {
-        reprise_models::recording::check_name(name).map_err(UsageError)?;
+        reprise_models::recording::check_name(name).map_err(|err| UsageError(err.to_string()))?;
         archive.bundle.recording.id = uuid::Uuid::new_v4().to_string();
         archive.bundle.recording.name = name.clone();
     }
@@ -397,7 +397,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         bail!(UsageError("--speed must be a positive number".into()));
     }
     let settle = reprise_strategies::settle::SettleOptions {
-        timeout: crate::config::seconds_setting("--settle-timeout", args.settle_timeout, false)?,
+        timeout: crate::durations::seconds_setting("--settle-timeout", args.settle_timeout, false)?,
         ..Default::default()
     };
     if args.rungs.is_empty() {
@@ -426,8 +426,8 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
         hooks: Default::default(),
         strategy: args.strategy,
         rungs: reprise_strategies::visual::Rungs {
-            structural: args.rungs.contains(&crate::cli::RungChoice::Structural),
-            visual: args.rungs.contains(&crate::cli::RungChoice::Visual),
+            structural: args.rungs.contains(&crate::replay::RungChoice::Structural),
+            visual: args.rungs.contains(&crate::replay::RungChoice::Visual),
         },
         speed: args.speed,
         replacements,
@@ -725,8 +725,6 @@ fn replay_each(
 }
 
 fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Result<()> {
-    use reprise_strategies::vision::Segmenter as _;
-    use reprise_strategies::vision::cache::SegmentationCache as _;
     let image = image::open(&args.image)
         .with_context(|| format!("read the image {}", args.image.display()))
         .map_err(|err| err.context(UsageError("the image must be a readable PNG".into())))?
@@ -757,39 +755,37 @@ fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Resu
         }
     };
     let started = std::time::Instant::now();
+    let segmenter: Box<dyn reprise_strategies::vision::Segmenter> = match &args.server {
+        Some(url) => Box::new(crate::segment_server::HttpSegmenter::new(
+            url,
+            std::time::Duration::from_secs(60),
+        )?),
+        None => Box::new(reprise_strategies::vision::classical::ClassicalSegmenter::default()),
+    };
+    // The cache name is the segmenter's own: masks from a server are kept
+    // apart from the built-in ones.
+    let name = segmenter.cache_name();
     let mut cache = if args.cache {
         let store = Store::open(store_path).context("open the store")?;
-        Some(crate::vision_cache::StoreSegmentationCache::new(
-            store,
-            // Masks from a server are cached apart from the built-in ones.
-            &args.server.as_ref().map_or(
-                reprise_strategies::vision::classical::ClassicalSegmenter::CACHE_NAME.to_owned(),
-                |url| format!("server:{url}"),
-            ),
+        Some(reprise_strategies::vision::cache::SegmentationCache::new(
+            Box::new(crate::vision_cache::StoreRows::new(store)),
         ))
     } else {
         None
     };
+    let probe = reprise_strategies::vision::cache::Probe::of(&image);
     let cached = cache
         .as_mut()
-        .and_then(|cache| cache.lookup(&image, target));
+        .and_then(|cache| cache.lookup(&name, &image, &probe, target));
     let segments = match &cached {
         Some(cached) => {
             eprintln!("cache hit: reusing segmentation {}", cached.id);
             cached.segments.clone()
         }
         None => {
-            let segments = match &args.server {
-                Some(url) => crate::segment_server::HttpSegmenter::new(
-                    url,
-                    std::time::Duration::from_secs(60),
-                )?
-                .segment(&image)?,
-                None => reprise_strategies::vision::classical::ClassicalSegmenter::default()
-                    .segment(&image)?,
-            };
+            let segments = segmenter.segment(&image)?;
             if let Some(cache) = cache.as_mut() {
-                let id = cache.insert(&image, &segments);
+                let id = cache.insert(&name, &image, &probe, &segments);
                 eprintln!(
                     "cache miss: segmented and stored as segmentation {}",
                     id.map_or("(not stored)".into(), |id| id.to_string())
@@ -1013,7 +1009,7 @@ fn parse_set(pair: &str) -> Result<(String, String), UsageError> {
 
 /// `reprise serve`.
 fn serve(store: &std::path::Path, args: &crate::cli::ServeArgs) -> Result<()> {
-    let lease = crate::config::seconds_setting("--lease", args.lease, false)?;
+    let lease = crate::durations::seconds_setting("--lease", args.lease, false)?;
     if lease < std::time::Duration::from_secs(1) {
         bail!(UsageError("--lease must be at least 1 second".into()));
     }
@@ -1036,7 +1032,7 @@ fn worker(
     args: &crate::cli::WorkerArgs,
 ) -> Result<()> {
     let labels = crate::fleet::client::pairs(&args.label, crate::fleet::parse_label)?;
-    let give_up = crate::config::seconds_setting("--give-up", args.give_up, false)?;
+    let give_up = crate::durations::seconds_setting("--give-up", args.give_up, false)?;
     crate::fleet::worker::run(crate::fleet::worker::WorkerOptions {
         server: args.server.clone(),
         pool: args.pool.clone(),

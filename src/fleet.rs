@@ -39,12 +39,12 @@ pub fn same_token(given: &[u8], expected: &[u8]) -> bool {
         == 0
 }
 
-impl From<Strategy> for crate::cli::StrategyChoice {
+impl From<Strategy> for crate::replay::StrategyChoice {
     fn from(strategy: Strategy) -> Self {
         match strategy {
-            Strategy::Naive => crate::cli::StrategyChoice::Naive,
-            Strategy::Visual => crate::cli::StrategyChoice::Visual,
-            Strategy::Vanilla => crate::cli::StrategyChoice::Vanilla,
+            Strategy::Naive => crate::replay::StrategyChoice::Naive,
+            Strategy::Visual => crate::replay::StrategyChoice::Visual,
+            Strategy::Vanilla => crate::replay::StrategyChoice::Vanilla,
         }
     }
 }

@@ -204,30 +204,66 @@ impl FrameEncoder {
     }
 }
 
+/// Why a patch cannot be pasted onto its key frame.
+#[derive(Debug, thiserror::Error)]
+pub enum PatchError {
+    #[error("the {what} cannot be decoded: {source}")]
+    Decode {
+        what: &'static str,
+        source: image::ImageError,
+    },
+    #[error(
+        "a {patch_width}x{patch_height} patch at {x},{y} does not fit in a {width}x{height} key frame"
+    )]
+    DoesNotFit {
+        patch_width: u32,
+        patch_height: u32,
+        x: u32,
+        y: u32,
+        width: u32,
+        height: u32,
+    },
+}
+
+/// Decodes PNG bytes into RGBA pixels.
+pub fn decode_png(png: &[u8]) -> Result<RgbaImage, image::ImageError> {
+    Ok(image::load_from_memory_with_format(png, image::ImageFormat::Png)?.into_rgba8())
+}
+
 /// Pastes a patch (PNG) onto its key frame (PNG) at `x`, `y` and returns the
 /// frame as PNG. Fails when either image cannot be decoded or the patch does
 /// not fit inside the key frame.
-pub fn apply_patch(key_png: &[u8], x: u32, y: u32, patch_png: &[u8]) -> Result<Vec<u8>, String> {
-    let decode = |png: &[u8], what: &str| {
-        image::load_from_memory_with_format(png, image::ImageFormat::Png)
-            .map(|image| image.into_rgba8())
-            .map_err(|err| format!("the {what} cannot be decoded: {err}"))
+pub fn apply_patch(
+    key_png: &[u8],
+    x: u32,
+    y: u32,
+    patch_png: &[u8],
+) -> Result<Vec<u8>, PatchError> {
+    Ok(encode_png(&patched(key_png, x, y, patch_png)?))
+}
+
+/// The frame a patch (PNG) at `x`, `y` makes of its key frame (PNG), as
+/// pixels: what [`apply_patch`] gives, without encoding it again.
+pub fn patched(key_png: &[u8], x: u32, y: u32, patch_png: &[u8]) -> Result<RgbaImage, PatchError> {
+    let decode = |png: &[u8], what: &'static str| {
+        decode_png(png).map_err(|source| PatchError::Decode { what, source })
     };
     let mut frame = decode(key_png, "key frame")?;
     let patch = decode(patch_png, "patch")?;
     let fits = u64::from(x) + u64::from(patch.width()) <= u64::from(frame.width())
         && u64::from(y) + u64::from(patch.height()) <= u64::from(frame.height());
     if !fits {
-        return Err(format!(
-            "a {}x{} patch at {x},{y} does not fit in a {}x{} key frame",
-            patch.width(),
-            patch.height(),
-            frame.width(),
-            frame.height()
-        ));
+        return Err(PatchError::DoesNotFit {
+            patch_width: patch.width(),
+            patch_height: patch.height(),
+            x,
+            y,
+            width: frame.width(),
+            height: frame.height(),
+        });
     }
     image::imageops::replace(&mut frame, &patch, i64::from(x), i64::from(y));
-    Ok(encode_png(&frame))
+    Ok(frame)
 }
 
 #[cfg(test)]
@@ -306,9 +342,15 @@ mod tests {
         let key = encode_png(&desktop());
         let patch = encode_png(&RgbaImage::new(20, 20));
         let err = apply_patch(&key, 190, 0, &patch).unwrap_err();
-        assert!(err.contains("does not fit"), "{err}");
+        assert!(
+            matches!(err, PatchError::DoesNotFit { x: 190, .. }),
+            "{err}"
+        );
         let err = apply_patch(&key, 0, 0, b"not a png").unwrap_err();
-        assert!(err.contains("patch cannot be decoded"), "{err}");
+        assert!(
+            matches!(err, PatchError::Decode { what: "patch", .. }),
+            "{err}"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod describe;
+pub mod durations;
 pub mod exit;
 pub mod fleet;
 pub mod frames;

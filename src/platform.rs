@@ -100,12 +100,12 @@ pub fn answer_times(
     app: &str,
     n_samples: usize,
     interval: std::time::Duration,
-) -> Result<Vec<Option<std::time::Duration>>, String> {
+) -> Result<Vec<Option<std::time::Duration>>, PlatformError> {
     #[cfg(target_os = "linux")]
     {
         let reader = a11y::A11yReader::connect()?;
         let Some(application) = reader.application_named(app)? else {
-            return Err(format!("no accessible application is named {app:?}"));
+            return Err(PlatformError::NoApplication(app.to_owned()));
         };
         let mut samples = Vec::with_capacity(n_samples);
         for _ in 0..n_samples {
@@ -117,7 +117,9 @@ pub fn answer_times(
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (app, n_samples, interval);
-        Err("accessibility trees are read on Linux only".into())
+        Err(PlatformError::Unsupported(
+            "an application's accessibility tree",
+        ))
     }
 }
 
@@ -353,7 +355,7 @@ pub type TreeFinder = Box<
     dyn FnMut(
             &str,
             &reprise_models::WindowIdentity,
-        ) -> Result<Option<reprise_models::A11yTree>, String>
+        ) -> Result<Option<reprise_models::A11yTree>, PlatformError>
         + Send,
 >;
 
@@ -362,13 +364,13 @@ pub type TreeFinder = Box<
 pub fn tree_finder() -> Option<TreeFinder> {
     #[cfg(target_os = "linux")]
     {
-        let mut connected: Option<Result<(a11y::A11yReader, WindowProbe), String>> = None;
+        let mut connected: Option<Result<(a11y::A11yReader, WindowProbe), PlatformError>> = None;
         Some(Box::new(
             move |app: &str, identity: &reprise_models::WindowIdentity| {
                 let (reader, probe) = connected
                     .get_or_insert_with(|| {
                         let reader = a11y::A11yReader::connect()?;
-                        let probe = WindowProbe::connect().map_err(|err| err.to_string())?;
+                        let probe = WindowProbe::connect()?;
                         Ok((reader, probe))
                     })
                     .as_ref()
@@ -381,8 +383,7 @@ pub fn tree_finder() -> Option<TreeFinder> {
                 // The X window of that frame gives the toolkit's scale: the
                 // application's window with the frame's name, else its only one.
                 let windows: Vec<ActiveWindow> = probe
-                    .client_windows()
-                    .map_err(|err| err.to_string())?
+                    .client_windows()?
                     .into_iter()
                     .filter(|window| pid.is_some() && window.pid == pid)
                     .collect();
@@ -400,7 +401,7 @@ pub fn tree_finder() -> Option<TreeFinder> {
                     // window's exactly. None fits: no tree, rather than
                     // boxes at a guessed scale.
                     (_, Some(frame)) if identity.name.is_none() => {
-                        let boxes = probe.viewable_top_levels().map_err(|err| err.to_string())?;
+                        let boxes = probe.viewable_top_levels()?;
                         match a11y::scale_by_geometry(frame, &boxes) {
                             Some(scale) => Some(scale),
                             None => return Ok(None),
@@ -422,8 +423,14 @@ pub fn tree_finder() -> Option<TreeFinder> {
 }
 
 /// Why a platform query failed.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum PlatformError {
+    #[error("read the accessibility bus: {0}")]
+    Accessibility(#[source] std::sync::Arc<dyn std::error::Error + Send + Sync>),
+    #[error("no accessible application is named {0:?}")]
+    NoApplication(String),
+    #[error("{0} is not read on this platform yet")]
+    Unsupported(&'static str),
     #[error("connect to the display: {0}")]
     Connect(String),
     #[error("query the display: {0}")]
@@ -434,4 +441,11 @@ pub enum PlatformError {
     Inject(String),
     #[error("listen to input: {0}")]
     Listen(String),
+}
+
+#[cfg(target_os = "linux")]
+impl From<a11y::A11yError> for PlatformError {
+    fn from(err: a11y::A11yError) -> PlatformError {
+        PlatformError::Accessibility(std::sync::Arc::new(err))
+    }
 }

@@ -16,18 +16,39 @@ use reprise_strategies::{
 };
 use serde_json::json;
 
-use crate::cli::{DescriberChoice, StrategyChoice};
 use crate::exit::StopKind;
 use crate::frames::encode_png;
 use crate::store::{RunRecord, Store};
 pub use abort::{ABORT_KEYS, AbortWatcher};
 pub use desktop::LiveDesktop;
 
+/// `--strategy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrategyChoice {
+    Naive,
+    Visual,
+    Vanilla,
+}
+
+/// `--describer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DescriberChoice {
+    Offline,
+    Llm,
+}
+
+/// `--rungs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RungChoice {
+    Structural,
+    Visual,
+}
+
 /// What `reprise replay` was asked to do.
 #[derive(Debug, Clone)]
 pub struct ReplayRequest {
     pub recording: String,
-    pub strategy: crate::cli::StrategyChoice,
+    pub strategy: StrategyChoice,
     /// The visual strategy's rungs.
     pub rungs: reprise_strategies::visual::Rungs,
     pub speed: f64,
@@ -39,7 +60,7 @@ pub struct ReplayRequest {
     /// The config file with the model settings.
     pub config: Option<std::path::PathBuf>,
     /// How the visual strategy describes elements.
-    pub describer: crate::cli::DescriberChoice,
+    pub describer: DescriberChoice,
     /// `--release-held-keys`: release modifiers and buttons held down
     /// before the replay instead of refusing to start.
     pub release_held: bool,
@@ -232,7 +253,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         .map_err(|err| crate::exit::UsageError(err.to_string()))?;
     // Every secret it types has its value before anything is injected (a
     // dry run injects nothing and needs none).
-    let secret_names = reprise_strategies::edit::secret_names(&trees);
+    let secret_names = reprise_strategies::params::secret_names(&trees);
     let secret_values = if request.options.dry_run {
         secrets::SecretValues::default()
     } else {
@@ -510,7 +531,7 @@ fn model_chain(
 
 /// The strategies' prompt renderer: the templates in prompts/.
 fn render_prompt() -> reprise_strategies::vanilla::RenderPrompt {
-    Box::new(|name, values| crate::llm::prompt::render(name, values).map_err(|err| err.to_string()))
+    Box::new(|name, values| crate::llm::prompt::render(name, values).map_err(Into::into))
 }
 
 /// The visual strategy, offline: the classical segmenter, the Tesseract
@@ -525,42 +546,28 @@ fn visual_strategy(
     use reprise_strategies::visual::{Vision, prepare};
     let cache_store =
         Store::open(store.path()).context("open the store for the segmentation cache")?;
-    let (describer, describer_name): (Box<dyn reprise_strategies::describe::Describer>, &str) =
-        match request.describer {
-            DescriberChoice::Offline => (
-                Box::new(reprise_strategies::describe::OfflineDescriber::new(
-                    crate::describe::TesseractReader::new()?,
-                )),
-                reprise_strategies::describe::OFFLINE_DESCRIBER_CACHE_NAME,
-            ),
-            DescriberChoice::Llm => (
-                Box::new(reprise_strategies::describe::LlmDescriber::new(
-                    Box::new(model_chain(store, request.config.as_deref(), run_id)?),
-                    render_prompt(),
-                )),
-                reprise_strategies::describe::LLM_DESCRIBER_CACHE_NAME,
-            ),
-        };
+    let describer: Box<dyn reprise_strategies::describe::Describer> = match request.describer {
+        DescriberChoice::Offline => Box::new(reprise_strategies::describe::OfflineDescriber::new(
+            crate::describe::TesseractReader::new()?,
+        )),
+        DescriberChoice::Llm => Box::new(reprise_strategies::describe::LlmDescriber::new(
+            Box::new(model_chain(store, request.config.as_deref(), run_id)?),
+            render_prompt(),
+        )),
+    };
     let mut vision = Vision {
         segmenter: Box::new(reprise_strategies::vision::classical::ClassicalSegmenter::default()),
         describer,
-        cache: Some(Box::new(
-            crate::vision_cache::StoreSegmentationCache::strict(
-                cache_store,
-                &format!(
-                    "{}+{describer_name}",
-                    reprise_strategies::vision::classical::ClassicalSegmenter::CACHE_NAME
-                ),
-            ),
-        )),
+        cache: Some(
+            reprise_strategies::vision::cache::SegmentationCache::strict(Box::new(
+                crate::vision_cache::StoreRows::new(cache_store),
+            )),
+        ),
         stats: Default::default(),
     };
     let mut frame_of = |id: u32| -> Option<reprise_strategies::Frame> {
         let shot = bundle.screenshots.get(id as usize)?;
-        let png = store.image_png(&shot.content_hash).ok()?;
-        let image = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
-            .ok()?
-            .into_rgba8();
+        let image = store.image(&shot.content_hash).ok()?;
         Some(reprise_strategies::Frame {
             image,
             screen: shot.screen,

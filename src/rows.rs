@@ -59,17 +59,37 @@ pub fn read_rows(path: &Path) -> Result<Rows> {
     Ok(rows)
 }
 
-fn json_rows(text: &str) -> Result<Rows, String> {
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|err| format!("not JSON: {err}"))?;
-    let items = value
-        .as_array()
-        .ok_or("the JSON must be an array of objects")?;
+/// Why a file's text holds no rows.
+#[derive(Debug, thiserror::Error)]
+enum RowsError {
+    #[error("not JSON: {0}")]
+    NotJson(#[from] serde_json::Error),
+    #[error("the JSON must be an array of objects")]
+    NotObjects,
+    #[error("row {row} has no value for {column:?}")]
+    NoValue { row: usize, column: String },
+    #[error("row {row}: {column:?} must be text or a number")]
+    NotText { row: usize, column: String },
+    #[error("line {0}: a quote inside an unquoted field")]
+    StrayQuote(usize),
+    #[error("a quoted field is not closed")]
+    Unclosed,
+    #[error("there is no header row")]
+    NoHeader,
+    #[error("row {row} has {values} values for {columns} columns")]
+    Width {
+        row: usize,
+        values: usize,
+        columns: usize,
+    },
+}
+
+fn json_rows(text: &str) -> Result<Rows, RowsError> {
+    let value: serde_json::Value = serde_json::from_str(text)?;
+    let items = value.as_array().ok_or(RowsError::NotObjects)?;
     let mut columns: Vec<String> = Vec::new();
     for item in items {
-        let object = item
-            .as_object()
-            .ok_or("the JSON must be an array of objects")?;
+        let object = item.as_object().ok_or(RowsError::NotObjects)?;
         for key in object.keys() {
             if !columns.contains(key) {
                 columns.push(key.clone());
@@ -84,13 +104,16 @@ fn json_rows(text: &str) -> Result<Rows, String> {
                 serde_json::Value::String(text) => text.clone(),
                 serde_json::Value::Number(number) => number.to_string(),
                 serde_json::Value::Null => {
-                    return Err(format!("row {} has no value for {column:?}", idx + 1));
+                    return Err(RowsError::NoValue {
+                        row: idx + 1,
+                        column: column.clone(),
+                    });
                 }
                 _ => {
-                    return Err(format!(
-                        "row {}: {column:?} must be text or a number",
-                        idx + 1
-                    ));
+                    return Err(RowsError::NotText {
+                        row: idx + 1,
+                        column: column.clone(),
+                    });
                 }
             };
             row.push(value);
@@ -100,7 +123,7 @@ fn json_rows(text: &str) -> Result<Rows, String> {
     Ok(Rows { columns, rows })
 }
 
-fn csv_rows(text: &str) -> Result<Rows, String> {
+fn csv_rows(text: &str) -> Result<Rows, RowsError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut records: Vec<Vec<String>> = Vec::new();
     let mut record: Vec<String> = Vec::new();
@@ -131,7 +154,7 @@ fn csv_rows(text: &str) -> Result<Rows, String> {
                 quoted = true;
                 at_field_start = false;
             }
-            '"' => return Err(format!("line {line}: a quote inside an unquoted field")),
+            '"' => return Err(RowsError::StrayQuote(line)),
             ',' => {
                 record.push(std::mem::take(&mut field));
                 at_field_start = true;
@@ -150,7 +173,7 @@ fn csv_rows(text: &str) -> Result<Rows, String> {
         }
     }
     if quoted {
-        return Err("a quoted field is not closed".into());
+        return Err(RowsError::Unclosed);
     }
     if !field.is_empty() || !record.is_empty() {
         record.push(field);
@@ -161,19 +184,18 @@ fn csv_rows(text: &str) -> Result<Rows, String> {
     let mut records = records.into_iter();
     let columns: Vec<String> = records
         .next()
-        .ok_or("there is no header row")?
+        .ok_or(RowsError::NoHeader)?
         .into_iter()
         .map(|column| column.trim().to_owned())
         .collect();
     let mut rows = Vec::new();
     for (idx, record) in records.enumerate() {
         if record.len() != columns.len() {
-            return Err(format!(
-                "row {} has {} values for {} columns",
-                idx + 1,
-                record.len(),
-                columns.len()
-            ));
+            return Err(RowsError::Width {
+                row: idx + 1,
+                values: record.len(),
+                columns: columns.len(),
+            });
         }
         rows.push(record);
     }
@@ -196,11 +218,14 @@ mod tests {
             ]
         );
         assert_eq!(
-            csv_rows("a,b\n1\n").unwrap_err(),
+            csv_rows("a,b\n1\n").unwrap_err().to_string(),
             "row 1 has 1 values for 2 columns"
         );
-        assert!(csv_rows("a\n\"x\n").unwrap_err().contains("not closed"));
-        assert!(csv_rows("a\nx\"y\n").unwrap_err().contains("line 2"));
+        assert!(matches!(csv_rows("a\n\"x\n"), Err(RowsError::Unclosed)));
+        assert!(matches!(
+            csv_rows("a\nx\"y\n"),
+            Err(RowsError::StrayQuote(2))
+        ));
     }
 
     #[test]
@@ -212,13 +237,16 @@ mod tests {
         assert_eq!(rows.columns, ["pin", "user_name"]);
         assert_eq!(rows.rows[1], ["5", "bob"]);
         assert_eq!(
-            json_rows(r#"[{"a": "x"}, {"b": "y"}]"#).unwrap_err(),
+            json_rows(r#"[{"a": "x"}, {"b": "y"}]"#)
+                .unwrap_err()
+                .to_string(),
             "row 1 has no value for \"b\""
         );
         assert!(json_rows(r#"{"a": 1}"#).is_err());
         assert!(
             json_rows(r#"[{"a": [1]}]"#)
                 .unwrap_err()
+                .to_string()
                 .contains("text or a number")
         );
     }

@@ -183,9 +183,8 @@ pub fn parse_answer(answer: &Value, width: u32, height: u32) -> Result<Vec<Mask>
                     "the mask image is a JPEG: lossy compression invents colours; send a lossless PNG",
                 ));
             }
-            let image = image::load_from_memory_with_format(&bytes, image::ImageFormat::Png)
-                .map_err(|err| bad(&format!("the mask image is not a PNG: {err}")))?
-                .into_rgba8();
+            let image = crate::frames::decode_png(&bytes)
+                .map_err(|err| bad(&format!("the mask image is not a PNG: {err}")))?;
             if image.dimensions() != (width, height) {
                 return Err(bad(&format!(
                     "the mask image is {}x{}, the window {width}x{height}",
@@ -221,6 +220,12 @@ pub fn parse_answer(answer: &Value, width: u32, height: u32) -> Result<Vec<Mask>
 }
 
 impl Segmenter for HttpSegmenter {
+    /// Masks from a server are cached apart from the built-in ones, and
+    /// apart from another server's.
+    fn cache_name(&self) -> String {
+        format!("server:{}", self.url)
+    }
+
     fn segment(&self, image: &RgbaImage) -> Result<Vec<Segment>, VisionError> {
         let (width, height) = image.dimensions();
         if width == 0 || height == 0 {

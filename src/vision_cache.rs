@@ -1,167 +1,149 @@
-//! The segmentation cache kept in the store, so a repeated replay of an
-//! unchanged screen costs no segmentation and no model call, across
-//! processes.
+//! The segmentation cache's rows kept in the store, so a repeated replay of
+//! an unchanged screen costs no segmentation and no model call, across
+//! processes. Only rows live here: the rule that decides their reuse is
+//! `reprise_strategies::vision::cache::SegmentationCache`.
 
 use image::RgbaImage;
 use reprise_models::screenshot::content_hash;
+use reprise_strategies::describe::Description;
 use reprise_strategies::vision::cache::{
-    CachedSegmentation, ReusePolicy, SegmentationCache, changed_outside, dhash_gray, hamming,
-    similar_enough, target_matches, thumbnail,
+    CachedSegmentation, CandidateRow, NewRow, RowsError, SegmentationRows,
 };
 use reprise_strategies::vision::ssim::Gray;
-use reprise_strategies::vision::{PixelRect, Segment};
 
 use crate::frames::encode_png;
 use crate::store::{NewSegmentation, Store};
 
-/// How many of the nearest hashes are compared by SSIM.
-const MAX_COMPARED: usize = 3;
-
-pub struct StoreSegmentationCache {
+/// The store's rows of segmentations.
+pub struct StoreRows {
     store: Store,
-    /// The segmenter and its version: a different one never reuses these.
-    segmenter: String,
-    pub policy: ReusePolicy,
 }
 
-impl std::fmt::Debug for StoreSegmentationCache {
+impl std::fmt::Debug for StoreRows {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StoreSegmentationCache")
-            .field("segmenter", &self.segmenter)
-            .finish_non_exhaustive()
+        f.debug_struct("StoreRows").finish_non_exhaustive()
     }
 }
 
-impl StoreSegmentationCache {
-    pub fn new(store: Store, segmenter: &str) -> Self {
-        StoreSegmentationCache {
-            store,
-            segmenter: segmenter.to_owned(),
-            policy: ReusePolicy::default(),
-        }
+impl StoreRows {
+    pub fn new(store: Store) -> StoreRows {
+        StoreRows { store }
     }
+}
 
-    /// The cache for replay decisions: a segmentation is reused only when
-    /// nothing changed outside the target either.
-    pub fn strict(store: Store, segmenter: &str) -> Self {
-        let mut cache = StoreSegmentationCache::new(store, segmenter);
-        cache.policy.max_changed_outside_target = Some(0);
-        cache
+/// Descriptions as stored: a JSON list of descriptions. Rows written before
+/// descriptions were typed hold a list of strings, each a description's
+/// JSON; one that is neither is not used (the segments are described
+/// again), never taken as a description's text.
+fn decode_descriptions(text: &str) -> Option<Vec<Description>> {
+    if let Ok(descriptions) = serde_json::from_str::<Vec<Description>>(text) {
+        return Some(descriptions);
     }
+    let texts: Vec<String> = serde_json::from_str(text).ok()?;
+    texts
+        .iter()
+        .map(|text| serde_json::from_str(text).ok())
+        .collect()
+}
 
-    fn try_lookup(
+impl SegmentationRows for StoreRows {
+    fn candidates(
         &mut self,
-        image: &RgbaImage,
-        target: Option<PixelRect>,
-    ) -> anyhow::Result<Option<CachedSegmentation>> {
-        let (width, height) = image.dimensions();
-        let new_thumbnail = thumbnail(image);
-        let hash = dhash_gray(&new_thumbnail);
-        let mut candidates = self
+        name: &str,
+        width: u32,
+        height: u32,
+    ) -> Result<Vec<CandidateRow>, RowsError> {
+        Ok(self
             .store
-            .segmentation_candidates(&self.segmenter, width, height)?;
-        candidates.retain(|row| hamming(row.phash, hash) <= self.policy.max_hash_distance);
-        candidates.sort_by_key(|row| hamming(row.phash, hash));
-        for row in candidates.into_iter().take(MAX_COMPARED) {
-            let Some(thumbnail_bytes) = self.store.segmentation_thumbnail(row.id)? else {
-                continue;
-            };
-            let cached_thumbnail = Gray {
-                width: row.thumbnail_width as usize,
-                height: thumbnail_bytes.len() / (row.thumbnail_width as usize).max(1),
-                values: thumbnail_bytes
-                    .iter()
-                    .map(|value| f64::from(*value))
-                    .collect(),
-            };
-            if !similar_enough(&cached_thumbnail, &new_thumbnail, &self.policy) {
-                continue;
-            }
-            if let Some(max_changed) = self.policy.max_changed_outside_target
-                && changed_outside(&cached_thumbnail, &new_thumbnail, target, (width, height))
-                    > max_changed
-            {
-                tracing::debug!(
-                    id = row.id,
-                    "a similar cached segmentation, but something else changed"
-                );
-                continue;
-            }
-            if let Some(target) = target {
-                let png = self.store.image_png(&row.image_hash)?;
-                let cached_image =
-                    image::load_from_memory_with_format(&png, image::ImageFormat::Png)?
-                        .into_rgba8();
-                if !target_matches(&cached_image, image, target, &self.policy) {
-                    tracing::debug!(
-                        id = row.id,
-                        "a similar cached segmentation, but the target's region changed"
-                    );
-                    continue;
-                }
-            }
-            let Some((segments, descriptions)) = self.store.segmentation(row.id)? else {
-                continue;
-            };
-            return Ok(Some(CachedSegmentation {
+            .segmentation_candidates(name, width, height)?
+            .into_iter()
+            .map(|row| CandidateRow {
                 id: row.id,
-                segments: serde_json::from_str(&segments)?,
-                descriptions: descriptions
-                    .map(|text| serde_json::from_str(&text))
-                    .transpose()?,
-            }));
-        }
-        Ok(None)
-    }
-}
-
-impl SegmentationCache for StoreSegmentationCache {
-    fn lookup(
-        &mut self,
-        image: &RgbaImage,
-        target: Option<PixelRect>,
-    ) -> Option<CachedSegmentation> {
-        self.try_lookup(image, target).unwrap_or_else(|err| {
-            tracing::warn!("the segmentation cache could not be read, segmenting afresh: {err:#}");
-            None
-        })
+                phash: row.phash,
+            })
+            .collect())
     }
 
-    fn insert(&mut self, image: &RgbaImage, segments: &[Segment]) -> Option<i64> {
-        let (width, height) = image.dimensions();
-        let small = thumbnail(image);
-        let phash = dhash_gray(&small);
-        let thumbnail_bytes: Vec<u8> = small
+    fn thumbnail(&mut self, id: i64) -> Result<Option<Gray>, RowsError> {
+        let Some((bytes, width)) = self.store.segmentation_thumbnail(id)? else {
+            return Ok(None);
+        };
+        let width = (width as usize).max(1);
+        Ok(Some(Gray {
+            width,
+            height: bytes.len() / width,
+            values: bytes.iter().map(|value| f64::from(*value)).collect(),
+        }))
+    }
+
+    fn image(&mut self, id: i64) -> Result<Option<RgbaImage>, RowsError> {
+        let Some(hash) = self.store.segmentation_image_hash(id)? else {
+            return Ok(None);
+        };
+        Ok(Some(self.store.image(&hash)?))
+    }
+
+    fn segmentation(&mut self, id: i64) -> Result<Option<CachedSegmentation>, RowsError> {
+        let Some((segments, descriptions)) = self.store.segmentation(id)? else {
+            return Ok(None);
+        };
+        Ok(Some(CachedSegmentation {
+            id,
+            segments: serde_json::from_str(&segments)?,
+            descriptions: descriptions.as_deref().and_then(decode_descriptions),
+        }))
+    }
+
+    fn insert(&mut self, row: &NewRow<'_>) -> Result<i64, RowsError> {
+        let (width, height) = row.image.dimensions();
+        let thumbnail: Vec<u8> = row
+            .probe
+            .thumbnail
             .values
             .iter()
             .map(|value| value.round().clamp(0.0, 255.0) as u8)
             .collect();
-        let png = encode_png(image);
-        let segments_json = serde_json::to_string(segments).expect("segments serialize");
+        let segments_json = serde_json::to_string(row.segments)?;
         let new = NewSegmentation {
-            segmenter: &self.segmenter,
+            segmenter: row.name,
             width,
             height,
-            phash,
-            thumbnail: &thumbnail_bytes,
-            thumbnail_width: small.width as u32,
-            image_hash: &content_hash(width, height, image.as_raw()),
-            image_png: &png,
+            phash: row.probe.phash,
+            thumbnail: &thumbnail,
+            thumbnail_width: row.probe.thumbnail.width as u32,
+            image_hash: &content_hash(width, height, row.image.as_raw()),
+            image_png: &encode_png(row.image),
             segments_json: &segments_json,
         };
-        match self.store.insert_segmentation(&new) {
-            Ok(id) => Some(id),
-            Err(err) => {
-                tracing::warn!("the segmentation could not be cached: {err}");
-                None
-            }
-        }
+        Ok(self.store.insert_segmentation(&new)?)
     }
 
-    fn set_descriptions(&mut self, id: i64, descriptions: &[String]) {
-        let json = serde_json::to_string(descriptions).expect("strings serialize");
-        if let Err(err) = self.store.set_segmentation_descriptions(id, &json) {
-            tracing::warn!("the descriptions could not be cached: {err}");
-        }
+    fn set_descriptions(&mut self, id: i64, descriptions: &[Description]) -> Result<(), RowsError> {
+        let json = serde_json::to_string(descriptions)?;
+        Ok(self.store.set_segmentation_descriptions(id, &json)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_of_either_format_are_read_and_anything_else_is_described_again() {
+        let description = Description {
+            text: "Save".into(),
+            role: "button".into(),
+            label: "save".into(),
+        };
+        let typed = serde_json::to_string(&[&description]).unwrap();
+        assert_eq!(decode_descriptions(&typed), Some(vec![description.clone()]));
+        let older = serde_json::to_string(&[serde_json::to_string(&description).unwrap()]).unwrap();
+        assert_eq!(decode_descriptions(&older), Some(vec![description]));
+        assert_eq!(
+            decode_descriptions(r#"["Save"]"#),
+            None,
+            "a bare text is no description"
+        );
+        assert_eq!(decode_descriptions("{"), None);
     }
 }

@@ -51,7 +51,7 @@ pub struct Recording {
 }
 
 /// A stored form says it was written in a format this build cannot read.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "recording format version {found} is newer than this build of Reprise understands (up to {FORMAT_VERSION}); upgrade Reprise to read it"
 )]
@@ -70,30 +70,48 @@ pub fn is_deceptive_char(c: char) -> bool {
         || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
 }
 
-/// Why a recording's name is refused: empty, longer than
+/// Why a recording's name is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    #[error("a recording's name may not be empty")]
+    Empty,
+    #[error("a recording's name may have at most {MAX_NAME_CHARS} characters, not {count}")]
+    TooLong { count: usize },
+    #[error(
+        "a recording's name may not hold control or direction characters (it holds U+{code:04X})"
+    )]
+    Deceptive { code: u32 },
+}
+
+/// Refuses a recording's name that is empty, longer than
 /// [`MAX_NAME_CHARS`], or holding a character that is not text.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), NameError> {
     let count = name.chars().count();
     if name.trim().is_empty() {
-        return Err("a recording's name may not be empty".into());
+        return Err(NameError::Empty);
     }
     if count > MAX_NAME_CHARS {
-        return Err(format!(
-            "a recording's name may have at most {MAX_NAME_CHARS} characters, not {count}"
-        ));
+        return Err(NameError::TooLong { count });
     }
     if let Some(c) = name.chars().find(|&c| is_deceptive_char(c)) {
-        return Err(format!(
-            "a recording's name may not hold control or direction characters (it holds U+{:04X})",
-            u32::from(c)
-        ));
+        return Err(NameError::Deceptive { code: u32::from(c) });
     }
     Ok(())
 }
 
-/// Why a recording's id is refused: anything but a UUID in its usual form
+/// A recording's id that is not a lower-case UUID (the first 60 characters
+/// of what was found).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a recording's id must be a lower-case UUID (like 0b5c2a8e-3f1d-4c6e-9a7b-2d4e6f8a0c1e), not {found:?}"
+)]
+pub struct IdError {
+    pub found: String,
+}
+
+/// Refuses a recording's id that is anything but a UUID in its usual form
 /// (36 characters, lower-case hex in groups of 8-4-4-4-12).
-pub fn check_id(id: &str) -> Result<(), String> {
+pub fn check_id(id: &str) -> Result<(), IdError> {
     let groups: Vec<&str> = id.split('-').collect();
     let shaped = groups.len() == 5
         && groups.iter().zip([8, 4, 4, 4, 12]).all(|(group, len)| {
@@ -105,11 +123,34 @@ pub fn check_id(id: &str) -> Result<(), String> {
     if shaped {
         Ok(())
     } else {
-        Err(format!(
-            "a recording's id must be a lower-case UUID (like 0b5c2a8e-3f1d-4c6e-9a7b-2d4e6f8a0c1e), not {:?}",
-            id.chars().take(60).collect::<String>()
-        ))
+        Err(IdError {
+            found: id.chars().take(60).collect(),
+        })
     }
+}
+
+/// Why a recording bundle is inconsistent.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BundleError {
+    #[error(transparent)]
+    Version(#[from] FormatVersionError),
+    #[error("screenshot {idx} has id {id}")]
+    ScreenshotId { idx: usize, id: u32 },
+    #[error("window state {idx} has id {id}")]
+    WindowStateId { idx: usize, id: u32 },
+    #[error("window state {idx}: {source}")]
+    Tree {
+        idx: usize,
+        source: crate::window::TreeError,
+    },
+    #[error("event {idx} is out of time order ({timestamp})")]
+    OutOfOrder { idx: usize, timestamp: f64 },
+    #[error("event {idx} is not a raw event (it has children)")]
+    NotRaw { idx: usize },
+    #[error("event {idx} links to missing screenshot {id}")]
+    MissingScreenshot { idx: usize, id: u32 },
+    #[error("event {idx} links to missing window state {id}")]
+    MissingWindowState { idx: usize, id: u32 },
 }
 
 impl Recording {
@@ -148,45 +189,46 @@ impl RecordingBundle {
     /// Checks the bundle's internal consistency: the format version, ids that
     /// count up from 0, links that point at existing screenshots and window
     /// states, events in time order, and well-formed accessibility trees.
-    pub fn validate(&self) -> Result<(), String> {
-        self.recording
-            .check_version()
-            .map_err(|err| err.to_string())?;
+    pub fn validate(&self) -> Result<(), BundleError> {
+        self.recording.check_version()?;
         for (idx, screenshot) in self.screenshots.iter().enumerate() {
             if screenshot.id as usize != idx {
-                return Err(format!("screenshot {idx} has id {}", screenshot.id));
+                return Err(BundleError::ScreenshotId {
+                    idx,
+                    id: screenshot.id,
+                });
             }
         }
         for (idx, state) in self.window_states.iter().enumerate() {
             if state.id as usize != idx {
-                return Err(format!("window state {idx} has id {}", state.id));
+                return Err(BundleError::WindowStateId { idx, id: state.id });
             }
             if let Some(tree) = &state.a11y {
                 tree.validate()
-                    .map_err(|err| format!("window state {idx}: {err}"))?;
+                    .map_err(|source| BundleError::Tree { idx, source })?;
             }
         }
         let mut prev_timestamp = f64::NEG_INFINITY;
         for (idx, event) in self.events.iter().enumerate() {
             if !event.timestamp.is_finite() || event.timestamp < prev_timestamp {
-                return Err(format!(
-                    "event {idx} is out of time order ({})",
-                    event.timestamp
-                ));
+                return Err(BundleError::OutOfOrder {
+                    idx,
+                    timestamp: event.timestamp,
+                });
             }
             prev_timestamp = event.timestamp;
             if !event.children.is_empty() {
-                return Err(format!("event {idx} is not a raw event (it has children)"));
+                return Err(BundleError::NotRaw { idx });
             }
             if let Some(id) = event.screenshot_id
                 && id as usize >= self.screenshots.len()
             {
-                return Err(format!("event {idx} links to missing screenshot {id}"));
+                return Err(BundleError::MissingScreenshot { idx, id });
             }
             if let Some(id) = event.window_state_id
                 && id as usize >= self.window_states.len()
             {
-                return Err(format!("event {idx} links to missing window state {id}"));
+                return Err(BundleError::MissingWindowState { idx, id });
             }
         }
         Ok(())

@@ -68,27 +68,42 @@ pub struct A11yNode {
 
 impl A11yTree {
     /// Checks that the root and every child index point into `nodes`.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), TreeError> {
         let n_nodes = self.nodes.len();
         if self.root as usize >= n_nodes {
-            return Err(format!(
-                "accessibility root {} is outside {n_nodes} nodes",
-                self.root
-            ));
+            return Err(TreeError::RootOutside {
+                root: self.root,
+                n_nodes,
+            });
         }
         for (node_idx, node) in self.nodes.iter().enumerate() {
-            if let Some(child) = node
+            if let Some(&child) = node
                 .children
                 .iter()
                 .find(|child| **child as usize >= n_nodes)
             {
-                return Err(format!(
-                    "accessibility node {node_idx} names child {child} outside {n_nodes} nodes"
-                ));
+                return Err(TreeError::ChildOutside {
+                    node: node_idx,
+                    child,
+                    n_nodes,
+                });
             }
         }
         Ok(())
     }
+}
+
+/// Why an accessibility tree is malformed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TreeError {
+    #[error("accessibility root {root} is outside {n_nodes} nodes")]
+    RootOutside { root: u32, n_nodes: usize },
+    #[error("accessibility node {node} names child {child} outside {n_nodes} nodes")]
+    ChildOutside {
+        node: usize,
+        child: u32,
+        n_nodes: usize,
+    },
 }
 
 #[cfg(test)]
@@ -128,6 +143,12 @@ mod tests {
                 ..tree.nodes[0].clone()
             }],
         };
-        assert!(broken.validate().unwrap_err().contains("child 7"));
+        assert!(
+            broken
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("child 7")
+        );
     }
 }

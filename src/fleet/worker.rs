@@ -412,7 +412,7 @@ fn replay_job(
         replacements: Vec::new(),
         instructions: None,
         config: options.config.clone(),
-        describer: crate::cli::DescriberChoice::Offline,
+        describer: crate::replay::DescriberChoice::Offline,
         release_held: false,
         progress: crate::replay::Progress {
             banner: Some(format!(

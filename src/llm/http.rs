@@ -265,10 +265,10 @@ impl HttpCaller {
                     reason: format!("the body is not JSON: {err}"),
                 })
             })?;
-            provider.parse(&value).map_err(|reason| {
+            provider.parse(&value).map_err(|err| {
                 Failure::Final(LlmError::Malformed {
                     provider: name.into(),
-                    reason,
+                    reason: err.to_string(),
                 })
             })
         })

@@ -45,6 +45,15 @@ impl Kind {
 }
 
 /// A configured provider. Its key is never printed: `Debug` redacts it.
+/// Why a provider's answer body (valid JSON) holds no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerShapeError {
+    #[error("no {0}")]
+    Missing(&'static str),
+    #[error("the answer is empty")]
+    Empty,
+}
+
 #[derive(Clone)]
 pub struct Provider {
     pub kind: Kind,
@@ -169,13 +178,13 @@ impl Provider {
     }
 
     /// The answer's text and token usage, or why the body is unusable.
-    pub fn parse(&self, body: &Value) -> Result<(String, Usage), String> {
+    pub fn parse(&self, body: &Value) -> Result<(String, Usage), AnswerShapeError> {
         let number = |value: &Value| value.as_u64().unwrap_or(0);
         let (text, usage) = match self.kind {
             Kind::OpenAi => {
                 let text = body["choices"][0]["message"]["content"]
                     .as_str()
-                    .ok_or("no choices[0].message.content")?;
+                    .ok_or(AnswerShapeError::Missing("choices[0].message.content"))?;
                 let usage = Usage {
                     input_tokens: number(&body["usage"]["prompt_tokens"]),
                     output_tokens: number(&body["usage"]["completion_tokens"]),
@@ -183,7 +192,9 @@ impl Provider {
                 (text.to_owned(), usage)
             }
             Kind::Anthropic => {
-                let blocks = body["content"].as_array().ok_or("no content blocks")?;
+                let blocks = body["content"]
+                    .as_array()
+                    .ok_or(AnswerShapeError::Missing("content blocks"))?;
                 let text: String = blocks
                     .iter()
                     .filter(|block| block["type"] == "text")
@@ -198,7 +209,7 @@ impl Provider {
             Kind::Gemini => {
                 let parts = body["candidates"][0]["content"]["parts"]
                     .as_array()
-                    .ok_or("no candidates[0].content.parts")?;
+                    .ok_or(AnswerShapeError::Missing("candidates[0].content.parts"))?;
                 let text: String = parts
                     .iter()
                     .filter_map(|part| part["text"].as_str())
@@ -211,7 +222,7 @@ impl Provider {
             }
         };
         if text.trim().is_empty() {
-            return Err("the answer is empty".into());
+            return Err(AnswerShapeError::Empty);
         }
         Ok((text, usage))
     }

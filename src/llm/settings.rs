@@ -291,7 +291,7 @@ pub fn resolve(
                 .map_err(|_| anyhow::anyhow!("{var} must be a number of seconds"))?,
             None => from_file.unwrap_or(default),
         };
-        crate::config::seconds_setting(var, value, false).map_err(|err| anyhow::anyhow!("{err}"))
+        crate::durations::seconds_setting(var, value, false).map_err(|err| anyhow::anyhow!("{err}"))
     };
     let max_attempts = match env("REPRISE_LLM_MAX_ATTEMPTS") {
         Some(text) => text

@@ -59,13 +59,33 @@ impl std::fmt::Debug for A11yReader {
     }
 }
 
-fn err(what: &str) -> impl Fn(zbus::Error) -> String + '_ {
-    move |error| format!("{what}: {error}")
+/// Why the accessibility bus could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum A11yError {
+    #[error("{what}: {source}")]
+    Bus {
+        what: &'static str,
+        source: Box<zbus::Error>,
+    },
+    #[error("connect to the accessibility bus at {}: {source}", path.display())]
+    Socket {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("an accessible object without a bus name")]
+    Unnamed,
+}
+
+fn err(what: &'static str) -> impl Fn(zbus::Error) -> A11yError {
+    move |source| A11yError::Bus {
+        what,
+        source: Box::new(source),
+    }
 }
 
 impl A11yReader {
     /// Connects to the accessibility bus of this D-Bus session.
-    pub fn connect() -> Result<A11yReader, String> {
+    pub fn connect() -> Result<A11yReader, A11yError> {
         let session = Connection::session().map_err(err("connect to the D-Bus session"))?;
         let address = BusProxyBlocking::new(&session)
             .and_then(|bus| bus.get_address())
@@ -76,11 +96,9 @@ impl A11yReader {
         let builder = match unix_socket_path(address.as_str()) {
             Some(path) => std::os::unix::net::UnixStream::connect(&path)
                 .map(zbus::blocking::connection::Builder::async_io_unix_stream)
-                .map_err(|error| {
-                    format!(
-                        "connect to the accessibility bus at {}: {error}",
-                        path.display()
-                    )
+                .map_err(|source| A11yError::Socket {
+                    path: path.clone(),
+                    source,
                 })?,
             None => zbus::blocking::connection::Builder::address(address.as_str())
                 .map_err(err("connect to the accessibility bus"))?,
@@ -115,18 +133,19 @@ impl A11yReader {
     }
 
     /// A proxy of one interface of an object another object referred to.
-    fn proxy_of<P>(&self, at: &ObjectRefOwned) -> Result<P, String>
+    fn proxy_of<P>(&self, at: &ObjectRefOwned) -> Result<P, A11yError>
     where
         P: zbus::proxy::Defaults + From<zbus::Proxy<'static>>,
     {
-        let name = at
-            .name_as_str()
-            .ok_or("an accessible object without a bus name")?;
+        let name = at.name_as_str().ok_or(A11yError::Unnamed)?;
         self.proxy(name, at.path_as_str())
             .map_err(err("reach an accessible object"))
     }
 
-    fn accessible(&self, at: &ObjectRefOwned) -> Result<AccessibleProxyBlocking<'static>, String> {
+    fn accessible(
+        &self,
+        at: &ObjectRefOwned,
+    ) -> Result<AccessibleProxyBlocking<'static>, A11yError> {
         self.proxy_of(at)
     }
 
@@ -138,7 +157,7 @@ impl A11yReader {
         pid: Option<u32>,
         title: &str,
         limits: TreeLimits,
-    ) -> Result<Option<A11yTree>, String> {
+    ) -> Result<Option<A11yTree>, A11yError> {
         for (app_name, app) in self.applications(pid)? {
             let Ok(app) = self.accessible(&app) else {
                 continue;
@@ -259,7 +278,7 @@ impl A11yReader {
 
     /// The accessible applications whose process is `pid` (all when `None`),
     /// with their names.
-    fn applications(&self, pid: Option<u32>) -> Result<Vec<(String, ObjectRefOwned)>, String> {
+    fn applications(&self, pid: Option<u32>) -> Result<Vec<(String, ObjectRefOwned)>, A11yError> {
         let registry: AccessibleProxyBlocking = self
             .proxy("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
             .map_err(err("reach the accessibility registry"))?;
@@ -303,7 +322,7 @@ impl A11yReader {
         app: &str,
         window: &WindowIdentity,
         limits: TreeLimits,
-    ) -> Result<Option<(A11yTree, Option<u32>)>, String> {
+    ) -> Result<Option<(A11yTree, Option<u32>)>, A11yError> {
         let dbus = zbus::blocking::fdo::DBusProxy::new(&self.bus)
             .map_err(err("reach the accessibility bus daemon"))?;
         for (app_name, app_ref) in self.applications(None)? {
@@ -355,7 +374,7 @@ impl A11yReader {
 
 impl A11yReader {
     /// The accessible application named `app`, if one is on the bus.
-    pub fn application_named(&self, app: &str) -> Result<Option<ObjectRefOwned>, String> {
+    pub fn application_named(&self, app: &str) -> Result<Option<ObjectRefOwned>, A11yError> {
         Ok(self
             .applications(None)?
             .into_iter()

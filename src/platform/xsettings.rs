@@ -11,8 +11,21 @@ pub enum Value {
     Color([u16; 4]),
 }
 
+/// Why a `_XSETTINGS_SETTINGS` property cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum XSettingsError {
+    #[error("unknown byte order {0}")]
+    ByteOrder(u8),
+    #[error("{count} settings cannot fit in {bytes} bytes")]
+    TooMany { count: u32, bytes: usize },
+    #[error("setting {name:?} has unknown type {kind}")]
+    UnknownType { name: String, kind: u8 },
+    #[error("the settings end after {bytes} bytes, {wanted} more were expected")]
+    Truncated { bytes: usize, wanted: usize },
+}
+
 /// Parses the `_XSETTINGS_SETTINGS` property into (name, value) pairs.
-pub fn parse(data: &[u8]) -> Result<Vec<(String, Value)>, String> {
+pub fn parse(data: &[u8]) -> Result<Vec<(String, Value)>, XSettingsError> {
     let mut reader = Reader {
         data,
         at: 0,
@@ -21,17 +34,17 @@ pub fn parse(data: &[u8]) -> Result<Vec<(String, Value)>, String> {
     reader.big_endian = match reader.take(1)?[0] {
         0 => false,
         1 => true,
-        other => return Err(format!("unknown byte order {other}")),
+        other => return Err(XSettingsError::ByteOrder(other)),
     };
     reader.take(3)?;
     let _serial = reader.card32()?;
     let n_settings = reader.card32()?;
     // Each setting takes at least 12 bytes: a bound against a bogus count.
     if n_settings as usize > data.len() / 12 {
-        return Err(format!(
-            "{n_settings} settings cannot fit in {} bytes",
-            data.len()
-        ));
+        return Err(XSettingsError::TooMany {
+            count: n_settings,
+            bytes: data.len(),
+        });
     }
     let mut settings = Vec::with_capacity(n_settings as usize);
     for _ in 0..n_settings {
@@ -52,7 +65,7 @@ pub fn parse(data: &[u8]) -> Result<Vec<(String, Value)>, String> {
                 reader.card16()?,
                 reader.card16()?,
             ]),
-            other => return Err(format!("setting {name:?} has unknown type {other}")),
+            other => return Err(XSettingsError::UnknownType { name, kind: other }),
         };
         settings.push((name, value));
     }
@@ -66,13 +79,13 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], XSettingsError> {
         let end = self.at.checked_add(n).filter(|&end| end <= self.data.len());
         let Some(end) = end else {
-            return Err(format!(
-                "the settings end after {} bytes, {n} more were expected",
-                self.data.len()
-            ));
+            return Err(XSettingsError::Truncated {
+                bytes: self.data.len(),
+                wanted: n,
+            });
         };
         let bytes = &self.data[self.at..end];
         self.at = end;
@@ -80,13 +93,13 @@ impl<'a> Reader<'a> {
     }
 
     /// `n` bytes, then the padding to a multiple of four.
-    fn padded(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn padded(&mut self, n: usize) -> Result<&'a [u8], XSettingsError> {
         let bytes = self.take(n)?;
         self.take((4 - n % 4) % 4)?;
         Ok(bytes)
     }
 
-    fn card16(&mut self) -> Result<u16, String> {
+    fn card16(&mut self) -> Result<u16, XSettingsError> {
         let bytes: [u8; 2] = self.take(2)?.try_into().expect("two bytes");
         Ok(if self.big_endian {
             u16::from_be_bytes(bytes)
@@ -95,7 +108,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn card32(&mut self) -> Result<u32, String> {
+    fn card32(&mut self) -> Result<u32, XSettingsError> {
         let bytes: [u8; 4] = self.take(4)?.try_into().expect("four bytes");
         Ok(if self.big_endian {
             u32::from_be_bytes(bytes)
@@ -183,9 +196,9 @@ mod tests {
         }
         let mut bogus = data.clone();
         bogus[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(parse(&bogus).unwrap_err().contains("cannot fit"));
+        assert!(matches!(parse(&bogus), Err(XSettingsError::TooMany { .. })));
         let mut order = data;
         order[0] = 9;
-        assert!(parse(&order).unwrap_err().contains("byte order"));
+        assert_eq!(parse(&order), Err(XSettingsError::ByteOrder(9)));
     }
 }

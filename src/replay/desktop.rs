@@ -110,10 +110,7 @@ impl LiveDesktop {
 
 impl Desktop for LiveDesktop {
     fn screenshot(&mut self) -> Result<Frame, DesktopError> {
-        let image = self
-            .capture
-            .capture()
-            .map_err(|err| DesktopError::Capture(err.to_string()))?;
+        let image = self.capture.capture().map_err(DesktopError::capture)?;
         Ok(Frame {
             image,
             screen: self.capture.geometry(),
@@ -121,10 +118,7 @@ impl Desktop for LiveDesktop {
     }
 
     fn active_window(&mut self) -> Result<Option<WindowState>, DesktopError> {
-        let window = self
-            .probe
-            .active_window()
-            .map_err(|err| DesktopError::Window(err.to_string()))?;
+        let window = self.probe.active_window().map_err(DesktopError::window)?;
         Ok(window.map(|window| window.into_state(0, 0.0)))
     }
 
@@ -133,7 +127,7 @@ impl Desktop for LiveDesktop {
         request: &TreeRequest,
     ) -> Result<Option<A11yTree>, DesktopError> {
         let tree = match &mut self.trees {
-            Some(find) => find(&request.app, &request.window).map_err(DesktopError::Window)?,
+            Some(find) => find(&request.app, &request.window).map_err(DesktopError::window)?,
             None => None,
         };
         if let (Some(tree), Ok(mut fields)) = (&tree, self.secret_fields.lock()) {
@@ -149,8 +143,8 @@ impl Desktop for LiveDesktop {
 
     fn inject(&mut self, action: &Action) -> Result<(), DesktopError> {
         let Some(injector) = &mut self.injector else {
-            return Err(DesktopError::Inject(
-                "this is a dry run: nothing is injected".into(),
+            return Err(DesktopError::inject(
+                "this is a dry run: nothing is injected",
             ));
         };
         if let Action::MoveTo { x, y } = action
@@ -160,22 +154,18 @@ impl Desktop for LiveDesktop {
         }
         if let Action::TypeSecret { name } = action {
             let value = self.secrets.get(name).ok_or_else(|| {
-                DesktopError::Inject(format!("no value was given for the secret {{{name}}}"))
+                DesktopError::inject(format!("no value was given for the secret {{{name}}}"))
             })?;
             return injector
                 .type_text(value, SECRET_PACE)
-                .map_err(|err| DesktopError::Inject(err.to_string()));
+                .map_err(DesktopError::inject);
         }
-        injector
-            .inject(action)
-            .map_err(|err| DesktopError::Inject(err.to_string()))
+        injector.inject(action).map_err(DesktopError::inject)
     }
 
     fn release_all(&mut self) -> Result<(), DesktopError> {
         match &mut self.injector {
-            Some(injector) => injector
-                .release_all()
-                .map_err(|err| DesktopError::Inject(err.to_string())),
+            Some(injector) => injector.release_all().map_err(DesktopError::inject),
             None => Ok(()),
         }
     }

@@ -7,7 +7,7 @@ use reprise_models::{ActionEvent, Recording, RecordingBundle, Screenshot, Window
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{Result, Store, StoreError};
-use crate::frames::{FrameImage, apply_patch};
+use crate::frames::{FrameImage, apply_patch, decode_png, patched};
 
 /// One line of `reprise list`.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -50,6 +50,17 @@ fn from_json<T: serde::de::DeserializeOwned>(id: &str, what: &str, text: &str) -
         id: id.to_owned(),
         reason: format!("{what}: {err}"),
     })
+}
+
+/// An image as stored: whole, or a patch at `x`, `y` of a key frame.
+enum StoredImage {
+    Whole(Vec<u8>),
+    Patch {
+        key: Vec<u8>,
+        x: u32,
+        y: u32,
+        png: Vec<u8>,
+    },
 }
 
 impl Store {
@@ -109,6 +120,34 @@ impl Store {
     /// The PNG bytes of an image; a frame stored as a patch is pasted onto
     /// its key frame first.
     pub fn image_png(&self, hash: &str) -> Result<Vec<u8>> {
+        match self.stored_image(hash)? {
+            StoredImage::Whole(png) => Ok(png),
+            StoredImage::Patch { key, x, y, png } => {
+                apply_patch(&key, x, y, &png).map_err(|err| StoreError::BadImage {
+                    hash: hash.to_owned(),
+                    reason: err.to_string(),
+                })
+            }
+        }
+    }
+
+    /// An image's pixels (a patch pasted onto its key frame), decoded once:
+    /// for callers that want pixels, not bytes.
+    pub fn image(&self, hash: &str) -> Result<image::RgbaImage> {
+        let bad = |reason: String| StoreError::BadImage {
+            hash: hash.to_owned(),
+            reason,
+        };
+        match self.stored_image(hash)? {
+            StoredImage::Whole(png) => decode_png(&png).map_err(|err| bad(err.to_string())),
+            StoredImage::Patch { key, x, y, png } => {
+                patched(&key, x, y, &png).map_err(|err| bad(err.to_string()))
+            }
+        }
+    }
+
+    /// An image's row, and its key frame's bytes when it is a patch.
+    fn stored_image(&self, hash: &str) -> Result<StoredImage> {
         let (png, base): (Vec<u8>, Option<(String, u32, u32)>) = self
             .conn
             .query_row(
@@ -125,7 +164,7 @@ impl Store {
             .optional()?
             .ok_or_else(|| StoreError::NotFound(format!("image {hash}")))?;
         let Some((base_hash, x, y)) = base else {
-            return Ok(png);
+            return Ok(StoredImage::Whole(png));
         };
         // A base is always a whole image: the recorder stores every key frame
         // whole (see `append_rows`).
@@ -141,10 +180,7 @@ impl Store {
                 hash: hash.to_owned(),
                 reason: format!("it is a patch of {base_hash}, which is not stored whole"),
             })?;
-        apply_patch(&key, x, y, &png).map_err(|reason| StoreError::BadImage {
-            hash: hash.to_owned(),
-            reason,
-        })
+        Ok(StoredImage::Patch { key, x, y, png })
     }
 
     /// All recordings, oldest first.

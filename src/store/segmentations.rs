@@ -56,12 +56,24 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// A row's thumbnail (8-bit luminance, row-major).
-    pub fn segmentation_thumbnail(&self, id: i64) -> Result<Option<Vec<u8>>> {
+    /// A row's thumbnail (8-bit luminance, row-major) and its width.
+    pub fn segmentation_thumbnail(&self, id: i64) -> Result<Option<(Vec<u8>, u32)>> {
         Ok(self
             .conn
             .query_row(
-                "SELECT thumbnail FROM segmentations WHERE id = ?1",
+                "SELECT thumbnail, thumbnail_width FROM segmentations WHERE id = ?1",
+                params![id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// The content hash of the image a row was segmented from.
+    pub fn segmentation_image_hash(&self, id: i64) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT image_hash FROM segmentations WHERE id = ?1",
                 params![id],
                 |row| row.get(0),
             )

@@ -8,6 +8,7 @@
 
 use image::RgbaImage;
 
+pub use crate::vision::Description;
 use crate::vision::{Segment, SegmentKind};
 
 /// Reads the text in an image of one segment.
@@ -19,28 +20,22 @@ pub trait TextReader {
 #[derive(Debug, thiserror::Error)]
 pub enum DescribeError {
     #[error("the model could not describe the segments: {0}")]
-    Model(String),
+    Model(#[from] crate::llm::FeedbackError),
+    #[error("render the prompt that describes the segments: {0}")]
+    Prompt(crate::vanilla::RenderError),
 }
 
 /// Names every segment of a window image, in the segments' order.
 pub trait Describer {
     fn name(&self) -> &'static str;
+    /// Its name and version in the segmentation cache: descriptions kept
+    /// under another name are never reused.
+    fn cache_name(&self) -> &'static str;
     fn describe(
         &mut self,
         window: &RgbaImage,
         segments: &[Segment],
     ) -> Result<Vec<Description>, DescribeError>;
-}
-
-/// A segment's description and the parts it is made of.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Description {
-    /// The whole description, e.g. `button "Save"`.
-    pub text: String,
-    /// What kind of element it looks like (`button`, `text field`, …).
-    pub role: String,
-    /// The text read inside it, normalised (may be empty).
-    pub label: String,
 }
 
 /// Letters and digits, lower-cased, single spaces: what text comparison uses.
@@ -125,6 +120,10 @@ fn role_of(segment: &Segment, label: &str) -> &'static str {
 impl<R: TextReader> Describer for OfflineDescriber<R> {
     fn name(&self) -> &'static str {
         "offline"
+    }
+
+    fn cache_name(&self) -> &'static str {
+        OFFLINE_DESCRIBER_CACHE_NAME
     }
 
     fn describe(
@@ -314,12 +313,16 @@ impl Describer for LlmDescriber {
         "llm"
     }
 
+    fn cache_name(&self) -> &'static str {
+        LLM_DESCRIBER_CACHE_NAME
+    }
+
     fn describe(
         &mut self,
         window: &RgbaImage,
         segments: &[Segment],
     ) -> Result<Vec<Description>, DescribeError> {
-        use crate::llm::{LlmRequest, Message, Part, Role, complete_json};
+        use crate::llm::{LlmRequest, Message, Part, Role, Unusable, complete_json};
         // One image slot is the window's; the rest carry crops.
         let per_batch = self.llm.max_images_per_request().saturating_sub(1).max(1);
         let window_png = png_of(window);
@@ -331,7 +334,7 @@ impl Describer for LlmDescriber {
                 ("first_index", first_index.to_string()),
             ]);
             let prompt =
-                (self.render)("describe_segments", &values).map_err(DescribeError::Model)?;
+                (self.render)("describe_segments", &values).map_err(DescribeError::Prompt)?;
             let mut parts = vec![Part::Text(prompt), Part::Png(window_png.clone())];
             for segment in batch {
                 parts.push(Part::Png(png_of(&segment.masked_crop(window))));
@@ -352,21 +355,20 @@ impl Describer for LlmDescriber {
                         .as_array()
                         .ok_or("the answer must be a JSON array of strings")?;
                     if items.len() != expected {
-                        return Err(format!(
+                        return Err(Unusable(format!(
                             "expected exactly {expected} descriptions, one per element, but got {}",
                             items.len()
-                        ));
+                        )));
                     }
                     items
                         .iter()
                         .map(|item| {
                             item.as_str()
                                 .map(str::to_owned)
-                                .ok_or_else(|| "every description must be a string".to_owned())
+                                .ok_or_else(|| Unusable::from("every description must be a string"))
                         })
-                        .collect::<Result<Vec<String>, String>>()
-                })
-                .map_err(|err| DescribeError::Model(err.to_string()))?;
+                        .collect::<Result<Vec<String>, Unusable>>()
+                })?;
             self.calls += replies.iter().filter(|reply| !reply.cached).count() as u64;
             descriptions.extend(texts.into_iter().map(|text| {
                 let label = normalise(&text);

@@ -11,15 +11,40 @@ pub struct Frame {
     pub screen: ScreenGeometry,
 }
 
+/// What a desktop's failure came from: the platform's own error, kept whole
+/// (shared, so that a step's error can be kept and reported).
+pub type Cause = std::sync::Arc<dyn std::error::Error + Send + Sync>;
+
 /// Why the desktop could not do what was asked.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum DesktopError {
     #[error("capture the screen: {0}")]
-    Capture(String),
+    Capture(#[source] Cause),
     #[error("query the active window: {0}")]
-    Window(String),
+    Window(#[source] Cause),
     #[error("inject input: {0}")]
-    Inject(String),
+    Inject(#[source] Cause),
+}
+
+fn cause(err: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Cause {
+    Cause::from(err.into())
+}
+
+impl DesktopError {
+    /// The screen could not be captured, because of `err`.
+    pub fn capture(err: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> DesktopError {
+        DesktopError::Capture(cause(err))
+    }
+
+    /// The active window (or a window's tree) could not be read.
+    pub fn window(err: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> DesktopError {
+        DesktopError::Window(cause(err))
+    }
+
+    /// Input could not be injected.
+    pub fn inject(err: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> DesktopError {
+        DesktopError::Inject(cause(err))
+    }
 }
 
 /// Which window's accessibility tree a strategy needs for its next step.

@@ -33,25 +33,6 @@ pub fn typed_text(tree: &ActionEvent) -> Option<String> {
     Some(text)
 }
 
-/// The secret parameters the trees type, each once, in the order first typed.
-pub fn secret_names(trees: &[ActionEvent]) -> Vec<String> {
-    fn walk(tree: &ActionEvent, names: &mut Vec<String>) {
-        if let Some(name) = &tree.secret
-            && !names.contains(name)
-        {
-            names.push(name.clone());
-        }
-        for child in &tree.children {
-            walk(child, names);
-        }
-    }
-    let mut names = Vec::new();
-    for tree in trees {
-        walk(tree, &mut names);
-    }
-    names
-}
-
 /// A tree that types `text`: a press and a release per character, spaced as
 /// the original tree was on average.
 fn typing_tree(original: &ActionEvent, text: &str) -> ActionEvent {

@@ -148,6 +148,24 @@ pub fn extract_json(text: &str) -> Result<serde_json::Value, JsonAnswerError> {
     }
 }
 
+/// Why a model's answer cannot be used, in the words told back to the model
+/// when it is asked again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unusable(pub String);
+
+impl From<&str> for Unusable {
+    fn from(reason: &str) -> Unusable {
+        Unusable(reason.to_owned())
+    }
+}
+
+impl From<String> for Unusable {
+    fn from(reason: String) -> Unusable {
+        Unusable(reason)
+    }
+}
+
 /// Asks for JSON and checks it with `validate`; an invalid answer is fed back
 /// to the model as information in the next attempt (OpenAdapt's
 /// `retry_with_exceptions`), at most `max_attempts` times in all.
@@ -155,7 +173,7 @@ pub fn complete_json<T>(
     llm: &mut dyn Llm,
     request: &LlmRequest,
     max_attempts: u32,
-    mut validate: impl FnMut(&serde_json::Value) -> Result<T, String>,
+    mut validate: impl FnMut(&serde_json::Value) -> Result<T, Unusable>,
 ) -> Result<(T, Vec<LlmReply>), FeedbackError> {
     let mut request = request.clone();
     let mut replies = Vec::new();
@@ -163,7 +181,7 @@ pub fn complete_json<T>(
     for _ in 0..max_attempts.max(1) {
         let reply = llm.complete(&request).map_err(FeedbackError::Llm)?;
         let outcome = extract_json(&reply.text)
-            .map_err(|err| err.to_string())
+            .map_err(|err| Unusable(err.to_string()))
             .and_then(|value| validate(&value));
         let answer = reply.text.clone();
         replies.push(reply);
@@ -177,7 +195,7 @@ pub fn complete_json<T>(
                 request.messages.push(Message::user_text(format!(
                     "That answer could not be used: {error}. Answer again with only the corrected JSON."
                 )));
-                errors.push(error);
+                errors.push(error.0);
             }
         }
     }
@@ -247,7 +265,7 @@ mod tests {
         let mut llm = ScriptedLlm::new(&["not json", "{\"n\": 2}", "{\"n\": 3}"], 1);
         let validate = |value: &serde_json::Value| match value["n"].as_i64() {
             Some(3) => Ok(3),
-            other => Err(format!("n must be 3, not {other:?}")),
+            other => Err(Unusable(format!("n must be 3, not {other:?}"))),
         };
         let (value, replies) = complete_json(&mut llm, &request(), 3, validate).unwrap();
         assert_eq!((value, replies.len()), (3, 3));

@@ -232,7 +232,7 @@ fn field_label(field: &ElementIdentity) -> Option<&str> {
 /// label (`text` where none), unique among all, and the secrets; each under
 /// the name the person gave it, if any (secrets: see [`with_names`]).
 pub fn parameters(trees: &[ActionEvent], names: &Names) -> Vec<Parameter> {
-    let secrets = crate::edit::secret_names(trees);
+    let secrets = secret_names(trees);
     let mut params: Vec<Parameter> = Vec::new();
     let mut taken: Vec<String> = secrets.clone();
     let runs = runs(trees);
@@ -260,7 +260,7 @@ pub fn parameters(trees: &[ActionEvent], names: &Names) -> Vec<Parameter> {
                 step,
             });
         }
-        let typed = crate::edit::secret_names(std::slice::from_ref(tree));
+        let typed = secret_names(std::slice::from_ref(tree));
         for name in typed {
             if params.iter().any(|param| param.name == name) {
                 continue;
@@ -405,6 +405,25 @@ pub(crate) fn typing_leaves(old: &[ActionEvent], text: &str) -> Vec<ActionEvent>
         }
     }
     leaves
+}
+
+/// The secret parameters the trees type, each once, in the order first typed.
+pub fn secret_names(trees: &[ActionEvent]) -> Vec<String> {
+    fn walk(tree: &ActionEvent, names: &mut Vec<String>) {
+        if let Some(name) = &tree.secret
+            && !names.contains(name)
+        {
+            names.push(name.clone());
+        }
+        for child in &tree.children {
+            walk(child, names);
+        }
+    }
+    let mut names = Vec::new();
+    for tree in trees {
+        walk(tree, &mut names);
+    }
+    names
 }
 
 #[cfg(test)]

@@ -82,7 +82,7 @@ impl Desktop for ScriptedDesktop {
 
     fn inject(&mut self, action: &Action) -> Result<(), DesktopError> {
         if let Some(Some(error)) = self.inject_failures.pop_front() {
-            return Err(DesktopError::Inject(error));
+            return Err(DesktopError::inject(error));
         }
         match action {
             Action::ButtonDown { button } => self.held.push(Action::ButtonUp { button: *button }),

@@ -9,12 +9,15 @@ use std::collections::HashMap;
 use reprise_models::ActionEvent;
 use serde_json::Value;
 
-use crate::llm::{Llm, LlmRequest, Message, Part, Role, complete_json};
+use crate::llm::{Llm, LlmRequest, Message, Part, Role, Unusable, complete_json};
 use crate::naive::describe as describe_tree;
 use crate::{Action, Decision, KeySpec, Observation, ReplayStrategy, Step, StrategyError};
 
+/// Why a prompt could not be rendered (the application's engine's error).
+pub type RenderError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Renders a prompt template with values (the application passes its engine).
-pub type RenderPrompt = Box<dyn Fn(&str, &HashMap<&str, String>) -> Result<String, String>>;
+pub type RenderPrompt = Box<dyn Fn(&str, &HashMap<&str, String>) -> Result<String, RenderError>>;
 
 pub struct VanillaStrategy {
     llm: Box<dyn Llm>,
@@ -64,7 +67,7 @@ pub type ModelAction = (String, Option<(f64, f64)>, Vec<Action>);
 
 /// The actions for a model's answer (`None` for done), or why it is not a
 /// valid action.
-pub fn parse_action(value: &Value) -> Result<Option<ModelAction>, String> {
+pub fn parse_action(value: &Value) -> Result<Option<ModelAction>, Unusable> {
     let object = value
         .as_object()
         .ok_or("the answer must be one JSON object")?;
@@ -75,7 +78,7 @@ pub fn parse_action(value: &Value) -> Result<Option<ModelAction>, String> {
         .get("name")
         .and_then(Value::as_str)
         .ok_or("the action has no \"name\"")?;
-    let point = || -> Result<(f64, f64), String> {
+    let point = || -> Result<(f64, f64), Unusable> {
         let x = object
             .get("mouse_x")
             .and_then(Value::as_f64)
@@ -85,7 +88,7 @@ pub fn parse_action(value: &Value) -> Result<Option<ModelAction>, String> {
             .and_then(Value::as_f64)
             .ok_or(format!("{name} needs mouse_y"))?;
         if !(x.is_finite() && y.is_finite() && x >= 0.0 && y >= 0.0) {
-            return Err(format!("{name} has coordinates off the screen"));
+            return Err(Unusable(format!("{name} has coordinates off the screen")));
         }
         Ok((x, y))
     };
@@ -143,9 +146,9 @@ pub fn parse_action(value: &Value) -> Result<Option<ModelAction>, String> {
             )
         }
         other => {
-            return Err(format!(
+            return Err(Unusable(format!(
                 "unknown action name {other:?}: use singleclick, doubleclick, move, type or key"
-            ));
+            )));
         }
     };
     Ok(Some((name.to_owned(), target, actions)))
@@ -175,7 +178,8 @@ impl ReplayStrategy for VanillaStrategy {
                     .map_or("none".to_owned(), |window| window.title.clone()),
             ),
         ]);
-        let prompt = (self.render)("next_action", &values).map_err(StrategyError::Fatal)?;
+        let prompt = (self.render)("next_action", &values)
+            .map_err(|err| StrategyError::Fatal(format!("render the prompt: {err}")))?;
         let mut png = Vec::new();
         observation
             .frame
@@ -252,21 +256,25 @@ mod tests {
         assert!(
             parse_action(&json!({"name": "teleport"}))
                 .unwrap_err()
+                .0
                 .contains("unknown action name")
         );
         assert!(
             parse_action(&json!({"name": "singleclick"}))
                 .unwrap_err()
+                .0
                 .contains("mouse_x")
         );
         assert!(
             parse_action(&json!({"name": "type", "text": ""}))
                 .unwrap_err()
+                .0
                 .contains("non-empty")
         );
         assert!(
             parse_action(&json!([1]))
                 .unwrap_err()
+                .0
                 .contains("one JSON object")
         );
     }

@@ -28,6 +28,13 @@ pub struct PixelRect {
 }
 
 impl PixelRect {
+    /// Its place in reading order: by rows 4 pixels high, then from the
+    /// left. A fingerprint's place among look-alikes counts in this order,
+    /// when it is recorded and when it is looked for again.
+    pub fn reading_order(&self) -> (u32, u32) {
+        (self.y / 4, self.x)
+    }
+
     pub fn area(&self) -> u64 {
         u64::from(self.width) * u64::from(self.height)
     }
@@ -290,9 +297,23 @@ pub enum VisionError {
     BadMasks(String),
 }
 
+/// A segment's description and the parts it is made of.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Description {
+    /// The whole description, e.g. `button "Save"`.
+    pub text: String,
+    /// What kind of element it looks like (`button`, `text field`, …).
+    pub role: String,
+    /// The text read inside it, normalised (may be empty).
+    pub label: String,
+}
+
 /// Turns a window image into element masks.
 pub trait Segmenter {
     fn segment(&self, image: &image::RgbaImage) -> Result<Vec<Segment>, VisionError>;
+    /// Its name and version in the segmentation cache: a segmentation made
+    /// under another name is never reused.
+    fn cache_name(&self) -> String;
 }
 
 /// Numbers the segments in order and links each to the smallest other

@@ -17,7 +17,7 @@ use crate::desktop::TreeRequest;
 use crate::identity::{StructuralAnswer, locate};
 use crate::naive::{actions_for, describe as describe_tree, end_time};
 use crate::strategy::{Effect, Missed, Verification};
-use crate::vision::cache::SegmentationCache;
+use crate::vision::cache::{Probe, SegmentationCache};
 use crate::vision::scale::{WindowMapping, window_crop};
 use crate::vision::{PixelRect, Segment, SegmentKind, Segmenter};
 use crate::{Action, Decision, Frame, Observation, ReplayStrategy, Step, StrategyError};
@@ -107,22 +107,52 @@ pub fn window_check(
     recorded: &WindowState,
     live: Option<&WindowState>,
     what: InWindow,
-) -> Result<(), String> {
-    let (did, now) = match what {
-        InWindow::Keys => ("the keys were typed into", "has the focus"),
-        InWindow::Press => ("the press was made in", "is the active window"),
-    };
+) -> Result<(), WrongWindow> {
     match live {
         Some(live) if crate::strategy::is_same_window(recorded, live) => Ok(()),
-        Some(live) => Err(format!(
-            "{did} {:?} ({}), but {:?} ({}) {now}",
-            recorded.title, recorded.app_class, live.title, live.app_class
-        )),
-        None => Err(format!(
-            "{did} {:?} ({}), but no window {now}",
-            recorded.title, recorded.app_class
-        )),
+        _ => Err(WrongWindow {
+            what,
+            recorded: (recorded.title.clone(), recorded.app_class.clone()),
+            live: live.map(|live| (live.title.clone(), live.app_class.clone())),
+        }),
     }
+}
+
+/// The window a step needs is not the active one: the recorded window's
+/// title and class, and the live one's (`None`: no window is active).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrongWindow {
+    pub what: InWindow,
+    pub recorded: (String, String),
+    pub live: Option<(String, String)>,
+}
+
+impl std::fmt::Display for WrongWindow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (did, now) = match self.what {
+            InWindow::Keys => ("the keys were typed into", "has the focus"),
+            InWindow::Press => ("the press was made in", "is the active window"),
+        };
+        let (title, class) = &self.recorded;
+        match &self.live {
+            Some((live_title, live_class)) => write!(
+                f,
+                "{did} {title:?} ({class}), but {live_title:?} ({live_class}) {now}"
+            ),
+            None => write!(f, "{did} {title:?} ({class}), but no window {now}"),
+        }
+    }
+}
+
+impl std::error::Error for WrongWindow {}
+
+/// Why a window image could not be analysed.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error(transparent)]
+    Segment(#[from] crate::vision::VisionError),
+    #[error(transparent)]
+    Describe(#[from] crate::describe::DescribeError),
 }
 
 /// Whether a row member (a cell, a list item) the recording selected or
@@ -133,7 +163,7 @@ pub fn window_check(
 fn verify_selection(
     (element, press): &(ElementIdentity, (f64, f64)),
     tree: &reprise_models::A11yTree,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, Missed> {
     use reprise_models::ElementState;
     let expected: Vec<(ElementState, &str)> = [
         (ElementState::Selected, "selected"),
@@ -157,11 +187,14 @@ fn verify_selection(
             words.join(" and ")
         )))
     } else {
-        Err(format!(
-            "{} is not {} after the click, though the recording left it so",
-            element.label(),
-            words.join(" and ")
-        ))
+        Err(Missed {
+            reason: format!(
+                "{} is not {} after the click, though the recording left it so",
+                element.label(),
+                words.join(" and ")
+            ),
+            retry: true,
+        })
     }
 }
 
@@ -206,7 +239,7 @@ pub struct VisualStats {
 pub struct Vision {
     pub segmenter: Box<dyn Segmenter>,
     pub describer: Box<dyn Describer>,
-    pub cache: Option<Box<dyn SegmentationCache>>,
+    pub cache: Option<SegmentationCache>,
     pub stats: VisualStats,
 }
 
@@ -225,11 +258,19 @@ impl Vision {
         &mut self,
         window: &RgbaImage,
         target_hint: Option<PixelRect>,
-    ) -> Result<(Vec<Segment>, Vec<Description>), String> {
-        let cached = self
-            .cache
-            .as_mut()
-            .and_then(|cache| cache.lookup(window, target_hint));
+    ) -> Result<(Vec<Segment>, Vec<Description>), AnalysisError> {
+        // The segmenter and describer name the rows they may reuse: a new
+        // version of either never reuses an older one's.
+        let name = format!(
+            "{}+{}",
+            self.segmenter.cache_name(),
+            self.describer.cache_name()
+        );
+        let probe = self.cache.as_ref().map(|_| Probe::of(window));
+        let cached = match (self.cache.as_mut(), &probe) {
+            (Some(cache), Some(probe)) => cache.lookup(&name, window, probe, target_hint),
+            _ => None,
+        };
         let (segments, cached_id, cached_descriptions) = match cached {
             Some(cached) => {
                 self.stats.cache_hits += 1;
@@ -237,40 +278,21 @@ impl Vision {
             }
             None => {
                 self.stats.segmentations += 1;
-                let segments = self
-                    .segmenter
-                    .segment(window)
-                    .map_err(|err| err.to_string())?;
-                let id = self
-                    .cache
-                    .as_mut()
-                    .and_then(|cache| cache.insert(window, &segments));
+                let segments = self.segmenter.segment(window)?;
+                let id = match (self.cache.as_mut(), &probe) {
+                    (Some(cache), Some(probe)) => cache.insert(&name, window, probe, &segments),
+                    _ => None,
+                };
                 (segments, id, None)
             }
         };
-        let descriptions: Vec<Description> = match cached_descriptions {
-            Some(texts) if texts.len() == segments.len() => texts
-                .into_iter()
-                .map(|text| {
-                    serde_json::from_str(&text).unwrap_or(Description {
-                        text,
-                        role: String::new(),
-                        label: String::new(),
-                    })
-                })
-                .collect(),
+        let descriptions = match cached_descriptions {
+            Some(descriptions) if descriptions.len() == segments.len() => descriptions,
             _ => {
                 self.stats.describe_calls += 1;
-                let descriptions = self
-                    .describer
-                    .describe(window, &segments)
-                    .map_err(|err| err.to_string())?;
+                let descriptions = self.describer.describe(window, &segments)?;
                 if let (Some(cache), Some(id)) = (self.cache.as_mut(), cached_id) {
-                    let stored: Vec<String> = descriptions
-                        .iter()
-                        .map(|description| serde_json::to_string(description).expect("serializes"))
-                        .collect();
-                    cache.set_descriptions(id, &stored);
+                    cache.set_descriptions(id, &descriptions);
                 }
                 descriptions
             }
@@ -328,7 +350,7 @@ pub fn prepare(
     frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
     last_frame: Option<u32>,
     vision: &mut Vision,
-) -> Result<Vec<PlannedStep>, String> {
+) -> Result<Vec<PlannedStep>, AnalysisError> {
     // The recorded frames before and after each step (this step's and the
     // next step's, or the last one), to learn whether the step changed what
     // it acted on when it was recorded.
@@ -344,6 +366,21 @@ pub fn prepare(
             }
         })
         .collect();
+    // A step's frame is the one before it and the previous step's after:
+    // the last few frames read are kept, so each is decoded once.
+    let mut recent: Vec<(u32, Option<Frame>)> = Vec::new();
+    let mut read = |id: u32| -> Option<Frame> {
+        if let Some((_, frame)) = recent.iter().find(|(seen, _)| *seen == id) {
+            return frame.clone();
+        }
+        let frame = frame_of(id);
+        if recent.len() == 3 {
+            recent.remove(0);
+        }
+        recent.push((id, frame.clone()));
+        frame
+    };
+    let frame_of: &mut dyn FnMut(u32) -> Option<Frame> = &mut read;
     let mut planned = Vec::with_capacity(trees.len());
     for (tree, pair) in trees.into_iter().zip(frame_pairs) {
         let window = tree
@@ -375,7 +412,7 @@ fn prepare_one(
     frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
     vision: &mut Vision,
     planned: &mut Vec<PlannedStep>,
-) -> Result<(), String> {
+) -> Result<(), AnalysisError> {
     let window = tree.window_state_id.and_then(|id| windows.get(id as usize));
     let (Some(window), Some((x, y))) = (window, tree.position()) else {
         planned.push(PlannedStep {
@@ -425,7 +462,7 @@ fn prepare_one(
     let mut same: Vec<usize> = (0..segments.len())
         .filter(|&idx| descriptions[idx].text == description.text)
         .collect();
-    same.sort_by_key(|&idx| (segments[idx].rect.y / 4, segments[idx].rect.x));
+    same.sort_by_key(|&idx| segments[idx].rect.reading_order());
     let rect = segments[hit].rect;
     let fingerprint = Fingerprint {
         crop: image::imageops::crop_imm(&image, rect.x, rect.y, rect.width, rect.height).to_image(),
@@ -633,7 +670,7 @@ impl VisualStrategy {
             ));
         };
         if let (Some(tree), Some(element)) = (effect.tree, self.last_structural.as_ref())
-            && let Some(selected) = verify_selection(element, tree).map_err(missed)?
+            && let Some(selected) = verify_selection(element, tree)?
         {
             return Ok(Verification::Verified(selected));
         }
@@ -702,9 +739,9 @@ impl VisualStrategy {
             // one, is the way to a wrong action: wait (bounded by the pause
             // the person took, at least KEYS_WINDOW_WAIT) for the recorded
             // one to be active (a dialog that opens slowly).
-            window_check(recorded, observation.window, what).map_err(|reason| {
+            window_check(recorded, observation.window, what).map_err(|err| {
                 StrategyError::NotYet {
-                    reason,
+                    reason: err.to_string(),
                     wait: KEYS_WINDOW_WAIT
                         .max(std::time::Duration::from_secs_f64((3.0 * delay).min(30.0))),
                 }
@@ -805,7 +842,7 @@ impl VisualStrategy {
                 let (segments, descriptions) = self
                     .vision
                     .analyse(&image, hint)
-                    .map_err(StrategyError::Retryable)?;
+                    .map_err(|err| StrategyError::Retryable(err.to_string()))?;
                 let found =
                     find_target(fingerprint, &segments, &descriptions, &image, &self.options)
                         .map_err(|err| match err {

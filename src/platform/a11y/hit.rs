@@ -65,7 +65,7 @@ impl A11yReader {
         window: Option<&ActiveWindow>,
         point: (f64, f64),
         opened_since: bool,
-    ) -> Result<Option<ElementIdentity>, String> {
+    ) -> Result<Option<ElementIdentity>, super::A11yError> {
         let pid = window.and_then(|window| window.pid);
         let apps = self.applications(pid)?;
         tracing::debug!(?pid, apps = ?apps.iter().map(|(name, app)| (name, app.name_as_str())).collect::<Vec<_>>(), "hit-test");

@@ -210,5 +210,5 @@ fn renamed_parameters_go_by_their_new_names() {
     assert_eq!(names.len(), 1);
     let trees = set_parameters(trees, &[("user_name".into(), "zed".into())], &names).unwrap();
     assert_eq!(trees[0].text.as_deref(), Some("z-e-d-<tab>-{pin}-<enter>"));
-    assert_eq!(crate::edit::secret_names(&trees), ["pin"]);
+    assert_eq!(crate::params::secret_names(&trees), ["pin"]);
 }

@@ -10,7 +10,7 @@
 use image::RgbaImage;
 
 use super::ssim::{Gray, ssim};
-use super::{PixelRect, Segment};
+use super::{Description, PixelRect, Segment};
 
 /// Thumbnails for the whole-image SSIM are at most this many pixels a side.
 pub const THUMBNAIL_SIDE: usize = 128;
@@ -102,7 +102,7 @@ pub fn target_matches(
     }
     let luminance = |pixel: &image::Rgba<u8>| {
         let [r, g, b, _] = pixel.0;
-        0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b)
+        super::ssim::luma(r, g, b)
     };
     let mut total = 0.0;
     for y in target.y..target.bottom() {
@@ -158,22 +158,210 @@ pub fn changed_outside(
 pub struct CachedSegmentation {
     pub id: i64,
     pub segments: Vec<Segment>,
-    pub descriptions: Option<Vec<String>>,
+    pub descriptions: Option<Vec<Description>>,
 }
 
-/// Where segmentations are kept across processes.
-pub trait SegmentationCache {
-    /// A reusable segmentation of `image`, checking `target` (the region the
-    /// next action aims at, in image pixels) when given.
-    fn lookup(
+/// A cached row's key fields: enough to prefilter by hash without reading
+/// thumbnails or segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CandidateRow {
+    pub id: i64,
+    pub phash: u64,
+}
+
+/// A window image's thumbnail and difference hash, computed once for the
+/// lookup and, on a miss, the insert.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    pub thumbnail: Gray,
+    pub phash: u64,
+}
+
+impl Probe {
+    pub fn of(image: &RgbaImage) -> Probe {
+        let thumbnail = thumbnail(image);
+        let phash = dhash_gray(&thumbnail);
+        Probe { thumbnail, phash }
+    }
+}
+
+/// A new segmentation to keep, under the cache name of the segmenter and
+/// describer that made it.
+#[derive(Debug)]
+pub struct NewRow<'a> {
+    pub name: &'a str,
+    pub image: &'a RgbaImage,
+    pub probe: &'a Probe,
+    pub segments: &'a [Segment],
+}
+
+/// Why the rows could not be read or written (the store's own error).
+pub type RowsError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Where cached segmentations are kept across processes: typed rows, and
+/// nothing of the rule that decides their reuse ([`SegmentationCache`]).
+/// `name` is the cache name of a segmenter and describer: rows of another
+/// are never candidates.
+pub trait SegmentationRows {
+    /// The rows of `name` for images of this size, newest first.
+    fn candidates(
         &mut self,
-        image: &RgbaImage,
-        target: Option<PixelRect>,
-    ) -> Option<CachedSegmentation>;
+        name: &str,
+        width: u32,
+        height: u32,
+    ) -> Result<Vec<CandidateRow>, RowsError>;
+    /// A row's thumbnail, as stored (8-bit luminance).
+    fn thumbnail(&mut self, id: i64) -> Result<Option<Gray>, RowsError>;
+    /// The window image a row was segmented from.
+    fn image(&mut self, id: i64) -> Result<Option<RgbaImage>, RowsError>;
+    /// A row's segments, and its descriptions once they are stored (`None`
+    /// when they are not, or cannot be read: they are computed again).
+    fn segmentation(&mut self, id: i64) -> Result<Option<CachedSegmentation>, RowsError>;
     /// Keeps a new segmentation; returns its id.
-    fn insert(&mut self, image: &RgbaImage, segments: &[Segment]) -> Option<i64>;
+    fn insert(&mut self, row: &NewRow<'_>) -> Result<i64, RowsError>;
+    /// Keeps the descriptions computed for a row.
+    fn set_descriptions(&mut self, id: i64, descriptions: &[Description]) -> Result<(), RowsError>;
+}
+
+/// How many of the nearest hashes are compared by SSIM.
+const MAX_COMPARED: usize = 3;
+
+/// The segmentation cache: the reuse rule over a store's rows. A row that
+/// cannot be read is a miss (the image is segmented afresh), never an error
+/// of the replay.
+pub struct SegmentationCache {
+    rows: Box<dyn SegmentationRows>,
+    pub policy: ReusePolicy,
+}
+
+impl std::fmt::Debug for SegmentationCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SegmentationCache")
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SegmentationCache {
+    pub fn new(rows: Box<dyn SegmentationRows>) -> SegmentationCache {
+        SegmentationCache {
+            rows,
+            policy: ReusePolicy::default(),
+        }
+    }
+
+    /// The cache for replay decisions: a segmentation is reused only when
+    /// nothing changed outside the target either.
+    pub fn strict(rows: Box<dyn SegmentationRows>) -> SegmentationCache {
+        let mut cache = SegmentationCache::new(rows);
+        cache.policy.max_changed_outside_target = Some(0);
+        cache
+    }
+
+    /// A reusable segmentation of `image` (whose probe is `probe`) made by
+    /// `name`, checking `target` (the region the next action aims at, in
+    /// image pixels) when given.
+    pub fn lookup(
+        &mut self,
+        name: &str,
+        image: &RgbaImage,
+        probe: &Probe,
+        target: Option<PixelRect>,
+    ) -> Option<CachedSegmentation> {
+        self.try_lookup(name, image, probe, target)
+            .unwrap_or_else(|err| {
+                tracing::warn!(
+                    "the segmentation cache could not be read, segmenting afresh: {err}"
+                );
+                None
+            })
+    }
+
+    fn try_lookup(
+        &mut self,
+        name: &str,
+        image: &RgbaImage,
+        probe: &Probe,
+        target: Option<PixelRect>,
+    ) -> Result<Option<CachedSegmentation>, RowsError> {
+        let (width, height) = image.dimensions();
+        let mut candidates = self.rows.candidates(name, width, height)?;
+        candidates.retain(|row| hamming(row.phash, probe.phash) <= self.policy.max_hash_distance);
+        candidates.sort_by_key(|row| hamming(row.phash, probe.phash));
+        for row in candidates.into_iter().take(MAX_COMPARED) {
+            let Some(cached) = self.rows.thumbnail(row.id)? else {
+                continue;
+            };
+            if !reusable(&cached, image, probe, target, &self.policy, &mut || {
+                self.rows.image(row.id)
+            })? {
+                tracing::debug!(
+                    id = row.id,
+                    "a similar cached segmentation, but not the same screen"
+                );
+                continue;
+            }
+            if let Some(found) = self.rows.segmentation(row.id)? {
+                return Ok(Some(found));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Keeps a new segmentation of `image`; returns its id (`None` when it
+    /// could not be kept: the replay goes on without).
+    pub fn insert(
+        &mut self,
+        name: &str,
+        image: &RgbaImage,
+        probe: &Probe,
+        segments: &[Segment],
+    ) -> Option<i64> {
+        let row = NewRow {
+            name,
+            image,
+            probe,
+            segments,
+        };
+        self.rows
+            .insert(&row)
+            .map_err(|err| tracing::warn!("the segmentation could not be cached: {err}"))
+            .ok()
+    }
+
     /// Keeps the descriptions computed for a cached segmentation.
-    fn set_descriptions(&mut self, id: i64, descriptions: &[String]);
+    pub fn set_descriptions(&mut self, id: i64, descriptions: &[Description]) {
+        if let Err(err) = self.rows.set_descriptions(id, descriptions) {
+            tracing::warn!("the descriptions could not be cached: {err}");
+        }
+    }
+}
+
+/// Whether a cached segmentation (its thumbnail `cached`) may stand for
+/// `image`: the whole images similar, nothing changed outside the target
+/// where the policy says so, and the target's region the same in the cached
+/// image (read with `cached_image` only when that is all that is left).
+fn reusable(
+    cached: &Gray,
+    image: &RgbaImage,
+    probe: &Probe,
+    target: Option<PixelRect>,
+    policy: &ReusePolicy,
+    cached_image: &mut dyn FnMut() -> Result<Option<RgbaImage>, RowsError>,
+) -> Result<bool, RowsError> {
+    if !similar_enough(cached, &probe.thumbnail, policy) {
+        return Ok(false);
+    }
+    if let Some(max_changed) = policy.max_changed_outside_target
+        && changed_outside(cached, &probe.thumbnail, target, image.dimensions()) > max_changed
+    {
+        return Ok(false);
+    }
+    match target {
+        None => Ok(true),
+        Some(target) => Ok(cached_image()?
+            .is_some_and(|cached_image| target_matches(&cached_image, image, target, policy))),
+    }
 }
 
 #[cfg(test)]
@@ -224,5 +412,168 @@ mod tests {
             &thumbnail(&inverted),
             &policy
         ));
+    }
+
+    /// A row in memory, as a store keeps it (its thumbnail rounded to 8 bits).
+    struct Row {
+        name: String,
+        image: RgbaImage,
+        thumbnail: Gray,
+        phash: u64,
+        segments: Vec<Segment>,
+        descriptions: Option<Vec<Description>>,
+    }
+
+    /// Rows in memory; `broken` makes every read fail.
+    #[derive(Default)]
+    struct Rows {
+        rows: Vec<Row>,
+        broken: bool,
+    }
+
+    impl SegmentationRows for std::rc::Rc<std::cell::RefCell<Rows>> {
+        fn candidates(
+            &mut self,
+            name: &str,
+            width: u32,
+            height: u32,
+        ) -> Result<Vec<CandidateRow>, RowsError> {
+            let rows = self.borrow();
+            if rows.broken {
+                return Err("the disk is gone".into());
+            }
+            Ok(rows
+                .rows
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(_, row)| row.name == name && row.image.dimensions() == (width, height))
+                .map(|(id, row)| CandidateRow {
+                    id: id as i64,
+                    phash: row.phash,
+                })
+                .collect())
+        }
+        fn thumbnail(&mut self, id: i64) -> Result<Option<Gray>, RowsError> {
+            Ok(self
+                .borrow()
+                .rows
+                .get(id as usize)
+                .map(|row| row.thumbnail.clone()))
+        }
+        fn image(&mut self, id: i64) -> Result<Option<RgbaImage>, RowsError> {
+            Ok(self
+                .borrow()
+                .rows
+                .get(id as usize)
+                .map(|row| row.image.clone()))
+        }
+        fn segmentation(&mut self, id: i64) -> Result<Option<CachedSegmentation>, RowsError> {
+            Ok(self
+                .borrow()
+                .rows
+                .get(id as usize)
+                .map(|row| CachedSegmentation {
+                    id,
+                    segments: row.segments.clone(),
+                    descriptions: row.descriptions.clone(),
+                }))
+        }
+        fn insert(&mut self, row: &NewRow<'_>) -> Result<i64, RowsError> {
+            let mut rows = self.borrow_mut();
+            rows.rows.push(Row {
+                name: row.name.to_owned(),
+                image: row.image.clone(),
+                thumbnail: Gray {
+                    values: row
+                        .probe
+                        .thumbnail
+                        .values
+                        .iter()
+                        .map(|value| value.round())
+                        .collect(),
+                    ..row.probe.thumbnail.clone()
+                },
+                phash: row.probe.phash,
+                segments: row.segments.to_vec(),
+                descriptions: None,
+            });
+            Ok(rows.rows.len() as i64 - 1)
+        }
+        fn set_descriptions(
+            &mut self,
+            id: i64,
+            descriptions: &[Description],
+        ) -> Result<(), RowsError> {
+            if let Some(row) = self.borrow_mut().rows.get_mut(id as usize) {
+                row.descriptions = Some(descriptions.to_vec());
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_reuse_rule_needs_the_same_name_a_similar_screen_and_the_target_unchanged() {
+        let rows = std::rc::Rc::new(std::cell::RefCell::new(Rows::default()));
+        let mut cache = SegmentationCache::strict(Box::new(std::rc::Rc::clone(&rows)));
+        let button = PixelRect {
+            x: 20,
+            y: 30,
+            width: 60,
+            height: 20,
+        };
+        let segments =
+            vec![Segment::full(super::super::SegmentKind::Region, button).expect("a segment")];
+        let first = window(100);
+        let probe = Probe::of(&first);
+        assert_eq!(
+            cache.lookup("classical-v1", &first, &probe, None),
+            None,
+            "empty"
+        );
+        let id = cache
+            .insert("classical-v1", &first, &probe, &segments)
+            .expect("kept");
+        let description = Description {
+            text: "OK".into(),
+            role: "button".into(),
+            label: "ok".into(),
+        };
+        cache.set_descriptions(id, std::slice::from_ref(&description));
+
+        let hit = cache
+            .lookup("classical-v1", &first, &probe, Some(button))
+            .expect("the same screen is a hit");
+        assert_eq!(hit.segments, segments);
+        assert_eq!(hit.descriptions, Some(vec![description]), "typed, as kept");
+        assert_eq!(
+            cache.lookup("classical-v2", &first, &probe, None),
+            None,
+            "another segmenter's rows are never used"
+        );
+        // The target's own look changed: segmented afresh.
+        let pressed = window(104);
+        assert_eq!(
+            cache.lookup("classical-v1", &pressed, &Probe::of(&pressed), Some(button)),
+            None
+        );
+        // Something appeared outside the target: segmented afresh.
+        let mut more = first.clone();
+        for y in 90..110 {
+            for x in 120..180 {
+                more.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
+            }
+        }
+        assert_eq!(
+            cache.lookup("classical-v1", &more, &Probe::of(&more), Some(button)),
+            None
+        );
+
+        rows.borrow_mut().broken = true;
+        assert_eq!(
+            cache.lookup("classical-v1", &first, &probe, None),
+            None,
+            "rows that cannot be read are a miss, not an error"
+        );
     }
 }

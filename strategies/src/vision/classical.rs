@@ -555,6 +555,10 @@ impl ClassicalSegmenter {
 }
 
 impl Segmenter for ClassicalSegmenter {
+    fn cache_name(&self) -> String {
+        ClassicalSegmenter::CACHE_NAME.to_owned()
+    }
+
     fn segment(&self, image: &RgbaImage) -> Result<Vec<Segment>, VisionError> {
         let (width, height) = image.dimensions();
         if width == 0 || height == 0 {

@@ -16,7 +16,7 @@ pub struct Gray {
 }
 
 /// Luminance with the ITU-R BT.601 weights.
-fn luma(r: u8, g: u8, b: u8) -> f64 {
+pub fn luma(r: u8, g: u8, b: u8) -> f64 {
     0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b)
 }
 

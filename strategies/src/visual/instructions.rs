@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 
 use super::{PlannedStep, Target};
 use crate::edit::typed_text;
-use crate::llm::{Llm, LlmRequest, Message, complete_json};
-use crate::vanilla::RenderPrompt;
+use crate::llm::{FeedbackError, Llm, LlmRequest, Message, Unusable, complete_json};
+use crate::vanilla::{RenderError, RenderPrompt};
 
 const ACTION_NAMES: &[&str] = &[
     "move",
@@ -56,7 +56,7 @@ pub fn actions_json(steps: &[PlannedStep]) -> Value {
 }
 
 /// Validates the model's list and maps it back onto planned steps.
-fn apply(steps: &[PlannedStep], answer: &Value) -> Result<Vec<PlannedStep>, String> {
+fn apply(steps: &[PlannedStep], answer: &Value) -> Result<Vec<PlannedStep>, Unusable> {
     let items = answer
         .as_array()
         .ok_or("the answer must be a JSON list of actions")?;
@@ -66,9 +66,9 @@ fn apply(steps: &[PlannedStep], answer: &Value) -> Result<Vec<PlannedStep>, Stri
             .as_str()
             .ok_or(format!("action {position} has no name"))?;
         if !ACTION_NAMES.contains(&name) {
-            return Err(format!(
+            return Err(Unusable(format!(
                 "action {position} has the unknown name {name:?}; use one of {ACTION_NAMES:?}"
-            ));
+            )));
         }
         let original = match item.get("id") {
             Some(id) => {
@@ -88,9 +88,9 @@ fn apply(steps: &[PlannedStep], answer: &Value) -> Result<Vec<PlannedStep>, Stri
             ))?;
             let known = steps.iter().any(|step| matches!(&step.target, Target::Element { fingerprint, .. } if fingerprint.description.text == description));
             if !known {
-                return Err(format!(
+                return Err(Unusable(format!(
                     "action {position} targets {description:?}, which no recorded action did"
-                ));
+                )));
             }
         }
         if name == "type" {
@@ -98,9 +98,9 @@ fn apply(steps: &[PlannedStep], answer: &Value) -> Result<Vec<PlannedStep>, Stri
                 .as_str()
                 .ok_or(format!("action {position} types no text"))?;
             if text.is_empty() || text.chars().any(char::is_control) {
-                return Err(format!(
+                return Err(Unusable(format!(
                     "action {position}: the text must be non-empty and printable"
-                ));
+                )));
             }
             let base =
                 original.or_else(|| steps.iter().find(|step| typed_text(&step.tree).is_some()));
@@ -126,6 +126,15 @@ fn apply(steps: &[PlannedStep], answer: &Value) -> Result<Vec<PlannedStep>, Stri
     Ok(out)
 }
 
+/// Why instructions could not be applied.
+#[derive(Debug, thiserror::Error)]
+pub enum InstructionsError {
+    #[error("render the prompt: {0}")]
+    Prompt(RenderError),
+    #[error(transparent)]
+    Model(#[from] FeedbackError),
+}
+
 /// Asks the model to change the steps as `instructions` say.
 pub fn apply_instructions(
     llm: &mut dyn Llm,
@@ -134,7 +143,7 @@ pub fn apply_instructions(
     task: &str,
     instructions: &str,
     max_attempts: u32,
-) -> Result<(Vec<PlannedStep>, u64), String> {
+) -> Result<(Vec<PlannedStep>, u64), InstructionsError> {
     let values = HashMap::from([
         ("task", task.to_owned()),
         (
@@ -144,7 +153,7 @@ pub fn apply_instructions(
         ("instructions", instructions.to_owned()),
         ("action_names", ACTION_NAMES.join(", ")),
     ]);
-    let prompt = render("modify_actions", &values)?;
+    let prompt = render("modify_actions", &values).map_err(InstructionsError::Prompt)?;
     let request = LlmRequest {
         purpose: "instructions".into(),
         system: "You edit recorded desktop tasks. Keep each kept action's id.".into(),
@@ -152,8 +161,7 @@ pub fn apply_instructions(
         max_output_tokens: 2000,
     };
     let (modified, replies) =
-        complete_json(llm, &request, max_attempts, |answer| apply(steps, answer))
-            .map_err(|err| err.to_string())?;
+        complete_json(llm, &request, max_attempts, |answer| apply(steps, answer))?;
     Ok((
         modified,
         replies.iter().filter(|reply| !reply.cached).count() as u64,

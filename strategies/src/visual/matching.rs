@@ -86,7 +86,7 @@ pub fn crop_similarity(recorded: &RgbaImage, candidate: &RgbaImage) -> f64 {
 }
 
 fn reading_order(segments: &[Segment], mut indexes: Vec<usize>) -> Vec<usize> {
-    indexes.sort_by_key(|&idx| (segments[idx].rect.y / 4, segments[idx].rect.x));
+    indexes.sort_by_key(|&idx| segments[idx].rect.reading_order());
     indexes
 }
 

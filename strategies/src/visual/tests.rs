@@ -19,6 +19,10 @@ use crate::{ReplayOptions, ReplayOutcome, run_replay};
 struct NoSegments;
 
 impl Segmenter for NoSegments {
+    fn cache_name(&self) -> String {
+        "none".into()
+    }
+
     fn segment(&self, _image: &RgbaImage) -> Result<Vec<Segment>, VisionError> {
         Ok(Vec::new())
     }
@@ -28,6 +32,10 @@ struct NoDescriptions;
 
 impl Describer for NoDescriptions {
     fn name(&self) -> &'static str {
+        "none"
+    }
+
+    fn cache_name(&self) -> &'static str {
         "none"
     }
 
@@ -306,7 +314,9 @@ fn keys_and_presses_act_only_in_the_window_they_were_recorded_in() {
     }
     let other = window("*Untitled", "FeatherPad");
     assert_eq!(
-        window_check(&recorded, Some(&other), InWindow::Press).unwrap_err(),
+        window_check(&recorded, Some(&other), InWindow::Press)
+            .unwrap_err()
+            .to_string(),
         r#"the press was made in "Save as..." (FeatherPad), but "*Untitled" (FeatherPad) is the active window"#
     );
 }
@@ -331,6 +341,10 @@ fn a_replay_that_ends_in_another_window_than_the_recording_is_not_verified() {
 struct TwoBoxes;
 
 impl Segmenter for TwoBoxes {
+    fn cache_name(&self) -> String {
+        "two-boxes".into()
+    }
+
     fn segment(&self, _image: &RgbaImage) -> Result<Vec<Segment>, VisionError> {
         let rect = |x| crate::vision::PixelRect {
             x,
@@ -354,6 +368,10 @@ struct Labelled(&'static str);
 
 impl Describer for Labelled {
     fn name(&self) -> &'static str {
+        "labelled"
+    }
+
+    fn cache_name(&self) -> &'static str {
         "labelled"
     }
 
