@@ -46,8 +46,11 @@ stop_recorder() { # sets exit_seconds (from SIGINT to the recorder's exit) and h
 }
 rss_of() { awk '/VmRSS/ {print $2}' "/proc/$(pgrep -P "$recorder" | head -1)/status" 2>/dev/null || echo 0; }
 
-echo "== scripted session: $seconds s =="
-run_recorder session
+# session NAME: the scripted session, recorded into a store of its own.
+session() {
+export REPRISE_STORE=$work/$1.sqlite
+echo "== scripted session: $seconds s, capture: ${REPRISE_CAPTURE:-the cheaper path} =="
+run_recorder "$1"
 session_started=$(date +%s.%N)
 rss_samples=()
 per_tick=$(echo "$seconds / 20 - 1.2" | bc -l) # a tick's input takes about 1.2 s
@@ -57,15 +60,15 @@ for tick in $(seq 20); do
   xdotool mousemove 140 260 click 1 mousemove 180 260 click 1 mousemove 700 300 click 1
   xdotool type --delay 20 "abcdefghij"
   xdotool click 5
-  rss_samples+=("$(rss_of session)")
+  rss_samples+=("$(rss_of "$1")")
   sleep "$per_tick"
 done
 elapsed=$(echo "$(date +%s.%N) - $session_started" | bc)
 stop_recorder
-read -r user sys max_kb <"$work/session.time"
+read -r user sys max_kb <"$work/$1.time"
 events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
 shots=$("$reprise" list --json | grep -o '"n_screenshots": [0-9]*' | tail -1 | grep -o '[0-9]*$')
-store_bytes=$(du -cb "$work"/store.sqlite* | tail -1 | cut -f1)
+store_bytes=$(du -cb "$work/$1".sqlite* | tail -1 | cut -f1)
 expected=$((20 * (37 + 3 * 2 + 10 * 2 + 1)))
 echo "events stored after the readiness wiggle: $((events - base_events)) (injected: $expected, moves to an unchanged position send none)"
 echo "screenshots stored: $shots"
@@ -82,7 +85,14 @@ n, size = db.execute("SELECT count(*), coalesce(sum(length(event)), 0) FROM acti
 print(f"  events: {n}, {size} bytes of JSON")
 PY
 echo "Ctrl-C to exit: $exit_seconds s"
-grep -h "note:" "$work/session.err" || true
+grep -h "note:" "$work/$1.err" || true
+}
+# The recorder's capture through xcap (the path before the raw one), then
+# through the path it picks itself, in the same run: only same-run figures
+# compare on this machine.
+REPRISE_CAPTURE=xcap session session-xcap
+session session
+export REPRISE_STORE=$work/store.sqlite
 
 echo "== input burst: 3000 pointer moves as fast as XTEST takes them =="
 run_recorder burst

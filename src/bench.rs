@@ -61,15 +61,17 @@ pub fn capture(n_frames: usize) -> Result<String> {
     let n = n_frames.max(3);
     let capture = ScreenCapture::primary().context("find the screen")?;
     let probe = WindowProbe::connect().context("connect to the display")?;
-    let frame = capture.capture()?;
+    let frame = capture.capture_xcap()?;
     let raw = probe.capture_raw()?;
+    let taken = capture.capture()?;
     anyhow::ensure!(
-        frame.as_raw() == raw.as_raw(),
+        frame.as_raw() == raw.as_raw() && frame.as_raw() == taken.as_raw(),
         "xcap and GetImage disagree about the screen's pixels"
     );
     let (width, height) = frame.dimensions();
-    let xcap_ms = median_ms(n, || Ok(capture.capture()?))?;
+    let xcap_ms = median_ms(n, || Ok(capture.capture_xcap()?))?;
     let raw_ms = median_ms(n, || Ok(probe.capture_raw()?))?;
+    let taken_ms = median_ms(n, || Ok(capture.capture()?))?;
     let copy = frame.clone();
     let compare_ms = median_ms(n, || {
         anyhow::ensure!(
@@ -88,10 +90,12 @@ pub fn capture(n_frames: usize) -> Result<String> {
         "screen {width}x{height}, median of {n} runs each\n\
          xcap capture           {xcap_ms:8.2} ms/frame  ({:.0} frames/s)\n\
          raw x11rb GetImage     {raw_ms:8.2} ms/frame  (the reference; byte-identical pixels)\n\
+         the recorder's capture {taken_ms:8.2} ms/frame  (through {})\n\
          compare with previous  {compare_ms:8.2} ms\n\
          content hash (SHA-256) {hash_ms:8.2} ms\n\
          PNG encode (fast, up)  {png_ms:8.2} ms, {png_bytes} bytes\n",
-        1000.0 / xcap_ms
+        1000.0 / xcap_ms,
+        capture.backend()
     ))
 }
 

@@ -113,6 +113,18 @@ fn record_captures_a_scripted_session_on_xcalc_and_xterm() {
     let xterm = display.wait_for_window("XTerm");
     let calc_rect = display.window_rect(calc);
     let xterm_rect = display.window_rect(xterm);
+    // The recorder's capture, through its kept X11 connection or through
+    // xcap (whichever it found cheaper), gives xcap's pixels exactly: the
+    // benchmark refuses to go on otherwise. Each path can be forced.
+    for (choice, path) in [("x11", "x11 GetImage"), ("xcap", "xcap")] {
+        let bench = run_ok(
+            display
+                .reprise()
+                .env("REPRISE_CAPTURE", choice)
+                .args(["bench", "capture", "--frames", "3"]),
+        );
+        assert!(bench.contains(&format!("(through {path})")), "{bench}");
+    }
 
     let recorder = start_recorder(&display, "e2e", &[]);
     let (term_x, term_y) = (xterm_rect.0 + 100, xterm_rect.1 + 100);

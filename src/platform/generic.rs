@@ -68,3 +68,25 @@ impl WindowProbe {
         ))
     }
 }
+
+/// No raw capture here: xcap is the platform's own path. No value of this
+/// type exists.
+#[derive(Debug)]
+pub enum RootCapture {}
+
+impl RootCapture {
+    /// Always `None`: xcap captures.
+    pub fn primary() -> Result<Option<RootCapture>, PlatformError> {
+        Ok(None)
+    }
+
+    /// Never called: no value exists.
+    pub fn size(&self) -> (u32, u32) {
+        match *self {}
+    }
+
+    /// Never called: no value exists.
+    pub fn capture(&self) -> Result<image::RgbaImage, PlatformError> {
+        match *self {}
+    }
+}

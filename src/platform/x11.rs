@@ -372,26 +372,133 @@ pub fn capture_root_raw(
     conn: &RustConnection,
     root: Window,
 ) -> Result<image::RgbaImage, PlatformError> {
-    use x11rb::protocol::xproto::ImageFormat;
     let geometry = conn
         .get_geometry(root)
         .map_err(query_err)?
         .reply()
         .map_err(query_err)?;
-    let (width, height) = (geometry.width, geometry.height);
+    get_image_rgba(
+        conn,
+        root,
+        Rect::new(0, 0, u32::from(geometry.width), u32::from(geometry.height)),
+    )
+}
+
+fn capture_err(err: impl std::fmt::Display) -> PlatformError {
+    PlatformError::Capture(err.to_string())
+}
+
+/// `rect` of `root` through `GetImage`, as RGBA. Only for a screen whose
+/// pixels are BGRX, four bytes each (see [`RootCapture::primary`]).
+fn get_image_rgba(
+    conn: &RustConnection,
+    root: Window,
+    rect: Rect,
+) -> Result<image::RgbaImage, PlatformError> {
+    use x11rb::protocol::xproto::ImageFormat;
+    let narrow = |value: i64| {
+        i16::try_from(value)
+            .map_err(|_| capture_err(format!("{rect:?} is outside X11's coordinates")))
+    };
+    let (x, y) = (narrow(i64::from(rect.left))?, narrow(i64::from(rect.top))?);
+    let (width, height) = (
+        u16::try_from(rect.width).map_err(capture_err)?,
+        u16::try_from(rect.height).map_err(capture_err)?,
+    );
     let reply = conn
-        .get_image(ImageFormat::Z_PIXMAP, root, 0, 0, width, height, !0)
-        .map_err(|err| PlatformError::Capture(err.to_string()))?
+        .get_image(ImageFormat::Z_PIXMAP, root, x, y, width, height, !0)
+        .map_err(capture_err)?
         .reply()
-        .map_err(|err| PlatformError::Capture(err.to_string()))?;
-    // A 24-bit TrueColor screen comes as BGRX, four bytes a pixel.
+        .map_err(capture_err)?;
     let mut rgba = reply.data;
     for pixel in rgba.chunks_exact_mut(4) {
         pixel.swap(0, 2);
         pixel[3] = 255;
     }
-    image::RgbaImage::from_raw(u32::from(width), u32::from(height), rgba)
-        .ok_or_else(|| PlatformError::Capture("GetImage returned an unexpected size".into()))
+    image::RgbaImage::from_raw(rect.width, rect.height, rgba)
+        .ok_or_else(|| capture_err("GetImage returned an unexpected size"))
+}
+
+/// Screenshots of one monitor through a connection kept open: a raw
+/// `GetImage` of its rectangle of the root window. xcap, the portable path,
+/// opens three connections per frame and converts pixel by pixel (about
+/// three times the cost, for the same pixels).
+pub struct RootCapture {
+    conn: RustConnection,
+    root: Window,
+    rect: Rect,
+}
+
+impl std::fmt::Debug for RootCapture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RootCapture")
+            .field("rect", &self.rect)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RootCapture {
+    /// The primary monitor (the first when none says it is primary, the
+    /// order xcap lists them in), in device pixels. `None` when the screen's
+    /// pixels are not 32-bit little-endian BGRX, the layout converted here
+    /// (xcap converts the others).
+    pub fn primary() -> Result<Option<RootCapture>, PlatformError> {
+        use x11rb::protocol::randr::ConnectionExt as _;
+        use x11rb::protocol::xproto::ImageOrder;
+        let (conn, screen_num) =
+            x11rb::connect(None).map_err(|err| PlatformError::Connect(err.to_string()))?;
+        let setup = conn.setup();
+        let screen = &setup.roots[screen_num];
+        let root = screen.root;
+        let bgrx = setup.image_byte_order == ImageOrder::LSB_FIRST
+            && screen.root_depth >= 24
+            && setup
+                .pixmap_formats
+                .iter()
+                .any(|format| format.depth == screen.root_depth && format.bits_per_pixel == 32)
+            && screen
+                .allowed_depths
+                .iter()
+                .flat_map(|depth| &depth.visuals)
+                .find(|visual| visual.visual_id == screen.root_visual)
+                .is_some_and(|visual| {
+                    (visual.red_mask, visual.green_mask, visual.blue_mask)
+                        == (0xff_0000, 0xff00, 0xff)
+                });
+        if !bgrx {
+            return Ok(None);
+        }
+        let monitors = conn
+            .randr_get_monitors(root, true)
+            .map_err(query_err)?
+            .reply()
+            .map_err(query_err)?
+            .monitors;
+        let Some(monitor) = monitors
+            .iter()
+            .find(|monitor| monitor.primary)
+            .or(monitors.first())
+        else {
+            return Ok(None);
+        };
+        let rect = Rect::new(
+            i32::from(monitor.x),
+            i32::from(monitor.y),
+            u32::from(monitor.width),
+            u32::from(monitor.height),
+        );
+        Ok(Some(RootCapture { conn, root, rect }))
+    }
+
+    /// The monitor's size in device pixels (a frame's size).
+    pub fn size(&self) -> (u32, u32) {
+        (self.rect.width, self.rect.height)
+    }
+
+    /// One frame, as RGBA pixels.
+    pub fn capture(&self) -> Result<image::RgbaImage, PlatformError> {
+        get_image_rgba(&self.conn, self.root, self.rect)
+    }
 }
 
 impl WindowProbe {
