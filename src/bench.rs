@@ -8,7 +8,6 @@ use anyhow::{Context as _, Result};
 use reprise_models::screenshot::content_hash;
 
 use crate::frames::encode_png;
-use crate::platform::WindowProbe;
 use crate::platform::capture::ScreenCapture;
 
 /// Milliseconds per call of `work`, the median of `n` calls.
@@ -60,9 +59,10 @@ pub fn answers(app: &str, n_samples: usize, interval_ms: u64) -> Result<String> 
 pub fn capture(n_frames: usize) -> Result<String> {
     let n = n_frames.max(3);
     let capture = ScreenCapture::primary().context("find the screen")?;
-    let probe = WindowProbe::connect().context("connect to the display")?;
     let frame = capture.capture_xcap()?;
-    let raw = probe.capture_raw()?;
+    let raw = capture
+        .capture_raw()
+        .context("this display has no raw GetImage path to compare with xcap")??;
     let taken = capture.capture()?;
     anyhow::ensure!(
         frame.as_raw() == raw.as_raw() && frame.as_raw() == taken.as_raw(),
@@ -70,7 +70,7 @@ pub fn capture(n_frames: usize) -> Result<String> {
     );
     let (width, height) = frame.dimensions();
     let xcap_ms = median_ms(n, || Ok(capture.capture_xcap()?))?;
-    let raw_ms = median_ms(n, || Ok(probe.capture_raw()?))?;
+    let raw_ms = median_ms(n, || Ok(capture.capture_raw().context("no raw path")??))?;
     let taken_ms = median_ms(n, || Ok(capture.capture()?))?;
     let copy = frame.clone();
     let compare_ms = median_ms(n, || {

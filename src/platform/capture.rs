@@ -4,7 +4,8 @@
 //! pixel loop is not optimised in a debug build, where xcap's, compiled
 //! optimised, is cheaper), else through xcap. `REPRISE_CAPTURE=xcap` or
 //! `=x11` forces one (the benchmark compares them; a way out should a
-//! server's raw pixels ever disagree).
+//! server's raw pixels ever disagree). The choice is made once, when the
+//! capture is opened.
 
 use image::RgbaImage;
 use reprise_models::{Rect, ScreenGeometry};
@@ -17,44 +18,36 @@ use super::os::RootCapture;
 pub struct ScreenCapture {
     monitor: xcap::Monitor,
     geometry: ScreenGeometry,
-    fast: Option<RootCapture>,
+    /// The raw path, where the display has one.
+    raw: Option<RootCapture>,
+    /// Whether [`Self::capture`] takes the raw path.
+    use_raw: bool,
 }
 
 fn capture_err(err: xcap::XCapError) -> PlatformError {
     PlatformError::Capture(err.to_string())
 }
 
-/// The raw capture of the monitor xcap captures, if there is one (at the
-/// size of xcap's frames) and, unless `forced`, if its frame took less time
-/// than xcap's (the faster of two of each).
-fn fastest_raw(
-    monitor: &xcap::Monitor,
-    forced: bool,
-) -> Result<Option<RootCapture>, PlatformError> {
-    let timed = |capture: &dyn Fn() -> Result<RgbaImage, PlatformError>| {
-        let mut best = (std::time::Duration::MAX, (0, 0));
-        for _ in 0..2 {
-            let started = std::time::Instant::now();
-            let size = capture()?.dimensions();
-            best = best.min((started.elapsed(), size));
-        }
-        Ok::<_, PlatformError>(best)
-    };
-    let (xcap_took, xcap_size) = timed(&|| monitor.capture_image().map_err(capture_err))?;
-    let raw = match RootCapture::primary() {
-        Ok(Some(raw)) if raw.size() == xcap_size => raw,
-        Ok(_) => return Ok(None),
+/// How long `capture` took to give a frame, and the frame's size.
+fn timed(
+    capture: &dyn Fn() -> Result<RgbaImage, PlatformError>,
+) -> Result<(std::time::Duration, (u32, u32)), PlatformError> {
+    let started = std::time::Instant::now();
+    let size = capture()?.dimensions();
+    Ok((started.elapsed(), size))
+}
+
+/// The raw capture of the monitor xcap captures (at the size of xcap's
+/// frames), if the display has one.
+fn raw_of(xcap_size: (u32, u32)) -> Option<RootCapture> {
+    match RootCapture::primary() {
+        Ok(Some(raw)) if raw.size() == xcap_size => Some(raw),
+        Ok(_) => None,
         Err(err) => {
             tracing::debug!("no raw capture, xcap captures: {err}");
-            return Ok(None);
+            None
         }
-    };
-    if forced {
-        return Ok(Some(raw));
     }
-    let (raw_took, _) = timed(&|| raw.capture())?;
-    tracing::debug!(?raw_took, ?xcap_took, "the raw capture and xcap's");
-    Ok((raw_took < xcap_took).then_some(raw))
 }
 
 impl ScreenCapture {
@@ -76,26 +69,30 @@ impl ScreenCapture {
             ),
             scale_factor: f64::from(monitor.scale_factor().map_err(capture_err)?),
         };
-        let choice = std::env::var("REPRISE_CAPTURE").unwrap_or_default();
-        let fast = if choice == "xcap" {
-            None
-        } else {
-            fastest_raw(&monitor, choice == "x11")?
+        let (xcap_took, xcap_size) = timed(&|| monitor.capture_image().map_err(capture_err))?;
+        let raw = raw_of(xcap_size);
+        // The raw path when forced, or when its frame took less time than
+        // xcap's (one of each: the difference is several times, either way).
+        let use_raw = match (&raw, std::env::var("REPRISE_CAPTURE").as_deref()) {
+            (None, _) | (_, Ok("xcap")) => false,
+            (Some(_), Ok("x11")) => true,
+            (Some(raw), _) => {
+                let (raw_took, _) = timed(&|| raw.capture())?;
+                tracing::debug!(?raw_took, ?xcap_took, "the raw capture and xcap's");
+                raw_took < xcap_took
+            }
         };
         Ok(ScreenCapture {
             monitor,
             geometry,
-            fast,
+            raw,
+            use_raw,
         })
     }
 
     /// How frames are taken: "x11 GetImage" or "xcap".
     pub fn backend(&self) -> &'static str {
-        if self.fast.is_some() {
-            "x11 GetImage"
-        } else {
-            "xcap"
-        }
+        if self.use_raw { "x11 GetImage" } else { "xcap" }
     }
 
     /// The monitor's logical rectangle and scale factor.
@@ -105,14 +102,20 @@ impl ScreenCapture {
 
     /// One frame, as RGBA pixels.
     pub fn capture(&self) -> Result<RgbaImage, PlatformError> {
-        match &self.fast {
-            Some(fast) => fast.capture(),
-            None => self.monitor.capture_image().map_err(capture_err),
+        match &self.raw {
+            Some(raw) if self.use_raw => raw.capture(),
+            _ => self.capture_xcap(),
         }
     }
 
     /// One frame through xcap, whichever path [`Self::capture`] takes.
     pub fn capture_xcap(&self) -> Result<RgbaImage, PlatformError> {
         self.monitor.capture_image().map_err(capture_err)
+    }
+
+    /// One frame through the raw path, whichever path [`Self::capture`]
+    /// takes; `None` where the display has no raw path.
+    pub fn capture_raw(&self) -> Option<Result<RgbaImage, PlatformError>> {
+        self.raw.as_ref().map(RootCapture::capture)
     }
 }

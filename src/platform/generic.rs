@@ -60,15 +60,6 @@ impl WindowProbe {
     }
 }
 
-impl WindowProbe {
-    /// No raw reference capture here: xcap is the platform's own path.
-    pub fn capture_raw(&self) -> Result<image::RgbaImage, PlatformError> {
-        Err(PlatformError::Capture(
-            "a raw capture exists only on X11".into(),
-        ))
-    }
-}
-
 /// No raw capture here: xcap is the platform's own path. No value of this
 /// type exists.
 #[derive(Debug)]

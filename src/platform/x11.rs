@@ -366,24 +366,6 @@ impl WindowProbe {
     }
 }
 
-/// A raw `GetImage` of the whole root window converted to RGBA: the
-/// reference that xcap's capture is measured against.
-pub fn capture_root_raw(
-    conn: &RustConnection,
-    root: Window,
-) -> Result<image::RgbaImage, PlatformError> {
-    let geometry = conn
-        .get_geometry(root)
-        .map_err(query_err)?
-        .reply()
-        .map_err(query_err)?;
-    get_image_rgba(
-        conn,
-        root,
-        Rect::new(0, 0, u32::from(geometry.width), u32::from(geometry.height)),
-    )
-}
-
 fn capture_err(err: impl std::fmt::Display) -> PlatformError {
     PlatformError::Capture(err.to_string())
 }
@@ -498,12 +480,5 @@ impl RootCapture {
     /// One frame, as RGBA pixels.
     pub fn capture(&self) -> Result<image::RgbaImage, PlatformError> {
         get_image_rgba(&self.conn, self.root, self.rect)
-    }
-}
-
-impl WindowProbe {
-    /// The reference capture through this probe's connection.
-    pub fn capture_raw(&self) -> Result<image::RgbaImage, PlatformError> {
-        capture_root_raw(&self.conn, self.root)
     }
 }
