@@ -161,18 +161,14 @@ pub fn segment(image_path: &std::path::Path, window_path: &std::path::Path) -> R
     };
     for seed in 0..1000 {
         let image = variant(seed);
-        cache.insert("bench", &image, &probe_of(&image), &segments);
+        cache.insert("bench", &probe_of(&image), &segments);
     }
     let bytes = std::fs::metadata(&store_path)?.len()
         + std::fs::metadata(store_path.with_extension("sqlite-wal")).map_or(0, |meta| meta.len());
     let probe = variant(5000);
     // A lookup's cost includes its probe (thumbnail and hash).
-    let lookup_ms = median_ms(15, || {
-        Ok(cache.lookup("bench", &probe, &probe_of(&probe), None))
-    })?;
-    let hit = cache
-        .lookup("bench", &probe, &probe_of(&probe), None)
-        .is_some();
+    let lookup_ms = median_ms(15, || Ok(cache.lookup("bench", &probe_of(&probe), None)))?;
+    let hit = cache.lookup("bench", &probe_of(&probe), None).is_some();
     report.push_str(&format!(
         "cache lookup among 1,000 cached segmentations: {lookup_ms:.2} ms ({}); store {:.1} KiB per cached segmentation (image, thumbnail, segments)\n",
         if hit { "hit" } else { "miss" },

@@ -776,7 +776,7 @@ fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Resu
     let probe = reprise_strategies::vision::cache::Probe::of(&image);
     let cached = cache
         .as_mut()
-        .and_then(|cache| cache.lookup(&name, &image, &probe, target));
+        .and_then(|cache| cache.lookup(&name, &probe, target));
     let segments = match &cached {
         Some(cached) => {
             eprintln!("cache hit: reusing segmentation {}", cached.id);
@@ -785,7 +785,7 @@ fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Resu
         None => {
             let segments = segmenter.segment(&image)?;
             if let Some(cache) = cache.as_mut() {
-                let id = cache.insert(&name, &image, &probe, &segments);
+                let id = cache.insert(&name, &probe, &segments);
                 eprintln!(
                     "cache miss: segmented and stored as segmentation {}",
                     id.map_or("(not stored)".into(), |id| id.to_string())

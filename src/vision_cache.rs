@@ -95,7 +95,8 @@ impl SegmentationRows for StoreRows {
     }
 
     fn insert(&mut self, row: &NewRow<'_>) -> Result<i64, RowsError> {
-        let (width, height) = row.image.dimensions();
+        let image = row.probe.image;
+        let (width, height) = image.dimensions();
         let thumbnail: Vec<u8> = row
             .probe
             .thumbnail
@@ -111,8 +112,8 @@ impl SegmentationRows for StoreRows {
             phash: row.probe.phash,
             thumbnail: &thumbnail,
             thumbnail_width: row.probe.thumbnail.width as u32,
-            image_hash: &content_hash(width, height, row.image.as_raw()),
-            image_png: &encode_png(row.image),
+            image_hash: &content_hash(width, height, image.as_raw()),
+            image_png: &encode_png(image),
             segments_json: &segments_json,
         };
         Ok(self.store.insert_segmentation(&new)?)

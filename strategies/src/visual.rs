@@ -266,11 +266,10 @@ impl Vision {
             self.segmenter.cache_name(),
             self.describer.cache_name()
         );
-        let probe = self.cache.as_ref().map(|_| Probe::of(window));
-        let cached = match (self.cache.as_mut(), &probe) {
-            (Some(cache), Some(probe)) => cache.lookup(&name, window, probe, target_hint),
-            _ => None,
-        };
+        let mut cache = self.cache.as_mut().map(|cache| (cache, Probe::of(window)));
+        let cached = cache
+            .as_mut()
+            .and_then(|(cache, probe)| cache.lookup(&name, probe, target_hint));
         let (segments, cached_id, cached_descriptions) = match cached {
             Some(cached) => {
                 self.stats.cache_hits += 1;
@@ -279,10 +278,9 @@ impl Vision {
             None => {
                 self.stats.segmentations += 1;
                 let segments = self.segmenter.segment(window)?;
-                let id = match (self.cache.as_mut(), &probe) {
-                    (Some(cache), Some(probe)) => cache.insert(&name, window, probe, &segments),
-                    _ => None,
-                };
+                let id = cache
+                    .as_mut()
+                    .and_then(|(cache, probe)| cache.insert(&name, probe, &segments));
                 (segments, id, None)
             }
         };
@@ -291,7 +289,7 @@ impl Vision {
             _ => {
                 self.stats.describe_calls += 1;
                 let descriptions = self.describer.describe(window, &segments)?;
-                if let (Some(cache), Some(id)) = (self.cache.as_mut(), cached_id) {
+                if let (Some((cache, _)), Some(id)) = (cache.as_mut(), cached_id) {
                     cache.set_descriptions(id, &descriptions);
                 }
                 descriptions

@@ -169,19 +169,24 @@ pub struct CandidateRow {
     pub phash: u64,
 }
 
-/// A window image's thumbnail and difference hash, computed once for the
-/// lookup and, on a miss, the insert.
+/// A window image with its thumbnail and difference hash, computed once for
+/// the lookup and, on a miss, the insert.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Probe {
+pub struct Probe<'a> {
+    pub image: &'a RgbaImage,
     pub thumbnail: Gray,
     pub phash: u64,
 }
 
-impl Probe {
-    pub fn of(image: &RgbaImage) -> Probe {
+impl Probe<'_> {
+    pub fn of(image: &RgbaImage) -> Probe<'_> {
         let thumbnail = thumbnail(image);
         let phash = dhash_gray(&thumbnail);
-        Probe { thumbnail, phash }
+        Probe {
+            image,
+            thumbnail,
+            phash,
+        }
     }
 }
 
@@ -190,8 +195,7 @@ impl Probe {
 #[derive(Debug)]
 pub struct NewRow<'a> {
     pub name: &'a str,
-    pub image: &'a RgbaImage,
-    pub probe: &'a Probe,
+    pub probe: &'a Probe<'a>,
     pub segments: &'a [Segment],
 }
 
@@ -258,33 +262,28 @@ impl SegmentationCache {
         cache
     }
 
-    /// A reusable segmentation of `image` (whose probe is `probe`) made by
-    /// `name`, checking `target` (the region the next action aims at, in
-    /// image pixels) when given.
+    /// A reusable segmentation of the probed image made by `name`, checking
+    /// `target` (the region the next action aims at, in image pixels) when
+    /// given.
     pub fn lookup(
         &mut self,
         name: &str,
-        image: &RgbaImage,
-        probe: &Probe,
+        probe: &Probe<'_>,
         target: Option<PixelRect>,
     ) -> Option<CachedSegmentation> {
-        self.try_lookup(name, image, probe, target)
-            .unwrap_or_else(|err| {
-                tracing::warn!(
-                    "the segmentation cache could not be read, segmenting afresh: {err}"
-                );
-                None
-            })
+        self.try_lookup(name, probe, target).unwrap_or_else(|err| {
+            tracing::warn!("the segmentation cache could not be read, segmenting afresh: {err}");
+            None
+        })
     }
 
     fn try_lookup(
         &mut self,
         name: &str,
-        image: &RgbaImage,
-        probe: &Probe,
+        probe: &Probe<'_>,
         target: Option<PixelRect>,
     ) -> Result<Option<CachedSegmentation>, RowsError> {
-        let (width, height) = image.dimensions();
+        let (width, height) = probe.image.dimensions();
         let mut candidates = self.rows.candidates(name, width, height)?;
         candidates.retain(|row| hamming(row.phash, probe.phash) <= self.policy.max_hash_distance);
         candidates.sort_by_key(|row| hamming(row.phash, probe.phash));
@@ -292,7 +291,7 @@ impl SegmentationCache {
             let Some(cached) = self.rows.thumbnail(row.id)? else {
                 continue;
             };
-            if !reusable(&cached, image, probe, target, &self.policy, &mut || {
+            if !reusable(&cached, probe, target, &self.policy, &mut || {
                 self.rows.image(row.id)
             })? {
                 tracing::debug!(
@@ -308,18 +307,11 @@ impl SegmentationCache {
         Ok(None)
     }
 
-    /// Keeps a new segmentation of `image`; returns its id (`None` when it
-    /// could not be kept: the replay goes on without).
-    pub fn insert(
-        &mut self,
-        name: &str,
-        image: &RgbaImage,
-        probe: &Probe,
-        segments: &[Segment],
-    ) -> Option<i64> {
+    /// Keeps a new segmentation of the probed image; returns its id (`None`
+    /// when it could not be kept: the replay goes on without).
+    pub fn insert(&mut self, name: &str, probe: &Probe<'_>, segments: &[Segment]) -> Option<i64> {
         let row = NewRow {
             name,
-            image,
             probe,
             segments,
         };
@@ -337,14 +329,13 @@ impl SegmentationCache {
     }
 }
 
-/// Whether a cached segmentation (its thumbnail `cached`) may stand for
-/// `image`: the whole images similar, nothing changed outside the target
+/// Whether a cached segmentation (its thumbnail `cached`) may stand for the
+/// probed image: the whole images similar, nothing changed outside the target
 /// where the policy says so, and the target's region the same in the cached
 /// image (read with `cached_image` only when that is all that is left).
 fn reusable(
     cached: &Gray,
-    image: &RgbaImage,
-    probe: &Probe,
+    probe: &Probe<'_>,
     target: Option<PixelRect>,
     policy: &ReusePolicy,
     cached_image: &mut dyn FnMut() -> Result<Option<RgbaImage>, RowsError>,
@@ -353,14 +344,15 @@ fn reusable(
         return Ok(false);
     }
     if let Some(max_changed) = policy.max_changed_outside_target
-        && changed_outside(cached, &probe.thumbnail, target, image.dimensions()) > max_changed
+        && changed_outside(cached, &probe.thumbnail, target, probe.image.dimensions()) > max_changed
     {
         return Ok(false);
     }
     match target {
         None => Ok(true),
-        Some(target) => Ok(cached_image()?
-            .is_some_and(|cached_image| target_matches(&cached_image, image, target, policy))),
+        Some(target) => Ok(cached_image()?.is_some_and(|cached_image| {
+            target_matches(&cached_image, probe.image, target, policy)
+        })),
     }
 }
 
@@ -483,7 +475,7 @@ mod tests {
             let mut rows = self.borrow_mut();
             rows.rows.push(Row {
                 name: row.name.to_owned(),
-                image: row.image.clone(),
+                image: row.probe.image.clone(),
                 thumbnail: Gray {
                     values: row
                         .probe
@@ -526,13 +518,9 @@ mod tests {
             vec![Segment::full(super::super::SegmentKind::Region, button).expect("a segment")];
         let first = window(100);
         let probe = Probe::of(&first);
-        assert_eq!(
-            cache.lookup("classical-v1", &first, &probe, None),
-            None,
-            "empty"
-        );
+        assert_eq!(cache.lookup("classical-v1", &probe, None), None, "empty");
         let id = cache
-            .insert("classical-v1", &first, &probe, &segments)
+            .insert("classical-v1", &probe, &segments)
             .expect("kept");
         let description = Description {
             text: "OK".into(),
@@ -542,19 +530,19 @@ mod tests {
         cache.set_descriptions(id, std::slice::from_ref(&description));
 
         let hit = cache
-            .lookup("classical-v1", &first, &probe, Some(button))
+            .lookup("classical-v1", &probe, Some(button))
             .expect("the same screen is a hit");
         assert_eq!(hit.segments, segments);
         assert_eq!(hit.descriptions, Some(vec![description]), "typed, as kept");
         assert_eq!(
-            cache.lookup("classical-v2", &first, &probe, None),
+            cache.lookup("classical-v2", &probe, None),
             None,
             "another segmenter's rows are never used"
         );
         // The target's own look changed: segmented afresh.
         let pressed = window(104);
         assert_eq!(
-            cache.lookup("classical-v1", &pressed, &Probe::of(&pressed), Some(button)),
+            cache.lookup("classical-v1", &Probe::of(&pressed), Some(button)),
             None
         );
         // Something appeared outside the target: segmented afresh.
@@ -565,13 +553,13 @@ mod tests {
             }
         }
         assert_eq!(
-            cache.lookup("classical-v1", &more, &Probe::of(&more), Some(button)),
+            cache.lookup("classical-v1", &Probe::of(&more), Some(button)),
             None
         );
 
         rows.borrow_mut().broken = true;
         assert_eq!(
-            cache.lookup("classical-v1", &first, &probe, None),
+            cache.lookup("classical-v1", &probe, None),
             None,
             "rows that cannot be read are a miss, not an error"
         );
