@@ -641,7 +641,7 @@ fn replay_each(
                 Ok(result) => crate::replay::stop_of(&result)
                     .map(|(what, kind)| (format!("(run {}) {what}", result.run_id), kind)),
                 Err(err) if err.downcast_ref::<UsageError>().is_some() => return Err(err),
-                Err(err) => Some((format!("{err:#}"), StopKind::Failed)),
+                Err(err) => Some((crate::exit::one_line(&err), StopKind::Failed)),
             },
         };
         match &stop {

@@ -92,6 +92,24 @@ pub fn code_for(err: &anyhow::Error) -> Code {
     Code::Failure
 }
 
+/// An error and its causes on one line, `a: b: c`, leaving out a cause
+/// whose words the message before it already ends with: most errors here
+/// show their source in their own message, and `{:#}` would print it twice.
+pub fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if line.ends_with(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
 /// How the binary labels an error's message: a replay that did every step
 /// but could not check some is a warning, not an error.
 pub fn label_for(err: &anyhow::Error) -> &'static str {
@@ -170,4 +188,22 @@ pub fn init_logging() {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_that_its_error_already_shows_is_written_once() {
+        let bundle = reprise_models::recording::BundleError::NotRaw { idx: 1 };
+        let err = anyhow::Error::new(ArchiveError::Bundle(bundle)).context("import demo.reprise");
+        assert_eq!(
+            one_line(&err),
+            "import demo.reprise: the export's recording is inconsistent: event 1 is not a raw event (it has children)"
+        );
+        let io = std::io::Error::other("disk full");
+        let err = anyhow::Error::new(io).context("write the report");
+        assert_eq!(one_line(&err), "write the report: disk full");
+    }
 }

@@ -11,7 +11,11 @@ fn main() -> ExitCode {
     match reprise::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("{}: {err:#}", reprise::exit::label_for(&err));
+            eprintln!(
+                "{}: {}",
+                reprise::exit::label_for(&err),
+                reprise::exit::one_line(&err)
+            );
             ExitCode::from(reprise::exit::code_for(&err) as u8)
         }
     }

@@ -468,7 +468,7 @@ async fn export(State(fleet): State<Shared>, Path(id): Path<String>) -> ApiResul
         let store = fleet.store();
         let id = store.resolve(&id)?;
         crate::archive::export_bytes(&store, &id).map_err(|err| {
-            tracing::error!("export {id}: {err:#}");
+            tracing::error!("export {id}: {}", crate::exit::one_line(&err));
             Fail::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "export",

@@ -311,13 +311,19 @@ fn run_job(
         }
         Err(err) if stop.load(Ordering::SeqCst) => (
             Finish::Released,
-            format!("the worker stopped before the replay began ({err:#})"),
+            format!(
+                "the worker stopped before the replay began ({})",
+                crate::exit::one_line(&err)
+            ),
             None,
             None,
         ),
         Err(err) => (
             Finish::Failed,
-            format!("the replay could not run on this desktop: {err:#}"),
+            format!(
+                "the replay could not run on this desktop: {}",
+                crate::exit::one_line(&err)
+            ),
             None,
             None,
         ),
