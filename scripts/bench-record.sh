@@ -5,7 +5,7 @@
 # an input burst. Reports CPU, memory over time, stored bytes, lost events and
 # the time from Ctrl-C to exit, then starts and stops the recorder STARTS
 # times and counts hangs.
-# Usage: scripts/bench-record.sh [SECONDS] [STARTS] [release|debug]
+# Usage: [BASELINE=older-reprise] scripts/bench-record.sh [SECONDS] [STARTS] [release|debug]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -87,9 +87,17 @@ PY
 echo "Ctrl-C to exit: $exit_seconds s"
 grep -h "note:" "$work/$1.err" || true
 }
-# The recorder's capture through xcap (the path before the raw one), then
-# through the path it picks itself, in the same run: only same-run figures
-# compare on this machine.
+# With BASELINE=/path/to/an/older/reprise, that build's session first: the
+# figure a change is measured against, in the same run. Then the recorder's
+# capture through xcap (the path before the raw one), then through the path
+# it picks itself: only same-run figures compare on this machine.
+if [[ -n ${BASELINE:-} ]]; then
+  current=$reprise
+  reprise=$BASELINE
+  echo "(baseline: $("$reprise" --version))"
+  session session-baseline
+  reprise=$current
+fi
 REPRISE_CAPTURE=xcap session session-xcap
 session session
 export REPRISE_STORE=$work/store.sqlite

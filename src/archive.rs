@@ -149,8 +149,7 @@ pub fn decode(bytes: &[u8]) -> Result<Archive, ArchiveError> {
             .decode(base64_png)
             .map_err(|err| bad(err.to_string()))?;
         let image = crate::frames::decode_png(&png).map_err(|err| bad(err.to_string()))?;
-        let actual = screenshot::content_hash(image.width(), image.height(), image.as_raw());
-        if &actual != hash {
+        if !screenshot::content_hash_matches(hash, image.width(), image.height(), image.as_raw()) {
             return Err(bad("its pixels do not match its content hash".into()));
         }
         sizes.insert(hash.clone(), image.dimensions());

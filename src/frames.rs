@@ -187,19 +187,44 @@ impl FrameEncoder {
         }
     }
 
-    /// The frame was handed over: a whole one becomes the key frame.
-    pub fn sent(&mut self, hash: String, image: RgbaImage, encoded: &FrameImage) {
-        match (encoded, self.key.as_mut()) {
-            (FrameImage::Full(png), _) => {
+    /// The frame was handed over: a whole one becomes the key frame (the
+    /// only case in which its pixels are copied).
+    pub fn sent(&mut self, hash: String, image: &RgbaImage, sent: Sent) {
+        match (sent, self.key.as_mut()) {
+            (Sent::KeyFrame { png_bytes }, _) => {
                 self.key = Some(KeyFrame {
                     hash,
-                    image,
-                    png_bytes: png.len(),
+                    image: image.clone(),
+                    png_bytes,
                     patch_bytes: 0,
                 });
             }
-            (FrameImage::Patch { png, .. }, Some(key)) => key.patch_bytes += png.len(),
+            (Sent::Patch { png_bytes }, Some(key)) => key.patch_bytes += png_bytes,
             _ => {}
+        }
+    }
+}
+
+/// What [`FrameEncoder::sent`] needs of an encoded frame, taken before the
+/// frame is handed over (so the encoded bytes move, uncopied).
+#[derive(Debug, Clone, Copy)]
+pub enum Sent {
+    KeyFrame { png_bytes: usize },
+    Patch { png_bytes: usize },
+    Stored,
+}
+
+impl FrameImage {
+    /// What the encoder keeps of this frame once it is taken.
+    pub fn sent(&self) -> Sent {
+        match self {
+            FrameImage::Full(png) => Sent::KeyFrame {
+                png_bytes: png.len(),
+            },
+            FrameImage::Patch { png, .. } => Sent::Patch {
+                png_bytes: png.len(),
+            },
+            FrameImage::Stored => Sent::Stored,
         }
     }
 }
@@ -362,7 +387,7 @@ mod tests {
             panic!("the first frame is whole: {first:?}")
         };
         let key_bytes = key_png.len();
-        encoder.sent("key".into(), key.clone(), &first);
+        encoder.sent("key".into(), &key, first.sent());
         assert_eq!(encoder.encode(&key), FrameImage::Stored);
         // Frames that each add a noisy stripe: patches until their bytes add
         // up to the key frame's, then a whole frame.
@@ -396,13 +421,13 @@ mod tests {
                         "a new key only once patches cost as much"
                     );
                     assert!(patches > 1);
-                    encoder.sent(format!("key{step}"), frame.clone(), &encoded);
+                    encoder.sent(format!("key{step}"), &frame, encoded.sent());
                     assert!(matches!(encoder.encode(&frame), FrameImage::Stored));
                     return;
                 }
                 FrameImage::Stored => panic!("every frame changed"),
             }
-            encoder.sent(format!("frame{step}"), frame.clone(), &encoded);
+            encoder.sent(format!("frame{step}"), &frame, encoded.sent());
         }
         panic!(
             "no new key frame after {patches} patches of {patch_bytes} bytes (key: {key_bytes})"

@@ -5,8 +5,10 @@ use serde::{Deserialize, Serialize};
 use crate::ScreenGeometry;
 
 /// The recording format's major version. A reader refuses a major version it
-/// does not know.
-pub const FORMAT_VERSION: u32 = 1;
+/// does not know. Version 2 names frames by BLAKE3 (`blake3:` + hex), where
+/// version 1 named them by bare SHA-256 hex; both are read
+/// ([`crate::screenshot::content_hash_matches`]).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The OS's double-click settings at record time; the click fusion uses them.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

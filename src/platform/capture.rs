@@ -22,6 +22,9 @@ pub struct ScreenCapture {
     raw: Option<RootCapture>,
     /// Whether [`Self::capture`] takes the raw path.
     use_raw: bool,
+    /// A drawing was reported but its frame could not be taken: the next
+    /// [`Self::capture_if_drawn`] takes one whatever the display says.
+    owed: std::cell::Cell<bool>,
 }
 
 fn capture_err(err: xcap::XCapError) -> PlatformError {
@@ -87,6 +90,7 @@ impl ScreenCapture {
             geometry,
             raw,
             use_raw,
+            owed: std::cell::Cell::new(false),
         })
     }
 
@@ -106,6 +110,28 @@ impl ScreenCapture {
             Some(raw) if self.use_raw => raw.capture(),
             _ => self.capture_xcap(),
         }
+    }
+
+    /// One frame, or `None` when the display says nothing was drawn since
+    /// the last call (the recorder's steady frames: an idle screen costs a
+    /// round trip, not a frame). Where the display cannot say, always a
+    /// frame.
+    pub fn capture_if_drawn(&self) -> Result<Option<RgbaImage>, PlatformError> {
+        if let Some(raw) = &self.raw
+            && !self.owed.get()
+            && !raw.drawn_since_last_look()?
+        {
+            return Ok(None);
+        }
+        let frame = self.capture();
+        self.owed.set(frame.is_err());
+        frame.map(Some)
+    }
+
+    /// The frame [`Self::capture_if_drawn`] gave was not kept (the recorder
+    /// dropped it): the next call takes one whatever the display says.
+    pub fn retake_next(&self) {
+        self.owed.set(true);
     }
 
     /// One frame through xcap, whichever path [`Self::capture`] takes.

@@ -80,4 +80,9 @@ impl RootCapture {
     pub fn capture(&self) -> Result<image::RgbaImage, PlatformError> {
         match *self {}
     }
+
+    /// Never called: no value exists.
+    pub fn drawn_since_last_look(&self) -> Result<bool, PlatformError> {
+        match *self {}
+    }
 }

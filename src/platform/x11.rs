@@ -393,12 +393,41 @@ fn get_image_rgba(
         .reply()
         .map_err(capture_err)?;
     let mut rgba = reply.data;
-    for pixel in rgba.chunks_exact_mut(4) {
-        pixel.swap(0, 2);
-        pixel[3] = 255;
-    }
+    bgrx_to_rgba(&mut rgba);
     image::RgbaImage::from_raw(rect.width, rect.height, rgba)
         .ok_or_else(|| capture_err("GetImage returned an unexpected size"))
+}
+
+/// A DAMAGE object on `root` that reports when its damage goes from empty to
+/// not empty (the first report comes at once: everything counts as drawn).
+fn create_damage(
+    conn: &RustConnection,
+    root: Window,
+) -> Result<x11rb::protocol::damage::Damage, PlatformError> {
+    use x11rb::protocol::damage::{ConnectionExt as _, ReportLevel};
+    conn.damage_query_version(1, 1)
+        .map_err(capture_err)?
+        .reply()
+        .map_err(capture_err)?;
+    let damage = conn.generate_id().map_err(capture_err)?;
+    conn.damage_create(damage, root, ReportLevel::NON_EMPTY)
+        .map_err(capture_err)?
+        .check()
+        .map_err(capture_err)?;
+    Ok(damage)
+}
+
+/// BGRX pixels (X11's 32-bit little-endian layout) into RGBA, in place: one
+/// word operation a pixel, which the compiler turns into vector code.
+fn bgrx_to_rgba(pixels: &mut [u8]) {
+    for pixel in pixels.chunks_exact_mut(4) {
+        let bgrx = u32::from_le_bytes([pixel[0], pixel[1], pixel[2], pixel[3]]);
+        let rgba = (bgrx & 0x0000_ff00)
+            | ((bgrx >> 16) & 0x0000_00ff)
+            | ((bgrx & 0x0000_00ff) << 16)
+            | 0xff00_0000;
+        pixel.copy_from_slice(&rgba.to_le_bytes());
+    }
 }
 
 /// Screenshots of one monitor through a connection kept open: a raw
@@ -409,6 +438,9 @@ pub struct RootCapture {
     conn: RustConnection,
     root: Window,
     rect: Rect,
+    /// A DAMAGE object on the root window, where the server has the
+    /// extension: it says whether anything was drawn since the last look.
+    damage: Option<x11rb::protocol::damage::Damage>,
 }
 
 impl std::fmt::Debug for RootCapture {
@@ -469,7 +501,44 @@ impl RootCapture {
             u32::from(monitor.width),
             u32::from(monitor.height),
         );
-        Ok(Some(RootCapture { conn, root, rect }))
+        let damage = create_damage(&conn, root)
+            .inspect_err(|err| tracing::debug!("no DAMAGE, every look captures: {err}"))
+            .ok();
+        Ok(Some(RootCapture {
+            conn,
+            root,
+            rect,
+            damage,
+        }))
+    }
+
+    /// Whether anything was drawn on the screen since the last call (always
+    /// true without the DAMAGE extension, and on the first call). A round
+    /// trip first, so that every drawing the server did before this call
+    /// has reported itself; then the damage is reset, so a drawing after
+    /// this call reports itself at the next.
+    pub fn drawn_since_last_look(&self) -> Result<bool, PlatformError> {
+        use x11rb::protocol::Event;
+        use x11rb::protocol::damage::ConnectionExt as _;
+        let Some(damage) = self.damage else {
+            return Ok(true);
+        };
+        self.conn
+            .get_input_focus()
+            .map_err(capture_err)?
+            .reply()
+            .map_err(capture_err)?;
+        let mut drawn = false;
+        while let Some(event) = self.conn.poll_for_event().map_err(capture_err)? {
+            drawn |= matches!(event, Event::DamageNotify(_));
+        }
+        if drawn {
+            self.conn
+                .damage_subtract(damage, x11rb::NONE, x11rb::NONE)
+                .map_err(capture_err)?;
+            self.conn.flush().map_err(capture_err)?;
+        }
+        Ok(drawn)
     }
 
     /// The monitor's size in device pixels (a frame's size).
@@ -480,5 +549,15 @@ impl RootCapture {
     /// One frame, as RGBA pixels.
     pub fn capture(&self) -> Result<image::RgbaImage, PlatformError> {
         get_image_rgba(&self.conn, self.root, self.rect)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bgrx_pixels_become_opaque_rgba() {
+        let mut pixels = vec![0x10, 0x20, 0x30, 0x00, 0xff, 0x00, 0x80, 0x7f];
+        super::bgrx_to_rgba(&mut pixels);
+        assert_eq!(pixels, [0x30, 0x20, 0x10, 0xff, 0x80, 0x00, 0xff, 0xff]);
     }
 }

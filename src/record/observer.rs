@@ -3,7 +3,9 @@
 //! through a bounded queue; when it is full a frame is dropped and counted, so
 //! memory never grows with the length of a recording. A frame goes whole (a
 //! key frame) or as the patch that differs from the last key frame
-//! ([`crate::frames`]). Input never passes here. Every frame is masked
+//! ([`crate::frames`]). Where the display reports drawing (X11's DAMAGE),
+//! nothing is captured while nothing is drawn. Input never passes here.
+//! Every frame is masked
 //! ([`super::masks`]) before it is compared, hashed or encoded.
 
 use std::sync::Arc;
@@ -65,7 +67,23 @@ pub struct ObserverHandle {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// What the observer sent, as the writer reads it: frames (and that nothing
+/// changed) in one queue, window changes and trees in the other.
+#[derive(Debug)]
+pub struct Observed<'a> {
+    pub observations: &'a Receiver<Observation>,
+    pub window_changes: &'a Receiver<Observation>,
+}
+
 impl ObserverHandle {
+    /// Its two queues, for the writer.
+    pub fn observed(&self) -> Observed<'_> {
+        Observed {
+            observations: &self.observations,
+            window_changes: &self.window_changes,
+        }
+    }
+
     /// Stops the thread after the frame it is taking, and waits for it.
     pub fn stop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
@@ -108,7 +126,9 @@ pub fn spawn(
     let thread = std::thread::Builder::new()
         .name("reprise-observer".into())
         .spawn(move || {
-            let mut last_frame: Option<Vec<u8>> = None;
+            // The last frame handed over, kept by move (a 1080p frame is
+            // 8 MB: copying it at every change cost as much as comparing).
+            let mut last_frame: Option<image::RgbaImage> = None;
             let mut encoder = FrameEncoder::default();
             let mut next_tick = Instant::now();
             while !thread_stop.load(Ordering::SeqCst) {
@@ -139,8 +159,13 @@ pub fn spawn(
                         tracing::warn!("window query failed, recording goes on: {err}");
                     }
                 }
-                let mut image = match capture.capture() {
-                    Ok(image) => image,
+                let mut image = match capture.capture_if_drawn() {
+                    Ok(Some(image)) => image,
+                    Ok(None) => {
+                        // Nothing was drawn since the last frame.
+                        let _ = observation_sender.try_send(Observation::Unchanged { at });
+                        continue;
+                    }
                     Err(err) => {
                         thread_counters
                             .capture_failures
@@ -150,7 +175,7 @@ pub fn spawn(
                     }
                 };
                 masks.apply(&mut image, screen, last_window.as_ref());
-                if last_frame.as_deref() == Some(image.as_raw().as_slice()) {
+                if last_frame.as_ref() == Some(&image) {
                     let _ = observation_sender.try_send(Observation::Unchanged { at });
                     continue;
                 }
@@ -159,22 +184,25 @@ pub fn spawn(
                 // A patch against the last key frame when the change is small
                 // (see `FrameEncoder`); otherwise a whole frame.
                 let encoded = encoder.encode(&image);
+                let sent = encoded.sent();
                 let observation = Observation::Frame {
                     at,
                     width,
                     height,
                     content_hash: content_hash.clone(),
-                    image: encoded.clone(),
+                    image: encoded,
                 };
                 match observation_sender.try_send(observation) {
                     Ok(()) => {
-                        last_frame = Some(image.as_raw().clone());
-                        encoder.sent(content_hash, image, &encoded);
+                        encoder.sent(content_hash, &image, sent);
+                        last_frame = Some(image);
                     }
                     Err(TrySendError::Full(_)) => {
                         // The writer is behind: drop this frame (the next one
-                        // is compared with the last stored frame, so the change
-                        // is taken again) rather than hold more memory.
+                        // is taken whatever the display says, and compared
+                        // with the last stored frame, so the change is taken
+                        // again) rather than hold more memory.
+                        capture.retake_next();
                         thread_counters
                             .frames_dropped
                             .fetch_add(1, Ordering::Relaxed);
