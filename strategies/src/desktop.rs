@@ -74,7 +74,12 @@ pub trait Desktop {
         let _ = request;
         Ok(None)
     }
-    /// Waits; a scripted desktop may advance a clock instead.
+    /// The desktop's time: every wait and bound of the replay loop is
+    /// measured on it (a scripted desktop's is virtual).
+    fn now(&self) -> std::time::Instant {
+        std::time::Instant::now()
+    }
+    /// Waits; a scripted desktop advances its clock instead.
     fn sleep(&mut self, duration: std::time::Duration) {
         std::thread::sleep(duration);
     }

@@ -138,10 +138,10 @@ pub fn run_replay(
     abort: &dyn Fn() -> bool,
     on_step: &mut dyn FnMut(&StepRecord, Option<&Frame>),
 ) -> ReplayOutcome {
-    let replay_started = Instant::now();
+    let replay_started = desktop.now();
     let mut history: Vec<StepRecord> = Vec::new();
     for step_idx in 0..options.max_steps {
-        let step_started = Instant::now();
+        let step_started = desktop.now();
         let mut record = StepRecord {
             step_idx,
             status: StepStatus::Failed,
@@ -151,7 +151,7 @@ pub fn run_replay(
             check: None,
             settled: false,
             window_title: None,
-            started_seconds: replay_started.elapsed().as_secs_f64(),
+            started_seconds: desktop.now().duration_since(replay_started).as_secs_f64(),
             decide_seconds: 0.0,
             duration_seconds: 0.0,
         };
@@ -178,7 +178,10 @@ pub fn run_replay(
             ) {
                 Ok(result) => break result,
                 Err(AttemptError::NotYet(error, wait))
-                    if not_ready_since.get_or_insert_with(Instant::now).elapsed() < wait =>
+                    if {
+                        let now = desktop.now();
+                        now.duration_since(*not_ready_since.get_or_insert(now)) < wait
+                    } =>
                 {
                     // Not an attempt: look again shortly (the loop's waits
                     // are bounded by `wait`, and abort is checked).
@@ -212,7 +215,7 @@ pub fn run_replay(
                 }
             }
         };
-        record.duration_seconds = step_started.elapsed().as_secs_f64();
+        record.duration_seconds = desktop.now().duration_since(step_started).as_secs_f64();
         let outcome = match attempt_result {
             AttemptResult::Done(status) => {
                 record.status = status;
@@ -308,7 +311,7 @@ fn attempt(
     };
     record.settled = settled;
     // Deciding includes reading the tree the strategy asked for.
-    let decide_started = Instant::now();
+    let decide_started = desktop.now();
     let tree = read_tree(strategy, desktop, step_idx);
     let observation = Observation {
         tree: tree.as_ref(),
@@ -318,7 +321,7 @@ fn attempt(
         history,
     };
     let decision = strategy.decide(&observation);
-    record.decide_seconds = decide_started.elapsed().as_secs_f64();
+    record.decide_seconds = desktop.now().duration_since(decide_started).as_secs_f64();
     *last_frame = Some(frame);
     let step = match decision {
         Ok(Decision::Done) => return Ok(AttemptResult::Finished),
@@ -472,12 +475,12 @@ fn read_tree(
 
 /// Waits in slices of at most 10 ms, checking `abort`; false if aborted.
 fn wait(desktop: &mut dyn Desktop, duration: Duration, abort: &dyn Fn() -> bool) -> bool {
-    let deadline = Instant::now() + duration;
+    let deadline = desktop.now() + duration;
     loop {
         if abort() {
             return false;
         }
-        let left = deadline.saturating_duration_since(Instant::now());
+        let left = deadline.saturating_duration_since(desktop.now());
         if left.is_zero() {
             return true;
         }

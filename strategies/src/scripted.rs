@@ -1,8 +1,10 @@
 //! Scripted ports for tests: a desktop (frames and windows it is given, and a
-//! log of everything injected into it, including what is still held down),
-//! and a model that answers from a script.
+//! log of everything injected into it, including what is still held down) on
+//! a virtual clock that only its waits advance, and a model that answers
+//! from a script.
 
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use reprise_models::{A11yTree, Rect, ScreenGeometry, WindowState};
 
@@ -26,6 +28,13 @@ pub struct ScriptedDesktop {
     pub trees: VecDeque<A11yTree>,
     /// Every tree request, in order.
     pub tree_requests: Vec<TreeRequest>,
+    /// Frames that replace `frame` once the clock reaches their time (since
+    /// the desktop was made), in time order: a screen that changes by itself.
+    pub timeline: Vec<(Duration, Frame)>,
+    /// The virtual clock: when the desktop was made, and how long its waits
+    /// have slept since. Nothing else advances it.
+    epoch: Instant,
+    pub slept: Duration,
 }
 
 impl ScriptedDesktop {
@@ -47,6 +56,9 @@ impl ScriptedDesktop {
             release_all_calls: 0,
             trees: VecDeque::new(),
             tree_requests: Vec::new(),
+            timeline: Vec::new(),
+            epoch: Instant::now(),
+            slept: Duration::ZERO,
         }
     }
 
@@ -73,7 +85,14 @@ impl Default for ScriptedDesktop {
 
 impl Desktop for ScriptedDesktop {
     fn screenshot(&mut self) -> Result<Frame, DesktopError> {
-        Ok(self.frame.clone())
+        let slept = self.slept;
+        Ok(self
+            .timeline
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= slept)
+            .map_or(&self.frame, |(_, frame)| frame)
+            .clone())
     }
 
     fn active_window(&mut self) -> Result<Option<WindowState>, DesktopError> {
@@ -115,6 +134,14 @@ impl Desktop for ScriptedDesktop {
         self.release_all_calls += 1;
         self.held.clear();
         Ok(())
+    }
+
+    fn now(&self) -> Instant {
+        self.epoch + self.slept
+    }
+
+    fn sleep(&mut self, duration: Duration) {
+        self.slept += duration;
     }
 }
 

@@ -1,7 +1,7 @@
 //! Waiting for the screen to settle before a step, so replay never outruns a
 //! slow application (OpenAdapt's replays did: its issue #434).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reprise_models::Rect;
 
@@ -34,23 +34,24 @@ pub fn wait_until_settled(
     region: Option<Rect>,
     abort: &dyn Fn() -> bool,
 ) -> Result<Option<(Frame, bool)>, DesktopError> {
-    let started = Instant::now();
+    let started = desktop.now();
     let mut frame = desktop.screenshot()?;
-    let mut stable_since = Instant::now();
+    let mut stable_since = desktop.now();
     loop {
         if abort() {
             return Ok(None);
         }
-        if stable_since.elapsed() >= options.quiet {
+        let now = desktop.now();
+        if now.duration_since(stable_since) >= options.quiet {
             return Ok(Some((frame, true)));
         }
-        if started.elapsed() >= options.timeout {
+        if now.duration_since(started) >= options.timeout {
             return Ok(Some((frame, false)));
         }
         desktop.sleep(options.poll);
         let next = desktop.screenshot()?;
         if !same_region(&frame, &next, region) {
-            stable_since = Instant::now();
+            stable_since = desktop.now();
         }
         frame = next;
     }
@@ -128,6 +129,7 @@ pub fn changed_beyond_caret(a: &Frame, b: &Frame, region: Option<Rect>) -> bool 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scripted::ScriptedDesktop;
     use reprise_models::ScreenGeometry;
 
     fn frame(paint: &[(u32, u32, u32, u32)], scale: f64) -> Frame {
@@ -146,6 +148,72 @@ mod tests {
                 scale_factor: scale,
             },
         }
+    }
+
+    /// A desktop whose screen shows a new mark every `every` until `until`
+    /// (its virtual time), then stays as it is; the marks are drawn at
+    /// `x` upwards, so a region left of `x` never changes.
+    fn changing_desktop(until: Duration, every: Duration, x: u32) -> ScriptedDesktop {
+        let mut desktop = ScriptedDesktop::new();
+        desktop.frame = frame(&[], 1.0);
+        let mut at = every;
+        let mut step = 0;
+        while at <= until {
+            step += 1;
+            desktop
+                .timeline
+                .push((at, frame(&[(x + step % 10, 10, 2, 2)], 1.0)));
+            at += every;
+        }
+        desktop
+    }
+
+    /// What `wait_until_settled` gave (`None`: aborted; else whether it
+    /// settled) and how long it waited on the desktop's clock, in ms. With
+    /// `abort_at_look`, the abort check says so from that look on.
+    fn check(
+        desktop: &mut ScriptedDesktop,
+        region: Option<Rect>,
+        abort_at_look: Option<u32>,
+    ) -> (Option<bool>, u128) {
+        let looks = std::cell::Cell::new(0);
+        let abort = || {
+            looks.set(looks.get() + 1);
+            abort_at_look.is_some_and(|look| looks.get() >= look)
+        };
+        let outcome =
+            wait_until_settled(desktop, &SettleOptions::default(), region, &abort).unwrap();
+        (
+            outcome.map(|(_, settled)| settled),
+            desktop.slept.as_millis(),
+        )
+    }
+
+    #[test]
+    fn the_wait_ends_once_the_screen_has_been_quiet_and_is_bounded() {
+        let ms = Duration::from_millis;
+        // Changing every 40 ms for a second: settled 150 ms after the last
+        // change (looks are 50 ms apart).
+        let mut desktop = changing_desktop(ms(1000), ms(40), 50);
+        let (settled, waited) = check(&mut desktop, None, None);
+        assert_eq!(settled, Some(true));
+        assert!((1150..1250).contains(&waited), "{waited} ms");
+        // A still screen: the quiet time and no more.
+        let mut desktop = changing_desktop(ms(0), ms(40), 50);
+        assert_eq!(check(&mut desktop, None, None), (Some(true), 150));
+        // Never quiet: the last frame after the timeout, not settled.
+        let mut desktop = changing_desktop(ms(60_000), ms(40), 50);
+        let (settled, waited) = check(&mut desktop, None, None);
+        assert_eq!(settled, Some(false));
+        assert!((3000..3100).contains(&waited), "{waited} ms");
+        // Changes outside the region (the window) do not hold the wait.
+        let mut desktop = changing_desktop(ms(60_000), ms(40), 50);
+        let window = Some(Rect::new(0, 0, 40, 60));
+        assert_eq!(check(&mut desktop, window, None), (Some(true), 150));
+        // An abort ends the wait at the look it comes in (looks are 50 ms
+        // apart: the 11th is at 500 ms).
+        let mut desktop = changing_desktop(ms(60_000), ms(40), 50);
+        assert_eq!(check(&mut desktop, None, Some(11)), (None, 500));
     }
 
     #[test]

@@ -274,7 +274,6 @@ fn waiting_for_the_screen_spends_no_attempt_and_is_bounded() {
         ..options
     };
     let mut desktop = ScriptedDesktop::new();
-    let started = Instant::now();
     let outcome = run_replay(
         &mut never,
         &mut desktop,
@@ -289,8 +288,13 @@ fn waiting_for_the_screen_spends_no_attempt_and_is_bounded() {
         reason,
         "the keys were typed into \"Save as\" (waited 0.2 s)"
     );
-    // Two attempts of at least 200 ms each, and nothing injected.
-    assert!(started.elapsed() >= Duration::from_millis(400));
+    // Two attempts of 200 ms each (and their looks' 100 ms slices, on the
+    // desktop's virtual clock), and nothing injected.
+    assert!(
+        (Duration::from_millis(400)..Duration::from_millis(700)).contains(&desktop.slept),
+        "{:?}",
+        desktop.slept
+    );
     assert!(desktop.injected.is_empty());
 }
 
