@@ -35,7 +35,11 @@ impl TesseractReader {
 
 /// The crop as dark text on white, scaled up and with a margin.
 pub fn prepare(crop: &RgbaImage) -> GrayImage {
-    let gray = image::imageops::grayscale(crop);
+    // The vision engine's luminance, so OCR sees what the segmenter saw.
+    let gray = GrayImage::from_fn(crop.width(), crop.height(), |x, y| {
+        let [r, g, b, _] = crop.get_pixel(x, y).0;
+        image::Luma([reprise_strategies::vision::luma8(r, g, b)])
+    });
     let mean = gray
         .pixels()
         .map(|pixel| u64::from(pixel.0[0]))

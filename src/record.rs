@@ -7,6 +7,7 @@ mod masks;
 mod observer;
 pub mod secrets;
 mod stop;
+mod writer;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,15 +15,14 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
-use reprise_models::{ActionEvent, EventName, FORMAT_VERSION, Recording, Screenshot, WindowState};
+use reprise_models::{EventName, FORMAT_VERSION, Recording};
 
-use crate::frames::FrameImage;
 use crate::platform::capture::ScreenCapture;
 use crate::platform::listen::{EventConverter, InputMessage, spawn_listener};
 use crate::platform::{self, WindowProbe};
-use crate::store::{ScreenshotBlob, Store};
-use observer::Observation;
+use crate::store::Store;
 use stop::{StopSequence, Verdict};
+use writer::Writer;
 
 /// How often pending data is written, at the least.
 const FLUSH_INTERVAL: Duration = Duration::from_millis(250);
@@ -250,7 +250,13 @@ pub fn record(
             }
             Ok(InputMessage::Failed(reason)) => {
                 observer.stop();
-                writer.drain(&mut observer, elements.as_ref(), &mut stop_sequence, true);
+                writer.drain(
+                    writer.seconds(Instant::now()),
+                    &observer.observed(),
+                    elements.as_ref().map(|elements| &elements.answers),
+                    &mut stop_sequence,
+                    true,
+                );
                 writer.flush(store)?;
                 bail!("{reason}; what was recorded so far is kept, marked incomplete");
             }
@@ -263,7 +269,13 @@ pub fn record(
         let now = start.elapsed().as_secs_f64();
         writer.events.extend(stop_sequence.expire(now));
         if last_flush.elapsed() >= FLUSH_INTERVAL {
-            writer.drain(&mut observer, elements.as_ref(), &mut stop_sequence, false);
+            writer.drain(
+                writer.seconds(Instant::now()),
+                &observer.observed(),
+                elements.as_ref().map(|elements| &elements.answers),
+                &mut stop_sequence,
+                false,
+            );
             writer.flush(store)?;
             last_flush = Instant::now();
             let window = writer
@@ -304,7 +316,13 @@ pub fn record(
         }
     }
     observer.stop();
-    writer.drain(&mut observer, elements.as_ref(), &mut stop_sequence, true);
+    writer.drain(
+        writer.seconds(Instant::now()),
+        &observer.observed(),
+        elements.as_ref().map(|elements| &elements.answers),
+        &mut stop_sequence,
+        true,
+    );
     writer.flush(store)?;
     if let Some(elements) = &elements
         && elements.dropped > 0
@@ -327,304 +345,4 @@ pub fn record(
         secret_keys: writer.scrubber.scrubbed,
         stop_reason,
     })
-}
-
-/// Collects events, frames and window states, links each event to the newest
-/// frame and window state at or before it, and writes them in batches.
-struct Writer {
-    recording_id: String,
-    monitor: reprise_models::ScreenGeometry,
-    start: Instant,
-    /// Events not yet linked and written, in time order.
-    events: Vec<ActionEvent>,
-    ready_events: Vec<ActionEvent>,
-    screenshots: Vec<ScreenshotBlob>,
-    window_states: Vec<WindowState>,
-    frame_times: Vec<f64>,
-    window_times: Vec<f64>,
-    /// Everything the observer saw up to this time has arrived.
-    observed_until: f64,
-    next_event_seq: u64,
-    stored_hashes: std::collections::HashSet<String>,
-    /// The active window as last stored.
-    current_window: Option<platform::ActiveWindow>,
-    /// Events (by their timestamp's bits) whose element is being read, with
-    /// how long each may wait for it.
-    pending_elements: std::collections::HashMap<u64, f64>,
-    /// Keys whose focus read found no focus yet, waiting for a later one.
-    unresolved_keys: Vec<f64>,
-    /// Elements read, waiting for their press to be linked.
-    elements: std::collections::HashMap<u64, reprise_models::ElementIdentity>,
-    /// The newest window state's accessibility tree, with that state's id.
-    current_tree: Option<(u32, reprise_models::A11yTree)>,
-    /// Each window state's class and title, by its id.
-    window_names: Vec<(String, String)>,
-    /// Secret keys out, before anything is written.
-    scrubber: secrets::Scrubber,
-}
-
-impl Writer {
-    fn new(
-        recording_id: String,
-        monitor: reprise_models::ScreenGeometry,
-        start: Instant,
-        secrets: secrets::SecretRules,
-    ) -> Self {
-        Writer {
-            recording_id,
-            monitor,
-            start,
-            events: Vec::new(),
-            ready_events: Vec::new(),
-            screenshots: Vec::new(),
-            window_states: Vec::new(),
-            frame_times: Vec::new(),
-            window_times: Vec::new(),
-            observed_until: 0.0,
-            next_event_seq: 0,
-            stored_hashes: std::collections::HashSet::new(),
-            current_window: None,
-            pending_elements: std::collections::HashMap::new(),
-            unresolved_keys: Vec::new(),
-            elements: std::collections::HashMap::new(),
-            current_tree: None,
-            window_names: Vec::new(),
-            scrubber: secrets::Scrubber::new(secrets),
-        }
-    }
-
-    /// Takes in the elements read so far; when `finish`, waits for the
-    /// outstanding ones (bounded by the link wait).
-    fn take_elements(&mut self, elements: Option<&elements::ElementThread>, finish: bool) {
-        let Some(elements) = elements else {
-            self.pending_elements.clear();
-            return;
-        };
-        let deadline = Instant::now() + Duration::from_secs_f64(FOCUS_WAIT_SECONDS);
-        loop {
-            let answer = if finish && !self.pending_elements.is_empty() {
-                let left = deadline.saturating_duration_since(Instant::now());
-                elements.answers.recv_timeout(left).ok()
-            } else {
-                elements.answers.try_recv().ok()
-            };
-            let Some((timestamp, element, earlier)) = answer else {
-                break;
-            };
-            // A key whose window named no focus yet waits (its bound) for a
-            // later key's answer to say where the focus was.
-            if earlier == elements::Earlier::Unresolved
-                && self.pending_elements.contains_key(&timestamp.to_bits())
-            {
-                self.unresolved_keys.push(timestamp);
-                continue;
-            }
-            // The keys typed while the focus was not yet set went where it
-            // turned out to be, if nothing moved it since: the first of them
-            // carries it. Any other answer leaves them without an element.
-            let waiting: Vec<f64> = std::mem::take(&mut self.unresolved_keys)
-                .into_iter()
-                .filter(|key| self.pending_elements.remove(&key.to_bits()).is_some())
-                .collect();
-            if let (elements::Earlier::Settles, Some(first), Some(element)) =
-                (earlier, waiting.first(), &element)
-            {
-                self.elements.insert(first.to_bits(), element.clone());
-            }
-            // A press already linked (it waited its bound) keeps no late
-            // answer: nothing would ever read it.
-            let still_pending = self.pending_elements.remove(&timestamp.to_bits()).is_some();
-            if let (true, Some(element)) = (still_pending, element) {
-                self.elements.insert(timestamp.to_bits(), element);
-            }
-        }
-        let pending = &self.pending_elements;
-        self.unresolved_keys
-            .retain(|key| pending.contains_key(&key.to_bits()));
-        if finish {
-            self.pending_elements.clear();
-            self.unresolved_keys.clear();
-        }
-    }
-
-    fn seconds(&self, at: Instant) -> f64 {
-        at.saturating_duration_since(self.start).as_secs_f64()
-    }
-
-    fn add_window(
-        &mut self,
-        timestamp: f64,
-        window: platform::ActiveWindow,
-        tree: Option<reprise_models::A11yTree>,
-    ) {
-        let id = self.window_times.len() as u32;
-        self.window_times.push(timestamp);
-        self.window_names
-            .push((window.app_class.clone(), window.title.clone()));
-        self.current_window = Some(window.clone());
-        self.current_tree = tree.clone().map(|tree| (id, tree));
-        let mut state = window.into_state(id, timestamp);
-        state.a11y = tree;
-        self.window_states.push(state);
-    }
-
-    /// Takes in what the observer sent, then links every event whose frame is
-    /// known (or that has waited long enough; all of them when `finish`).
-    fn drain(
-        &mut self,
-        observer: &mut observer::ObserverHandle,
-        elements: Option<&elements::ElementThread>,
-        stop_sequence: &mut StopSequence,
-        finish: bool,
-    ) {
-        self.take_elements(elements, finish);
-        while let Ok(observation) = observer.observations.try_recv() {
-            match observation {
-                Observation::Frame {
-                    at,
-                    width,
-                    height,
-                    content_hash,
-                    image,
-                } => {
-                    let timestamp = self.seconds(at);
-                    self.observed_until = timestamp;
-                    let id = self.frame_times.len() as u32;
-                    self.frame_times.push(timestamp);
-                    // A patch already stored (the screen went back to an
-                    // earlier state) is not written again. A key frame always
-                    // is: the store keeps the whole image when it held only a
-                    // patch, so every patch's base is a whole frame.
-                    let first_time = self.stored_hashes.insert(content_hash.clone());
-                    let image = match image {
-                        FrameImage::Patch { .. } if !first_time => FrameImage::Stored,
-                        image => image,
-                    };
-                    self.screenshots.push(ScreenshotBlob {
-                        screenshot: Screenshot {
-                            id,
-                            timestamp,
-                            width,
-                            height,
-                            screen: self.monitor,
-                            content_hash,
-                        },
-                        image,
-                    });
-                }
-                Observation::Unchanged { at } => self.observed_until = self.seconds(at),
-                Observation::Window { .. } | Observation::Accessibility { .. } => {}
-            }
-        }
-        while let Ok(observation) = observer.window_changes.try_recv() {
-            match observation {
-                Observation::Window { at, window } => {
-                    let timestamp = self.seconds(at);
-                    match window {
-                        Some(window) => self.add_window(timestamp, window, None),
-                        None => {
-                            self.current_window = None;
-                            tracing::debug!(timestamp, "no window is focused");
-                        }
-                    }
-                }
-                // The same window again, now with its tree; dropped when
-                // another window became active meanwhile.
-                Observation::Accessibility { at, window, tree } => {
-                    if self.current_window.as_ref() == Some(&window) {
-                        let timestamp = self.seconds(at);
-                        self.add_window(timestamp, window, Some(tree));
-                    }
-                }
-                Observation::Frame { .. } | Observation::Unchanged { .. } => {}
-            }
-        }
-        if finish {
-            self.events.extend(stop_sequence.release_held());
-            self.events
-                .sort_by(|a, b| a.timestamp.total_cmp(&b.timestamp));
-        }
-        let now = self.start.elapsed().as_secs_f64();
-        let held_from = stop_sequence.oldest_held().unwrap_or(f64::INFINITY);
-        let n_ready = self
-            .events
-            .iter()
-            .take_while(|event| {
-                let waited = now - event.timestamp;
-                let waited_enough = waited > MAX_LINK_WAIT_SECONDS;
-                let element_waited = self
-                    .pending_elements
-                    .get(&event.timestamp.to_bits())
-                    .is_none_or(|wait| waited > *wait);
-                finish
-                    || (event.timestamp < held_from
-                        && (event.timestamp <= self.observed_until || waited_enough)
-                        && element_waited)
-            })
-            .count();
-        let ready: Vec<ActionEvent> = self.events.drain(..n_ready).collect();
-        for mut event in ready {
-            let frames_before = self.frame_times.partition_point(|&t| t <= event.timestamp);
-            event.screenshot_id = frames_before.checked_sub(1).map(|idx| idx as u32);
-            let windows_before = self.window_times.partition_point(|&t| t <= event.timestamp);
-            event.window_state_id = windows_before.checked_sub(1).map(|idx| idx as u32);
-            self.pending_elements.remove(&event.timestamp.to_bits());
-            event.element = self
-                .elements
-                .remove(&event.timestamp.to_bits())
-                .or_else(|| self.element_in_snapshot(&event));
-            let window = event
-                .window_state_id
-                .and_then(|id| self.window_names.get(id as usize))
-                .map(|(class, title)| (class.as_str(), title.as_str()));
-            // Secret keys leave here, before anything is written.
-            let kept = self.scrubber.scrub(event, window);
-            self.ready_events.extend(kept);
-        }
-    }
-
-    /// The element under a press in the window's snapshot tree, for a press
-    /// the hit-test could not name (the click closed the window before it
-    /// answered). Controls only: a list may have scrolled since the
-    /// snapshot, and a stale row is another row.
-    fn element_in_snapshot(&self, event: &ActionEvent) -> Option<reprise_models::ElementIdentity> {
-        if event.name != EventName::Click || event.mouse_pressed != Some(true) {
-            return None;
-        }
-        // The tree of the very window state the press belongs to, never a
-        // later window's.
-        let (state_id, tree) = self.current_tree.as_ref()?;
-        if event.window_state_id != Some(*state_id) {
-            return None;
-        }
-        let point = (event.mouse_x?, event.mouse_y?);
-        let deepest = reprise_models::element::deepest_at(tree, point)?;
-        let identity = reprise_models::identity_of(tree, &tree.app, deepest)?;
-        (!reprise_models::element::is_row_member(identity.role) && !tree.app.is_empty())
-            .then_some(identity)
-    }
-
-    /// Writes everything ready in one transaction.
-    fn flush(&mut self, store: &mut Store) -> Result<()> {
-        if self.ready_events.is_empty()
-            && self.screenshots.is_empty()
-            && self.window_states.is_empty()
-        {
-            return Ok(());
-        }
-        store
-            .append(
-                &self.recording_id,
-                self.next_event_seq,
-                &self.ready_events,
-                &self.screenshots,
-                &self.window_states,
-            )
-            .context("write the recording to the store")?;
-        self.next_event_seq += self.ready_events.len() as u64;
-        self.ready_events.clear();
-        self.screenshots.clear();
-        self.window_states.clear();
-        Ok(())
-    }
 }

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context as _, Result};
 use reprise_models::{ReduceOptions, reduce, screenshot::content_hash};
+use reprise_strategies::llm::SharedLlm;
 use reprise_strategies::{
     NaiveStrategy, ReplayOptions, ReplayOutcome, ReplayStrategy, StepRecord, run_replay,
 };
@@ -230,8 +231,17 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     );
     // Instructions need a model: with none configured, a clear refusal
     // before anything is replayed.
-    let mut llm = if request.instructions.is_some() || request.strategy == StrategyChoice::Vanilla {
-        Some(model_chain(store, request.config.as_deref(), &run_id)?)
+    // One chain of providers for whatever needs a model in this replay.
+    let needs_model = request.instructions.is_some()
+        || request.strategy == StrategyChoice::Vanilla
+        || (request.strategy == StrategyChoice::Visual
+            && request.describer == DescriberChoice::Llm);
+    let mut llm = if needs_model {
+        Some(SharedLlm::new(Box::new(model_chain(
+            store,
+            request.config.as_deref(),
+            &run_id,
+        )?)))
     } else {
         None
     };
@@ -284,7 +294,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             request.speed,
         )),
         StrategyChoice::Visual => {
-            let mut visual = visual_strategy(store, &bundle, trees, request, &run_id)?;
+            let mut visual = visual_strategy(store, &bundle, trees, request, llm.clone())?;
             if let (Some(instructions), Some(llm)) = (&request.instructions, llm.as_mut()) {
                 let render = render_prompt();
                 let (steps, calls) = reprise_strategies::visual::instructions::apply_instructions(
@@ -411,7 +421,10 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
                     encode_png(&image),
                 )
             });
-            let step = json!({"record": record, "screen": frame.map(|frame| frame.screen)});
+            let step = crate::store::StoredStep {
+                record: record.clone(),
+                screen: frame.map(|frame| frame.screen),
+            };
             let frame = png
                 .as_ref()
                 .map(|(hash, png)| (hash.as_str(), png.as_slice()));
@@ -534,16 +547,18 @@ fn render_prompt() -> reprise_strategies::vanilla::RenderPrompt {
     Box::new(|name, values| crate::llm::prompt::render(name, values).map_err(Into::into))
 }
 
-/// The visual strategy, offline: the classical segmenter, the Tesseract
-/// describer, and the segmentation cache in the store.
+/// The visual strategy: the classical segmenter, the Tesseract describer (or
+/// the model, through the replay's one chain), and the segmentation cache in
+/// the store.
 fn visual_strategy(
     store: &Store,
     bundle: &reprise_models::RecordingBundle,
     trees: Vec<reprise_models::ActionEvent>,
     request: &ReplayRequest,
-    run_id: &str,
+    llm: Option<SharedLlm>,
 ) -> Result<reprise_strategies::visual::VisualStrategy> {
-    use reprise_strategies::visual::{Vision, prepare};
+    use reprise_strategies::vision::analysis::Vision;
+    use reprise_strategies::visual::prepare;
     let cache_store =
         Store::open(store.path()).context("open the store for the segmentation cache")?;
     let describer: Box<dyn reprise_strategies::describe::Describer> = match request.describer {
@@ -551,7 +566,7 @@ fn visual_strategy(
             crate::describe::TesseractReader::new()?,
         )),
         DescriberChoice::Llm => Box::new(reprise_strategies::describe::LlmDescriber::new(
-            Box::new(model_chain(store, request.config.as_deref(), run_id)?),
+            Box::new(llm.expect("the model describer has a model")),
             render_prompt(),
         )),
     };

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use anyhow::{Context as _, Result};
 use base64::Engine as _;
 use reprise_models::{ActionEvent, ReduceOptions, ScreenGeometry, reduce};
-use reprise_strategies::{StepRecord, StepStatus};
+use reprise_strategies::StepStatus;
 
 use crate::present::event_label;
 use crate::store::Store;
@@ -234,10 +234,7 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
     }
     let _ = writeln!(body, "</table>");
     for stored in &steps {
-        let record: StepRecord = serde_json::from_value(stored.step["record"].clone())
-            .with_context(|| format!("read step {} of run {run_id}", stored.idx))?;
-        let screen: Option<ScreenGeometry> =
-            serde_json::from_value(stored.step["screen"].clone()).ok();
+        let (record, screen) = (&stored.step.record, stored.step.screen);
         let status = record.status.as_str();
         let label = record
             .step

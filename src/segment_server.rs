@@ -6,10 +6,9 @@
 
 use base64::Engine as _;
 use image::RgbaImage;
+use reprise_strategies::vision::masks::{mask_from_polygon, masks_from_colours};
 use reprise_strategies::vision::refine::{RefineOptions, refine};
-use reprise_strategies::vision::{
-    Mask, PixelRect, Segment, SegmentKind, Segmenter, VisionError, finish,
-};
+use reprise_strategies::vision::{Mask, Segment, SegmentKind, Segmenter, VisionError, finish};
 use serde_json::{Value, json};
 
 pub struct HttpSegmenter {
@@ -38,133 +37,6 @@ impl HttpSegmenter {
             client,
         })
     }
-}
-
-/// Masks from a colour-coded image: every colour but black is one mask.
-pub fn masks_from_colours(image: &RgbaImage) -> Result<Vec<Mask>, VisionError> {
-    let mut boxes: std::collections::HashMap<[u8; 3], (u32, u32, u32, u32, u64)> =
-        std::collections::HashMap::new();
-    for (x, y, pixel) in image.enumerate_pixels() {
-        let [r, g, b, _] = pixel.0;
-        if [r, g, b] == [0, 0, 0] {
-            continue;
-        }
-        let entry = boxes.entry([r, g, b]).or_insert((x, y, x, y, 0));
-        entry.0 = entry.0.min(x);
-        entry.1 = entry.1.min(y);
-        entry.2 = entry.2.max(x);
-        entry.3 = entry.3.max(y);
-        entry.4 += 1;
-    }
-    // In a lossless mask image every colour is a solid area, most of whose
-    // pixels have the same colour all around; compression or scaling leaves
-    // thin bands of in-between colours with no such interior.
-    let mut interior: std::collections::HashMap<[u8; 3], u64> = std::collections::HashMap::new();
-    for (x, y, pixel) in image.enumerate_pixels() {
-        let colour = [pixel.0[0], pixel.0[1], pixel.0[2]];
-        if colour == [0, 0, 0]
-            || x == 0
-            || y == 0
-            || x + 1 >= image.width()
-            || y + 1 >= image.height()
-        {
-            continue;
-        }
-        let same = |nx: u32, ny: u32| image.get_pixel(nx, ny).0[..3] == colour;
-        if same(x - 1, y) && same(x + 1, y) && same(x, y - 1) && same(x, y + 1) {
-            *interior.entry(colour).or_default() += 1;
-        }
-    }
-    let bands = boxes
-        .keys()
-        .filter(|colour| !interior.contains_key(*colour))
-        .count();
-    if boxes.len() > 8 && bands * 4 > boxes.len() {
-        return Err(VisionError::BadMasks(format!(
-            "{bands} of its {} colours are thin bands with no solid area: it looks compressed or scaled, which invents colours; send a lossless PNG",
-            boxes.len()
-        )));
-    }
-    let mut masks = Vec::with_capacity(boxes.len());
-    for (colour, (x0, y0, x1, y1, _)) in boxes {
-        let rect = PixelRect {
-            x: x0,
-            y: y0,
-            width: x1 - x0 + 1,
-            height: y1 - y0 + 1,
-        };
-        let bits = (0..rect.area())
-            .map(|idx| {
-                let (x, y) = (
-                    x0 + (idx % u64::from(rect.width)) as u32,
-                    y0 + (idx / u64::from(rect.width)) as u32,
-                );
-                image.get_pixel(x, y).0[..3] == colour
-            })
-            .collect();
-        masks.push(Mask { rect, bits });
-    }
-    Ok(masks)
-}
-
-/// A mask from a polygon (even-odd rule, pixel centres), clipped to the image.
-pub fn mask_from_polygon(points: &[(f64, f64)], width: u32, height: u32) -> Option<Mask> {
-    if points.len() < 3 {
-        return None;
-    }
-    let min_x = points
-        .iter()
-        .map(|p| p.0)
-        .fold(f64::INFINITY, f64::min)
-        .floor()
-        .max(0.0) as u32;
-    let min_y = points
-        .iter()
-        .map(|p| p.1)
-        .fold(f64::INFINITY, f64::min)
-        .floor()
-        .max(0.0) as u32;
-    let max_x = (points
-        .iter()
-        .map(|p| p.0)
-        .fold(f64::NEG_INFINITY, f64::max)
-        .ceil() as u32)
-        .min(width);
-    let max_y = (points
-        .iter()
-        .map(|p| p.1)
-        .fold(f64::NEG_INFINITY, f64::max)
-        .ceil() as u32)
-        .min(height);
-    if max_x <= min_x || max_y <= min_y {
-        return None;
-    }
-    let rect = PixelRect {
-        x: min_x,
-        y: min_y,
-        width: max_x - min_x,
-        height: max_y - min_y,
-    };
-    let inside = |px: f64, py: f64| {
-        let mut inside = false;
-        let mut j = points.len() - 1;
-        for i in 0..points.len() {
-            let ((xi, yi), (xj, yj)) = (points[i], points[j]);
-            if (yi > py) != (yj > py) && px < (xj - xi) * (py - yi) / (yj - yi) + xi {
-                inside = !inside;
-            }
-            j = i;
-        }
-        inside
-    };
-    let bits = (0..rect.area())
-        .map(|idx| {
-            let x = f64::from(min_x + (idx % u64::from(rect.width)) as u32) + 0.5;
-            let y = f64::from(min_y + (idx / u64::from(rect.width)) as u32) + 0.5;
-            inside(x, y)
-        })
-        .collect();
-    Some(Mask { rect, bits })
 }
 
 /// Masks from the server's answer.
@@ -273,6 +145,7 @@ impl Segmenter for HttpSegmenter {
 mod tests {
     use super::*;
     use crate::testing::{Reply, ScriptedServer};
+    use reprise_strategies::vision::PixelRect;
 
     fn colour_coded() -> RgbaImage {
         RgbaImage::from_fn(100, 60, |x, y| {
@@ -334,19 +207,6 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("lossy")
-        );
-        // A blurred mask image: many rare in-between colours.
-        let blurred = image::imageops::blur(&colour_coded(), 1.5);
-        let refused = masks_from_colours(&blurred).map(|masks| masks.len());
-        assert!(
-            matches!(&refused, Err(err) if err.to_string().contains("compressed or scaled")),
-            "{refused:?}"
-        );
-        assert_eq!(
-            masks_from_colours(&colour_coded())
-                .map(|masks| masks.len())
-                .ok(),
-            Some(2)
         );
         let server =
             ScriptedServer::start(vec![Reply::json(500, json!({"error": "model not loaded"}))]);

@@ -2,6 +2,7 @@
 //! window states, and replay runs. Only this module knows SQL.
 
 mod fleet;
+mod images;
 mod llm;
 mod recordings;
 mod runs;
@@ -15,7 +16,7 @@ use rusqlite::Connection;
 pub use fleet::{NewEvent, WorkerRow};
 pub use llm::{CachedReply, CallRow, UsageTotal};
 pub use recordings::{RecordingSummary, ScreenshotBlob};
-pub use runs::{RunRecord, RunStep};
+pub use runs::{RunRecord, RunStep, StoredStep};
 pub use segmentations::{NewSegmentation, SegmentationRow};
 
 /// Why the store could not do what was asked.

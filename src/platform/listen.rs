@@ -1,7 +1,10 @@
-//! The global input listener: rdev's `listen` on a thread of its own (it
-//! blocks for ever and has no stop call), turned into raw action events.
+//! The global input listeners: rdev's `listen` on a thread of its own (it
+//! blocks for ever and has no stop call), turned into raw action events for
+//! the recorder, or watched for the abort chord during a replay.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
@@ -89,6 +92,71 @@ pub fn spawn_listener(
         })
         .expect("spawn the input listener thread");
     receiver
+}
+
+/// The documented abort key combination.
+pub const ABORT_KEYS: &str = "Ctrl+Alt+Shift+Q";
+
+/// Sets `flag` when the person presses [`ABORT_KEYS`]; a modifier the
+/// display reports as held counts, whoever pressed it (a Shift stuck before
+/// the watch began sent no press). rdev's listener lives for the rest of the
+/// process (it has no stop call), so it is started once and sets whichever
+/// flag was given last.
+pub fn watch_abort_chord(flag: Arc<AtomicBool>) {
+    static CURRENT: std::sync::Mutex<Option<Arc<AtomicBool>>> = std::sync::Mutex::new(None);
+    static STARTED: AtomicBool = AtomicBool::new(false);
+    if let Ok(mut current) = CURRENT.lock() {
+        *current = Some(flag);
+    }
+    if STARTED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("reprise-abort-keys".into())
+        .spawn(|| {
+            let mut held: Vec<Key> = Vec::new();
+            // The display's own record of held modifiers: a modifier that was
+            // down before the listener started (a stuck Shift) sent it no
+            // press, yet it is held, and the chord must still work.
+            let probe = super::WindowProbe::connect().ok();
+            let result = rdev::listen(move |event| match event.event_type {
+                EventType::KeyPress(key) => {
+                    if !held.contains(&key) {
+                        held.push(key);
+                    }
+                    if key != Key::KeyQ {
+                        return;
+                    }
+                    let on_display = probe
+                        .as_ref()
+                        .and_then(|probe| probe.held_input().ok())
+                        .unwrap_or_default();
+                    let has = |keys: &[Key], modifier: super::HeldInput| {
+                        keys.iter().any(|key| held.contains(key)) || on_display.contains(&modifier)
+                    };
+                    if has(
+                        &[Key::ControlLeft, Key::ControlRight],
+                        super::HeldInput::Ctrl,
+                    ) && has(&[Key::Alt, Key::AltGr], super::HeldInput::Alt)
+                        && has(&[Key::ShiftLeft, Key::ShiftRight], super::HeldInput::Shift)
+                    {
+                        tracing::warn!("{ABORT_KEYS} pressed: aborting the replay");
+                        if let Ok(current) = CURRENT.lock()
+                            && let Some(flag) = current.as_ref()
+                        {
+                            flag.store(true, Ordering::SeqCst);
+                        }
+                    }
+                }
+                EventType::KeyRelease(key) => held.retain(|held_key| *held_key != key),
+                _ => {}
+            });
+            if let Err(err) = result {
+                tracing::warn!(
+                    "the abort keys cannot be watched ({err:?}); the screen corners still abort"
+                );
+            }
+        });
 }
 
 /// Turns rdev events into raw action events. It keeps the pointer position

@@ -1,19 +1,18 @@
 //! The abort watcher: a replay stops within 100 ms when the person moves the
 //! pointer into a corner of the screen or presses Ctrl+Alt+Shift+Q, even while
-//! the replay holds the mouse.
+//! the replay holds the mouse. The keyboard is watched by the platform
+//! ([`crate::platform::listen::watch_abort_chord`]).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use rdev::{EventType, Key};
 use reprise_models::ScreenGeometry;
 
 use super::{Flag, LastMove};
-use crate::platform::{HeldInput, WindowProbe};
-
-/// The documented abort key combination.
-pub const ABORT_KEYS: &str = "Ctrl+Alt+Shift+Q";
+use crate::platform::WindowProbe;
+pub use crate::platform::listen::ABORT_KEYS;
+use crate::platform::listen::watch_abort_chord;
 
 /// How often the pointer is looked at.
 const POLL: Duration = Duration::from_millis(10);
@@ -63,7 +62,7 @@ impl AbortWatcher {
                     std::thread::sleep(POLL);
                 }
             })?;
-        watch_keys(Arc::clone(&flag));
+        watch_abort_chord(Arc::clone(&flag));
         Ok(AbortWatcher {
             flag,
             stop,
@@ -98,63 +97,6 @@ fn corner_of(screen: &ScreenGeometry, x: f64, y: f64) -> Option<(bool, bool)> {
     let at_top = (y - top).abs() <= CORNER;
     let at_bottom = (bottom - y).abs() <= CORNER;
     ((at_left || at_right) && (at_top || at_bottom)).then_some((at_right, at_bottom))
-}
-
-/// rdev's listener lives for the rest of the process (it has no stop call),
-/// so it is started once and sets whichever flag is current.
-fn watch_keys(flag: Flag) {
-    static CURRENT: std::sync::Mutex<Option<Flag>> = std::sync::Mutex::new(None);
-    static STARTED: AtomicBool = AtomicBool::new(false);
-    if let Ok(mut current) = CURRENT.lock() {
-        *current = Some(flag);
-    }
-    if STARTED.swap(true, Ordering::SeqCst) {
-        return;
-    }
-    let _ = std::thread::Builder::new()
-        .name("reprise-abort-keys".into())
-        .spawn(|| {
-            let mut held: Vec<Key> = Vec::new();
-            // The display's own record of held modifiers: a modifier that was
-            // down before the listener started (a stuck Shift) sent it no
-            // press, yet it is held, and the chord must still work.
-            let probe = WindowProbe::connect().ok();
-            let result = rdev::listen(move |event| match event.event_type {
-                EventType::KeyPress(key) => {
-                    if !held.contains(&key) {
-                        held.push(key);
-                    }
-                    if key != Key::KeyQ {
-                        return;
-                    }
-                    let on_display = probe
-                        .as_ref()
-                        .and_then(|probe| probe.held_input().ok())
-                        .unwrap_or_default();
-                    let has = |keys: &[Key], modifier: HeldInput| {
-                        keys.iter().any(|key| held.contains(key)) || on_display.contains(&modifier)
-                    };
-                    if has(&[Key::ControlLeft, Key::ControlRight], HeldInput::Ctrl)
-                        && has(&[Key::Alt, Key::AltGr], HeldInput::Alt)
-                        && has(&[Key::ShiftLeft, Key::ShiftRight], HeldInput::Shift)
-                    {
-                        tracing::warn!("{ABORT_KEYS} pressed: aborting the replay");
-                        if let Ok(current) = CURRENT.lock()
-                            && let Some(flag) = current.as_ref()
-                        {
-                            flag.store(true, Ordering::SeqCst);
-                        }
-                    }
-                }
-                EventType::KeyRelease(key) => held.retain(|held_key| *held_key != key),
-                _ => {}
-            });
-            if let Err(err) = result {
-                tracing::warn!(
-                    "the abort keys cannot be watched ({err:?}); the screen corners still abort"
-                );
-            }
-        });
 }
 
 #[cfg(test)]

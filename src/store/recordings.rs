@@ -7,7 +7,7 @@ use reprise_models::{ActionEvent, Recording, RecordingBundle, Screenshot, Window
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{Result, Store, StoreError};
-use crate::frames::{FrameImage, apply_patch, decode_png, patched};
+use crate::frames::FrameImage;
 
 /// One line of `reprise list`.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -52,17 +52,6 @@ fn from_json<T: serde::de::DeserializeOwned>(id: &str, what: &str, text: &str) -
     })
 }
 
-/// An image as stored: whole, or a patch at `x`, `y` of a key frame.
-enum StoredImage {
-    Whole(Vec<u8>),
-    Patch {
-        key: Vec<u8>,
-        x: u32,
-        y: u32,
-        png: Vec<u8>,
-    },
-}
-
 impl Store {
     /// Creates a recording's row; its data follows through [`Store::append`].
     pub fn insert_recording(&mut self, recording: &Recording) -> Result<()> {
@@ -102,85 +91,6 @@ impl Store {
             params![recording_id],
         )?;
         Ok(())
-    }
-
-    /// Whether an image with this content hash is stored.
-    pub fn has_image(&self, hash: &str) -> Result<bool> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT 1 FROM images WHERE hash = ?1",
-                params![hash],
-                |_| Ok(()),
-            )
-            .optional()?
-            .is_some())
-    }
-
-    /// The PNG bytes of an image; a frame stored as a patch is pasted onto
-    /// its key frame first.
-    pub fn image_png(&self, hash: &str) -> Result<Vec<u8>> {
-        match self.stored_image(hash)? {
-            StoredImage::Whole(png) => Ok(png),
-            StoredImage::Patch { key, x, y, png } => {
-                apply_patch(&key, x, y, &png).map_err(|err| StoreError::BadImage {
-                    hash: hash.to_owned(),
-                    reason: err.to_string(),
-                })
-            }
-        }
-    }
-
-    /// An image's pixels (a patch pasted onto its key frame), decoded once:
-    /// for callers that want pixels, not bytes.
-    pub fn image(&self, hash: &str) -> Result<image::RgbaImage> {
-        let bad = |reason: String| StoreError::BadImage {
-            hash: hash.to_owned(),
-            reason,
-        };
-        match self.stored_image(hash)? {
-            StoredImage::Whole(png) => decode_png(&png).map_err(|err| bad(err.to_string())),
-            StoredImage::Patch { key, x, y, png } => {
-                patched(&key, x, y, &png).map_err(|err| bad(err.to_string()))
-            }
-        }
-    }
-
-    /// An image's row, and its key frame's bytes when it is a patch.
-    fn stored_image(&self, hash: &str) -> Result<StoredImage> {
-        let (png, base): (Vec<u8>, Option<(String, u32, u32)>) = self
-            .conn
-            .query_row(
-                "SELECT png, base_hash, patch_x, patch_y FROM images WHERE hash = ?1",
-                params![hash],
-                |row| {
-                    let base: Option<String> = row.get(1)?;
-                    Ok((
-                        row.get(0)?,
-                        base.map(|base| (base, row.get(2).unwrap_or(0), row.get(3).unwrap_or(0))),
-                    ))
-                },
-            )
-            .optional()?
-            .ok_or_else(|| StoreError::NotFound(format!("image {hash}")))?;
-        let Some((base_hash, x, y)) = base else {
-            return Ok(StoredImage::Whole(png));
-        };
-        // A base is always a whole image: the recorder stores every key frame
-        // whole (see `append_rows`).
-        let key: Vec<u8> = self
-            .conn
-            .query_row(
-                "SELECT png FROM images WHERE hash = ?1 AND base_hash IS NULL",
-                params![base_hash],
-                |row| row.get(0),
-            )
-            .optional()?
-            .ok_or_else(|| StoreError::BadImage {
-                hash: hash.to_owned(),
-                reason: format!("it is a patch of {base_hash}, which is not stored whole"),
-            })?;
-        Ok(StoredImage::Patch { key, x, y, png })
     }
 
     /// All recordings, oldest first.
@@ -471,37 +381,13 @@ fn append_rows(
     screenshots: &[ScreenshotBlob],
     window_states: &[WindowState],
 ) -> Result<()> {
-    // A whole image replaces a patch stored under the same hash, so that a
-    // key frame (which patches are taken against) is always stored whole.
-    let mut insert_full = tx.prepare_cached(
-        "INSERT INTO images (hash, png) VALUES (?1, ?2)
-         ON CONFLICT(hash) DO UPDATE SET png = excluded.png, base_hash = NULL, patch_x = NULL, patch_y = NULL
-         WHERE images.base_hash IS NOT NULL",
-    )?;
-    let mut insert_patch = tx.prepare_cached(
-        "INSERT OR IGNORE INTO images (hash, png, base_hash, patch_x, patch_y)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
     let mut insert_screenshot = tx.prepare_cached(
         "INSERT INTO screenshots (recording_id, idx, timestamp, width, height, screen, hash)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
     for blob in screenshots {
         let screenshot = &blob.screenshot;
-        match &blob.image {
-            FrameImage::Stored => {}
-            FrameImage::Full(png) => {
-                insert_full.execute(params![screenshot.content_hash, png])?;
-            }
-            FrameImage::Patch {
-                base_hash,
-                x,
-                y,
-                png,
-            } => {
-                insert_patch.execute(params![screenshot.content_hash, png, base_hash, x, y])?;
-            }
-        }
+        super::images::insert_image(tx, &screenshot.content_hash, &blob.image)?;
         insert_screenshot.execute(params![
             recording_id,
             screenshot.id,

@@ -22,12 +22,21 @@ pub struct RunRecord {
     pub summary: Option<serde_json::Value>,
 }
 
-/// A stored step: the step's JSON and the content hash of its frame.
+/// A stored step: what the replay loop recorded of it, the screen its
+/// frame showed, and the content hash of that frame.
 #[derive(Debug, Clone)]
 pub struct RunStep {
     pub idx: u32,
-    pub step: serde_json::Value,
+    pub step: StoredStep,
     pub screenshot_hash: Option<String>,
+}
+
+/// A step as it is kept in the store (as JSON in its row).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredStep {
+    pub record: reprise_strategies::StepRecord,
+    /// The screen the step's frame showed, where it had one.
+    pub screen: Option<reprise_models::ScreenGeometry>,
 }
 
 impl Store {
@@ -44,9 +53,10 @@ impl Store {
         &mut self,
         run_id: &str,
         idx: u32,
-        step: &serde_json::Value,
+        step: &StoredStep,
         frame: Option<(&str, &[u8])>,
     ) -> Result<()> {
+        let step = serde_json::to_string(step).expect("a step record serializes");
         let tx = self.conn.transaction()?;
         if let Some((hash, png)) = frame {
             tx.execute(
@@ -56,7 +66,7 @@ impl Store {
         }
         tx.execute(
             "INSERT INTO replay_steps (run_id, idx, step, screenshot_hash) VALUES (?1, ?2, ?3, ?4)",
-            params![run_id, idx, step.to_string(), frame.map(|(hash, _)| hash)],
+            params![run_id, idx, step, frame.map(|(hash, _)| hash)],
         )?;
         tx.commit()?;
         Ok(())
@@ -193,7 +203,8 @@ impl Store {
             .map(|(idx, step, screenshot_hash)| {
                 Ok(RunStep {
                     idx,
-                    step: parse(step)?,
+                    step: serde_json::from_str(&step)
+                        .map_err(|err| bad(format!("step {idx}: {err}")))?,
                     screenshot_hash,
                 })
             })

@@ -129,7 +129,7 @@ mod tests {
         );
         assert_eq!(n, 1);
         assert!(
-            crate::naive::actions_for(&edited[0], |seconds| crate::Action::Pause { seconds })
+            crate::tree::actions_for(&edited[0], |seconds| crate::Action::Pause { seconds })
                 .is_empty(),
             "nothing is typed, and nothing panics"
         );

@@ -19,6 +19,7 @@ pub mod replay;
 pub mod scripted;
 pub mod settle;
 pub mod strategy;
+pub mod tree;
 pub mod vanilla;
 pub mod vision;
 pub mod visual;

@@ -108,6 +108,34 @@ pub trait Llm {
     fn max_images_per_request(&self) -> usize;
 }
 
+/// One model port used from two places in turn (the describer, then the
+/// instructions), so that one chain of providers, with one cache and one
+/// accounting, serves both.
+#[derive(Clone)]
+pub struct SharedLlm(std::rc::Rc<std::cell::RefCell<Box<dyn Llm>>>);
+
+impl SharedLlm {
+    pub fn new(llm: Box<dyn Llm>) -> SharedLlm {
+        SharedLlm(std::rc::Rc::new(std::cell::RefCell::new(llm)))
+    }
+}
+
+impl std::fmt::Debug for SharedLlm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedLlm").finish_non_exhaustive()
+    }
+}
+
+impl Llm for SharedLlm {
+    fn complete(&mut self, request: &LlmRequest) -> Result<LlmReply, LlmError> {
+        self.0.borrow_mut().complete(request)
+    }
+
+    fn max_images_per_request(&self) -> usize {
+        self.0.borrow().max_images_per_request()
+    }
+}
+
 /// Why an answer held no usable JSON.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum JsonAnswerError {

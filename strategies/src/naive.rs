@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
-use reprise_models::{ActionEvent, EventName, WindowState};
+use reprise_models::{ActionEvent, WindowState};
 
-use crate::{Action, Decision, KeySpec, Observation, ReplayStrategy, Step, StrategyError};
+use crate::tree::{actions_for, end_time};
+use crate::{Action, Decision, Observation, ReplayStrategy, Step, StrategyError};
 
 #[derive(Debug)]
 pub struct NaiveStrategy {
@@ -32,116 +33,6 @@ impl NaiveStrategy {
     fn inner_pause(&self, seconds: f64) -> Action {
         Action::pause(Duration::from_secs_f64(self.scaled(seconds)))
     }
-}
-
-/// The last timestamp in a tree.
-pub fn end_time(event: &ActionEvent) -> f64 {
-    event
-        .children
-        .iter()
-        .map(end_time)
-        .fold(event.timestamp, f64::max)
-}
-
-/// The actions that replay one recorded tree exactly.
-pub fn actions_for(tree: &ActionEvent, mut pause: impl FnMut(f64) -> Action) -> Vec<Action> {
-    let mut actions = Vec::new();
-    let move_to = |actions: &mut Vec<Action>, event: &ActionEvent| {
-        if let Some((x, y)) = event.position() {
-            actions.push(Action::MoveTo { x, y });
-        }
-    };
-    match tree.name {
-        EventName::Move => move_to(&mut actions, tree),
-        EventName::Click => {
-            move_to(&mut actions, tree);
-            if let Some(button) = tree.mouse_button_name {
-                actions.push(if tree.mouse_pressed == Some(true) {
-                    Action::ButtonDown { button }
-                } else {
-                    Action::ButtonUp { button }
-                });
-            }
-        }
-        EventName::Singleclick | EventName::Doubleclick => {
-            move_to(&mut actions, tree);
-            let button = tree
-                .mouse_button_name
-                .unwrap_or(reprise_models::MouseButton::Left);
-            let mut previous: Option<f64> = None;
-            for child in &tree.children {
-                if let Some(previous) = previous {
-                    actions.push(pause(child.timestamp - previous));
-                }
-                previous = Some(child.timestamp);
-                actions.push(if child.mouse_pressed == Some(true) {
-                    Action::ButtonDown { button }
-                } else {
-                    Action::ButtonUp { button }
-                });
-            }
-        }
-        EventName::Scroll => {
-            move_to(&mut actions, tree);
-            actions.push(Action::Scroll {
-                dx: tree.mouse_dx.unwrap_or(0.0).round() as i32,
-                dy: tree.mouse_dy.unwrap_or(0.0).round() as i32,
-            });
-        }
-        EventName::Press | EventName::Release | EventName::Type => {
-            // A type tree is replayed as its exact presses and releases, so a
-            // chord stays a chord.
-            let mut previous: Option<f64> = None;
-            // The secret typed last, until a key of another is pressed.
-            let mut typed_secret: Option<&str> = None;
-            for leaf in key_leaves(tree) {
-                // A secret's keys are its value, typed once, where its first
-                // key was pressed (a key released in between changes nothing).
-                let secret = leaf.secret.as_deref();
-                if leaf.name == EventName::Press && secret != typed_secret {
-                    typed_secret = None;
-                }
-                if let Some(name) = secret {
-                    if leaf.name == EventName::Press && typed_secret.is_none() {
-                        typed_secret = Some(name);
-                        if let Some(previous) = previous {
-                            actions.push(pause(leaf.timestamp - previous));
-                        }
-                        previous = Some(leaf.timestamp);
-                        actions.push(Action::TypeSecret {
-                            name: name.to_owned(),
-                        });
-                    }
-                    continue;
-                }
-                let Some(key) = KeySpec::of_event(leaf) else {
-                    continue;
-                };
-                if let Some(previous) = previous {
-                    actions.push(pause(leaf.timestamp - previous));
-                }
-                previous = Some(leaf.timestamp);
-                actions.push(if leaf.name == EventName::Press {
-                    Action::KeyDown { key }
-                } else {
-                    Action::KeyUp { key }
-                });
-            }
-        }
-    }
-    actions
-}
-
-fn key_leaves(tree: &ActionEvent) -> Vec<&ActionEvent> {
-    if tree.children.is_empty() {
-        return vec![tree];
-    }
-    tree.children.iter().flat_map(key_leaves).collect()
-}
-
-/// A one-line description of a tree, for reports.
-pub fn describe(tree: &ActionEvent) -> String {
-    tree.label()
 }
 
 impl ReplayStrategy for NaiveStrategy {
@@ -184,7 +75,7 @@ impl ReplayStrategy for NaiveStrategy {
         }
         Ok(Decision::Step(Step {
             source_event: Some(idx),
-            label: describe(tree),
+            label: tree.label(),
             target: tree.position(),
             reason,
             actions,

@@ -10,7 +10,6 @@ use reprise_models::ActionEvent;
 use serde_json::Value;
 
 use crate::llm::{Llm, LlmRequest, Message, Part, Role, Unusable, complete_json};
-use crate::naive::describe as describe_tree;
 use crate::{Action, Decision, KeySpec, Observation, ReplayStrategy, Step, StrategyError};
 
 /// Why a prompt could not be rendered (the application's engine's error).
@@ -52,7 +51,7 @@ impl VanillaStrategy {
             llm,
             render,
             task: task.to_owned(),
-            recorded: trees.iter().map(describe_tree).collect(),
+            recorded: trees.iter().map(ActionEvent::label).collect(),
             instructions: instructions.unwrap_or("none").to_owned(),
             replayed: Vec::new(),
             max_feedback_attempts: 3,

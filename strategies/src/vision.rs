@@ -7,13 +7,28 @@
 //! - [`scale`]: screen ↔ image coordinates through HiDPI scale ratios;
 //! - [`ssim`]: structural similarity (Wang et al.), for the segmentation cache.
 
+pub mod analysis;
 pub mod boxes;
 pub mod cache;
 pub mod classical;
+pub mod masks;
 pub mod refine;
 pub mod scale;
 pub mod sliders;
 pub mod ssim;
+
+/// Luminance with the ITU-R BT.601 weights, 0 to 255: the one formula the
+/// vision engine, the cache and the describers use (the SSIM and the cache's
+/// target check on it as it is, the segmenter and the ink test rounded to a
+/// byte by [`luma8`]).
+pub fn luma(r: u8, g: u8, b: u8) -> f64 {
+    0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b)
+}
+
+/// [`luma`] rounded to the nearest byte, in integers.
+pub fn luma8(r: u8, g: u8, b: u8) -> u8 {
+    ((u32::from(r) * 299 + u32::from(g) * 587 + u32::from(b) * 114 + 500) / 1000) as u8
+}
 
 use serde::{Deserialize, Serialize};
 
@@ -352,6 +367,20 @@ pub fn finish(mut segments: Vec<Segment>) -> Vec<Segment> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_luminance_in_two_precisions() {
+        assert_eq!((luma8(0, 0, 0), luma8(255, 255, 255)), (0, 255));
+        assert_eq!(
+            (luma8(255, 0, 0), luma8(0, 255, 0), luma8(0, 0, 255)),
+            (76, 150, 29)
+        );
+        // The byte is the nearest to the exact value, for every colour tried.
+        for value in (0..=255u32).step_by(5) {
+            let (r, g, b) = (value as u8, (255 - value) as u8, (value * 7 % 256) as u8);
+            assert!((f64::from(luma8(r, g, b)) - luma(r, g, b)).abs() <= 0.5);
+        }
+    }
 
     #[test]
     fn a_non_convex_mask_clicks_inside_itself() {

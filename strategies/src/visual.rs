@@ -3,25 +3,32 @@
 //! screenshot (its segment's description, crop and place among look-alikes);
 //! at replay the live window is segmented (through the cache), described, and
 //! the target found again and clicked inside its mask. Offline by default:
-//! zero model calls.
+//! zero model calls. Preparation is in `prepare`, the effect checks in
+//! `verify`, the analysis of a window image in [`crate::vision::analysis`].
 
 pub mod instructions;
 pub mod matching;
+mod prepare;
+mod verify;
+
+pub use prepare::prepare;
 
 use image::RgbaImage;
 use reprise_models::element::ELEMENT_VERSION;
-use reprise_models::{ActionEvent, ElementIdentity, EventName, WindowState};
+use reprise_models::{ActionEvent, ElementIdentity, WindowState};
 
-use crate::describe::{Describer, Description};
+use crate::describe::Description;
 use crate::desktop::TreeRequest;
 use crate::identity::{StructuralAnswer, locate};
-use crate::naive::{actions_for, describe as describe_tree, end_time};
 use crate::strategy::{Effect, Missed, Verification};
-use crate::vision::cache::{Probe, SegmentationCache};
-use crate::vision::scale::{WindowMapping, window_crop};
-use crate::vision::{PixelRect, Segment, SegmentKind, Segmenter};
-use crate::{Action, Decision, Frame, Observation, ReplayStrategy, Step, StrategyError};
+use crate::tree::{actions_for, end_time};
+use crate::vision::PixelRect;
+use crate::vision::analysis::{Vision, VisualStats, window_image};
+use crate::vision::scale::ImagePoint;
+use crate::{Action, Decision, Observation, ReplayStrategy, Step, StrategyError};
 use matching::{MatchOptions, find_target};
+use prepare::{image_rect_on_screen, is_pointer_target};
+use verify::{verify_keys, verify_selection};
 
 /// What identifies a recorded target.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,360 +152,6 @@ impl std::fmt::Display for WrongWindow {
 }
 
 impl std::error::Error for WrongWindow {}
-
-/// Why a window image could not be analysed.
-#[derive(Debug, thiserror::Error)]
-pub enum AnalysisError {
-    #[error(transparent)]
-    Segment(#[from] crate::vision::VisionError),
-    #[error(transparent)]
-    Describe(#[from] crate::describe::DescribeError),
-}
-
-/// Whether a row member (a cell, a list item) the recording selected or
-/// focused is so after the click: the evidence when it is, an error when it
-/// is not, nothing when the element is neither (or the live tree does not
-/// show it). A click on a cell that already held the focus changes nothing
-/// on the screen, and is still done.
-fn verify_selection(
-    (element, press): &(ElementIdentity, (f64, f64)),
-    tree: &reprise_models::A11yTree,
-) -> Result<Option<String>, Missed> {
-    use reprise_models::ElementState;
-    let expected: Vec<(ElementState, &str)> = [
-        (ElementState::Selected, "selected"),
-        (ElementState::Focused, "focused"),
-    ]
-    .into_iter()
-    .filter(|(state, _)| element.states.contains(state))
-    .collect();
-    if !reprise_models::element::is_row_member(element.role) || expected.is_empty() {
-        return Ok(None);
-    }
-    let StructuralAnswer::Found { node_idx, .. } = locate(element, *press, tree) else {
-        return Ok(None);
-    };
-    let live = &tree.nodes[node_idx as usize].states;
-    let words: Vec<&str> = expected.iter().map(|(_, word)| *word).collect();
-    if expected.iter().all(|(state, _)| live.contains(state)) {
-        Ok(Some(format!(
-            "{} is {}, as the recording left it",
-            element.label(),
-            words.join(" and ")
-        )))
-    } else {
-        Err(Missed {
-            reason: format!(
-                "{} is not {} after the click, though the recording left it so",
-                element.label(),
-                words.join(" and ")
-            ),
-            retry: true,
-        })
-    }
-}
-
-/// Whether keys had the effect the recording shows: the window changed by
-/// more than a caret. Keys whose effect did not come are not typed again (a
-/// second try could type them twice).
-fn verify_keys(
-    step: &PlannedStep,
-    window: &WindowState,
-    effect: &Effect<'_>,
-) -> Result<Verification, Missed> {
-    if !step.expects_change {
-        return Ok(Verification::Unverified(
-            "the recording shows no change in the window after these keys".into(),
-        ));
-    }
-    if crate::settle::changed_beyond_caret(effect.before, effect.after, Some(window.rect)) {
-        return Ok(Verification::Verified(
-            "the window changed after the keys (more than a caret), as it did in the recording"
-                .into(),
-        ));
-    }
-    Err(Missed {
-        reason: format!(
-            "nothing but a caret changed in {:?} after {}, though the recording shows a change",
-            window.title,
-            describe_tree(&step.tree)
-        ),
-        retry: false,
-    })
-}
-
-/// Counters for the report.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct VisualStats {
-    pub segmentations: u64,
-    pub cache_hits: u64,
-    pub describe_calls: u64,
-}
-
-/// The segmenter, describer and cache that both preparation and replay use.
-pub struct Vision {
-    pub segmenter: Box<dyn Segmenter>,
-    pub describer: Box<dyn Describer>,
-    pub cache: Option<SegmentationCache>,
-    pub stats: VisualStats,
-}
-
-impl std::fmt::Debug for Vision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Vision")
-            .field("stats", &self.stats)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Vision {
-    /// Segments and describes a window image, reusing a cached segmentation
-    /// (and its descriptions) when the cache allows.
-    pub fn analyse(
-        &mut self,
-        window: &RgbaImage,
-        target_hint: Option<PixelRect>,
-    ) -> Result<(Vec<Segment>, Vec<Description>), AnalysisError> {
-        // The segmenter and describer name the rows they may reuse: a new
-        // version of either never reuses an older one's.
-        let name = format!(
-            "{}+{}",
-            self.segmenter.cache_name(),
-            self.describer.cache_name()
-        );
-        let mut cache = self.cache.as_mut().map(|cache| (cache, Probe::of(window)));
-        let cached = cache
-            .as_mut()
-            .and_then(|(cache, probe)| cache.lookup(&name, probe, target_hint));
-        let (segments, cached_id, cached_descriptions) = match cached {
-            Some(cached) => {
-                self.stats.cache_hits += 1;
-                (cached.segments, Some(cached.id), cached.descriptions)
-            }
-            None => {
-                self.stats.segmentations += 1;
-                let segments = self.segmenter.segment(window)?;
-                let id = cache
-                    .as_mut()
-                    .and_then(|(cache, probe)| cache.insert(&name, probe, &segments));
-                (segments, id, None)
-            }
-        };
-        let descriptions = match cached_descriptions {
-            Some(descriptions) if descriptions.len() == segments.len() => descriptions,
-            _ => {
-                self.stats.describe_calls += 1;
-                let descriptions = self.describer.describe(window, &segments)?;
-                if let (Some((cache, _)), Some(id)) = (cache.as_mut(), cached_id) {
-                    cache.set_descriptions(id, &descriptions);
-                }
-                descriptions
-            }
-        };
-        Ok((segments, descriptions))
-    }
-}
-
-/// The window's pixels in a frame, with the mapping back to the screen.
-fn window_image(frame: &Frame, window: &WindowState) -> Option<(RgbaImage, WindowMapping)> {
-    let (crop, mapping) = window_crop(&frame.screen, frame.image.dimensions(), &window.rect)?;
-    let image =
-        image::imageops::crop_imm(&frame.image, crop.x, crop.y, crop.width, crop.height).to_image();
-    Some((image, mapping))
-}
-
-/// The segment a click at `point` (window-image pixels) hit: the smallest
-/// control containing it (a button over its label, a checkbox over its box),
-/// else the smallest text, ignoring panels.
-fn hit_segment(
-    segments: &[Segment],
-    descriptions: &[Description],
-    point: (u32, u32),
-) -> Option<usize> {
-    let containing: Vec<usize> = (0..segments.len())
-        .filter(|&idx| {
-            segments[idx].rect.contains_point(point.0, point.1) && descriptions[idx].role != "panel"
-        })
-        .collect();
-    let smallest = |kinds: &[SegmentKind]| {
-        containing
-            .iter()
-            .copied()
-            .filter(|&idx| kinds.contains(&segments[idx].kind))
-            .min_by_key(|&idx| segments[idx].rect.area())
-    };
-    smallest(&[SegmentKind::LabelledControl])
-        .or_else(|| smallest(&[SegmentKind::Region, SegmentKind::Outline]))
-        .or_else(|| smallest(&[SegmentKind::Text]))
-}
-
-fn is_pointer_target(tree: &ActionEvent) -> bool {
-    matches!(
-        tree.name,
-        EventName::Singleclick | EventName::Doubleclick | EventName::Click
-    ) && tree.position().is_some()
-}
-
-/// Fingerprints the target of every pointer action in its recorded frame.
-/// `frame_of` gives a recorded screenshot by id; `last_frame` is the id of
-/// the recording's last screenshot, which shows what the last step did.
-pub fn prepare(
-    trees: Vec<ActionEvent>,
-    windows: &[WindowState],
-    frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
-    last_frame: Option<u32>,
-    vision: &mut Vision,
-) -> Result<Vec<PlannedStep>, AnalysisError> {
-    // The recorded frames before and after each step (this step's and the
-    // next step's, or the last one), to learn whether the step changed what
-    // it acted on when it was recorded.
-    let frame_pairs: Vec<Option<(u32, u32)>> = (0..trees.len())
-        .map(|idx| {
-            let after = match trees.get(idx + 1) {
-                Some(next) => next.screenshot_id,
-                None => last_frame,
-            };
-            match (trees[idx].screenshot_id, after) {
-                (Some(before), Some(after)) if before != after => Some((before, after)),
-                _ => None,
-            }
-        })
-        .collect();
-    // A step's frame is the one before it and the previous step's after:
-    // the last few frames read are kept, so each is decoded once.
-    let mut recent: Vec<(u32, Option<Frame>)> = Vec::new();
-    let mut read = |id: u32| -> Option<Frame> {
-        if let Some((_, frame)) = recent.iter().find(|(seen, _)| *seen == id) {
-            return frame.clone();
-        }
-        let frame = frame_of(id);
-        if recent.len() == 3 {
-            recent.remove(0);
-        }
-        recent.push((id, frame.clone()));
-        frame
-    };
-    let frame_of: &mut dyn FnMut(u32) -> Option<Frame> = &mut read;
-    let mut planned = Vec::with_capacity(trees.len());
-    for (tree, pair) in trees.into_iter().zip(frame_pairs) {
-        let window = tree
-            .window_state_id
-            .and_then(|id| windows.get(id as usize))
-            .cloned();
-        prepare_one(tree, windows, frame_of, vision, &mut planned)?;
-        let step = planned.last_mut().expect("prepare_one adds a step");
-        if let (Target::Element { window_rect, .. }, Some((before, after)), Some(window)) =
-            (&step.target, pair, &window)
-            && let (Some(before), Some(after)) = (frame_of(before), frame_of(after))
-            && let Some(target) = target_screen_rect(&before, window, window_rect)
-        {
-            step.expects_change = !crate::settle::same_region(&before, &after, Some(target));
-        } else if step.tree.name.is_key()
-            && let (Some((before, after)), Some(window)) = (pair, window)
-            && let (Some(before), Some(after)) = (frame_of(before), frame_of(after))
-        {
-            step.expects_change =
-                crate::settle::changed_beyond_caret(&before, &after, Some(window.rect));
-        }
-    }
-    Ok(planned)
-}
-
-fn prepare_one(
-    tree: ActionEvent,
-    windows: &[WindowState],
-    frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
-    vision: &mut Vision,
-    planned: &mut Vec<PlannedStep>,
-) -> Result<(), AnalysisError> {
-    let window = tree.window_state_id.and_then(|id| windows.get(id as usize));
-    let (Some(window), Some((x, y))) = (window, tree.position()) else {
-        planned.push(PlannedStep {
-            tree,
-            target: Target::AsRecorded,
-            expects_change: false,
-        });
-        return Ok(());
-    };
-    let relative = Target::WindowRelative {
-        dx: x - f64::from(window.rect.left),
-        dy: y - f64::from(window.rect.top),
-    };
-    let frame = tree.screenshot_id.and_then(&mut *frame_of);
-    let inside = window.rect.contains(x, y);
-    let (Some(frame), true, true) = (frame, inside, is_pointer_target(&tree)) else {
-        planned.push(PlannedStep {
-            tree,
-            target: if inside { relative } else { Target::AsRecorded },
-            expects_change: false,
-        });
-        return Ok(());
-    };
-    let Some((image, mapping)) = window_image(&frame, window) else {
-        planned.push(PlannedStep {
-            tree,
-            target: relative,
-            expects_change: false,
-        });
-        return Ok(());
-    };
-    let (segments, descriptions) = vision.analyse(&image, None)?;
-    let (px, py) = mapping.to_image((x, y));
-    let Some(hit) = hit_segment(
-        &segments,
-        &descriptions,
-        (px.max(0.0) as u32, py.max(0.0) as u32),
-    ) else {
-        planned.push(PlannedStep {
-            tree,
-            target: relative,
-            expects_change: false,
-        });
-        return Ok(());
-    };
-    let description = descriptions[hit].clone();
-    let mut same: Vec<usize> = (0..segments.len())
-        .filter(|&idx| descriptions[idx].text == description.text)
-        .collect();
-    same.sort_by_key(|&idx| segments[idx].rect.reading_order());
-    let rect = segments[hit].rect;
-    let fingerprint = Fingerprint {
-        crop: image::imageops::crop_imm(&image, rect.x, rect.y, rect.width, rect.height).to_image(),
-        nth: same.iter().position(|&idx| idx == hit).unwrap_or(0),
-        n_same: same.len(),
-        description,
-    };
-    planned.push(PlannedStep {
-        tree,
-        target: Target::Element {
-            fingerprint,
-            window_rect: rect,
-        },
-        expects_change: false,
-    });
-    Ok(())
-}
-
-/// A rectangle of a window's image, in logical screen coordinates.
-fn target_screen_rect(
-    frame: &Frame,
-    window: &WindowState,
-    rect: &PixelRect,
-) -> Option<reprise_models::Rect> {
-    let (_, mapping) = window_crop(&frame.screen, frame.image.dimensions(), &window.rect)?;
-    Some(image_rect_on_screen(&mapping, rect))
-}
-
-fn image_rect_on_screen(mapping: &WindowMapping, rect: &PixelRect) -> reprise_models::Rect {
-    let (left, top) = mapping.to_screen((f64::from(rect.x), f64::from(rect.y)));
-    let (right, bottom) = mapping.to_screen((f64::from(rect.right()), f64::from(rect.bottom())));
-    reprise_models::Rect::new(
-        left.floor() as i32,
-        top.floor() as i32,
-        (right - left).ceil() as u32,
-        (bottom - top).ceil() as u32,
-    )
-}
 
 /// The visual strategy.
 pub struct VisualStrategy {
@@ -691,7 +344,7 @@ impl VisualStrategy {
             return Err(missed(format!(
                 "nothing changed at the target in {:?} after {}, though the recording shows a change",
                 window.title,
-                describe_tree(&step.tree)
+                step.tree.label()
             )));
         }
         Ok(Verification::Verified(
@@ -714,7 +367,7 @@ impl VisualStrategy {
         let step = |target: Option<(f64, f64)>, reason: String, actions: Vec<Action>| {
             Decision::Step(Step {
                 source_event: Some(idx),
-                label: describe_tree(tree),
+                label: tree.label(),
                 target,
                 reason,
                 actions,
@@ -793,7 +446,7 @@ impl VisualStrategy {
         if !self.rungs.visual && matches!(planned.target, Target::Element { .. }) {
             return Err(StrategyError::Retryable(format!(
                 "the recording names no element for {}, and the visual rung is off",
-                describe_tree(tree)
+                tree.label()
             )));
         }
         match &planned.target {
@@ -868,7 +521,8 @@ impl VisualStrategy {
                 let segment = &segments[found.segment_idx];
                 self.last_target = Some(image_rect_on_screen(&mapping, &segment.rect));
                 let (cx, cy) = segment.click_point;
-                let point = mapping.to_screen((f64::from(cx) + 0.5, f64::from(cy) + 0.5));
+                let point = mapping.to_screen(ImagePoint::centre_of(cx, cy));
+                let point = (point.x, point.y);
                 let reason = format!(
                     "found {} by {} in {:?}",
                     descriptions[found.segment_idx].text, found.how, window.title

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::*;
 use crate::scripted::ScriptedDesktop;
-use crate::{Desktop, run_replay};
+use crate::{Desktop, KeySpec, run_replay};
 
 fn trees(raw: serde_json::Value) -> Vec<ActionEvent> {
     reduce(

@@ -122,7 +122,7 @@ fn a_set_text_replaces_its_run_and_leaves_the_keys_around_it_pressed_and_release
         trees[0].text.as_deref(),
         Some("B-ö- -b-<tab>-{password}-<enter>")
     );
-    let actions = crate::naive::actions_for(&trees[0], |seconds| Action::Pause { seconds });
+    let actions = crate::tree::actions_for(&trees[0], |seconds| Action::Pause { seconds });
     balanced(&actions);
     let typed: Vec<&Action> = actions
         .iter()
@@ -178,7 +178,7 @@ fn set_refuses_unknown_names_secrets_and_repeats() {
     )
     .unwrap();
     assert_eq!(trees[0].text.as_deref(), Some("<tab>-{password}-<enter>"));
-    balanced(&crate::naive::actions_for(&trees[0], |seconds| {
+    balanced(&crate::tree::actions_for(&trees[0], |seconds| {
         Action::Pause { seconds }
     }));
 }

@@ -55,13 +55,13 @@ pub(super) struct Run {
     pub(super) end: u32,
 }
 
-/// Luminance of an RGBA image, one byte a pixel.
+/// Luminance of an RGBA image, one byte a pixel ([`super::luma8`]).
 pub fn luminance(image: &image::RgbaImage) -> Vec<u8> {
     image
         .pixels()
         .map(|pixel| {
             let [r, g, b, _] = pixel.0;
-            ((u32::from(r) * 77 + u32::from(g) * 150 + u32::from(b) * 29) >> 8) as u8
+            super::luma8(r, g, b)
         })
         .collect()
 }

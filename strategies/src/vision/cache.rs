@@ -102,7 +102,7 @@ pub fn target_matches(
     }
     let luminance = |pixel: &image::Rgba<u8>| {
         let [r, g, b, _] = pixel.0;
-        super::ssim::luma(r, g, b)
+        super::luma(r, g, b)
     };
     let mut total = 0.0;
     for y in target.y..target.bottom() {
@@ -356,71 +356,27 @@ fn reusable(
     }
 }
 
+/// Rows kept in memory, as a store keeps them, for the unit tests of the
+/// cache and of what analyses through it.
 #[cfg(test)]
-mod tests {
+pub(crate) mod memory {
     use super::*;
 
-    fn window(shade: u8) -> RgbaImage {
-        RgbaImage::from_fn(200, 120, |x, y| {
-            let inside_button = (20..80).contains(&x) && (30..50).contains(&y);
-            let v = if inside_button {
-                shade
-            } else {
-                ((x / 10 + y / 10) % 2 * 40 + 180) as u8
-            };
-            image::Rgba([v, v, v, 255])
-        })
-    }
-
-    #[test]
-    fn near_images_have_near_hashes_and_reuse_needs_the_target_unchanged() {
-        let (a, b) = (window(100), window(104));
-        assert!(hamming(dhash(&a), dhash(&b)) <= 2);
-        let policy = ReusePolicy::default();
-        assert!(similar_enough(&thumbnail(&a), &thumbnail(&b), &policy));
-        let button = PixelRect {
-            x: 20,
-            y: 30,
-            width: 60,
-            height: 20,
-        };
-        let elsewhere = PixelRect {
-            x: 100,
-            y: 60,
-            width: 40,
-            height: 20,
-        };
-        assert!(target_matches(&a, &b, elsewhere, &policy));
-        assert!(
-            !target_matches(&a, &b, button, &policy),
-            "the target changed: no reuse"
-        );
-        let inverted = RgbaImage::from_fn(200, 120, |x, y| {
-            let p = a.get_pixel(x, y).0;
-            image::Rgba([255 - p[0], 255 - p[1], 255 - p[2], 255])
-        });
-        assert!(!similar_enough(
-            &thumbnail(&a),
-            &thumbnail(&inverted),
-            &policy
-        ));
-    }
-
     /// A row in memory, as a store keeps it (its thumbnail rounded to 8 bits).
-    struct Row {
-        name: String,
-        image: RgbaImage,
-        thumbnail: Gray,
-        phash: u64,
-        segments: Vec<Segment>,
-        descriptions: Option<Vec<Description>>,
+    pub(crate) struct Row {
+        pub name: String,
+        pub image: RgbaImage,
+        pub thumbnail: Gray,
+        pub phash: u64,
+        pub segments: Vec<Segment>,
+        pub descriptions: Option<Vec<Description>>,
     }
 
     /// Rows in memory; `broken` makes every read fail.
     #[derive(Default)]
-    struct Rows {
-        rows: Vec<Row>,
-        broken: bool,
+    pub(crate) struct Rows {
+        pub rows: Vec<Row>,
+        pub broken: bool,
     }
 
     impl SegmentationRows for std::rc::Rc<std::cell::RefCell<Rows>> {
@@ -502,6 +458,58 @@ mod tests {
             }
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::memory::Rows;
+    use super::*;
+
+    fn window(shade: u8) -> RgbaImage {
+        RgbaImage::from_fn(200, 120, |x, y| {
+            let inside_button = (20..80).contains(&x) && (30..50).contains(&y);
+            let v = if inside_button {
+                shade
+            } else {
+                ((x / 10 + y / 10) % 2 * 40 + 180) as u8
+            };
+            image::Rgba([v, v, v, 255])
+        })
+    }
+
+    #[test]
+    fn near_images_have_near_hashes_and_reuse_needs_the_target_unchanged() {
+        let (a, b) = (window(100), window(104));
+        assert!(hamming(dhash(&a), dhash(&b)) <= 2);
+        let policy = ReusePolicy::default();
+        assert!(similar_enough(&thumbnail(&a), &thumbnail(&b), &policy));
+        let button = PixelRect {
+            x: 20,
+            y: 30,
+            width: 60,
+            height: 20,
+        };
+        let elsewhere = PixelRect {
+            x: 100,
+            y: 60,
+            width: 40,
+            height: 20,
+        };
+        assert!(target_matches(&a, &b, elsewhere, &policy));
+        assert!(
+            !target_matches(&a, &b, button, &policy),
+            "the target changed: no reuse"
+        );
+        let inverted = RgbaImage::from_fn(200, 120, |x, y| {
+            let p = a.get_pixel(x, y).0;
+            image::Rgba([255 - p[0], 255 - p[1], 255 - p[2], 255])
+        });
+        assert!(!similar_enough(
+            &thumbnail(&a),
+            &thumbnail(&inverted),
+            &policy
+        ));
     }
 
     #[test]

@@ -3,8 +3,28 @@
 //! 2880-pixel images of a 1440-point monitor). A window image is cropped from
 //! a screen image at the window's origin.
 
-use reprise_models::{Rect, ScreenGeometry};
+use reprise_models::{Point, Rect, ScreenGeometry};
 use serde::{Deserialize, Serialize};
+
+/// A point in a window's image, in its pixels. A point on the screen is a
+/// [`Point`] (logical coordinates); only [`WindowMapping`] turns one into
+/// the other, so the two cannot be swapped.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ImagePoint {
+    pub x: f64,
+    pub y: f64,
+}
+
+impl ImagePoint {
+    pub fn new(x: f64, y: f64) -> ImagePoint {
+        ImagePoint { x, y }
+    }
+
+    /// The centre of the pixel at `x`, `y`.
+    pub fn centre_of(x: u32, y: u32) -> ImagePoint {
+        ImagePoint::new(f64::from(x) + 0.5, f64::from(y) + 0.5)
+    }
+}
 
 /// Pixels per logical unit, per axis; never zero.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -40,7 +60,7 @@ impl ScaleRatio {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct WindowMapping {
     /// The window's top-left corner in logical screen coordinates.
-    pub origin: (f64, f64),
+    pub origin: Point,
     pub ratio: ScaleRatio,
 }
 
@@ -48,25 +68,28 @@ impl WindowMapping {
     /// The mapping of a window on a screen whose image has `ratio`.
     pub fn new(window: &Rect, ratio: ScaleRatio) -> Self {
         WindowMapping {
-            origin: (f64::from(window.left), f64::from(window.top)),
+            origin: Point {
+                x: f64::from(window.left),
+                y: f64::from(window.top),
+            },
             ratio,
         }
     }
 
     /// A point in the window image to screen coordinates: `point / ratio + origin`.
-    pub fn to_screen(&self, point: (f64, f64)) -> (f64, f64) {
-        (
-            point.0 / self.ratio.x + self.origin.0,
-            point.1 / self.ratio.y + self.origin.1,
-        )
+    pub fn to_screen(&self, point: ImagePoint) -> Point {
+        Point {
+            x: point.x / self.ratio.x + self.origin.x,
+            y: point.y / self.ratio.y + self.origin.y,
+        }
     }
 
     /// A screen point to window-image coordinates: the exact inverse.
-    pub fn to_image(&self, point: (f64, f64)) -> (f64, f64) {
-        (
-            (point.0 - self.origin.0) * self.ratio.x,
-            (point.1 - self.origin.1) * self.ratio.y,
-        )
+    pub fn to_image(&self, point: Point) -> ImagePoint {
+        ImagePoint {
+            x: (point.x - self.origin.x) * self.ratio.x,
+            y: (point.y - self.origin.y) * self.ratio.y,
+        }
     }
 }
 
@@ -101,10 +124,10 @@ pub fn window_crop(
         height: (bottom - top) as u32,
     };
     // The crop's top-left pixel, back in logical screen coordinates.
-    let origin = (
-        left / ratio.x + f64::from(screen.rect.left),
-        top / ratio.y + f64::from(screen.rect.top),
-    );
+    let origin = Point {
+        x: left / ratio.x + f64::from(screen.rect.left),
+        y: top / ratio.y + f64::from(screen.rect.top),
+    };
     Some((crop, WindowMapping { origin, ratio }))
 }
 
@@ -133,21 +156,22 @@ mod tests {
             // A point inside the visible crop, in crop coordinates, maps to the
             // screen and back exactly (within float rounding).
             for point in [
-                (0.0, 0.0),
-                (17.5, 3.25),
-                (f64::from(crop.width) - 1.0, f64::from(crop.height) - 1.0),
+                ImagePoint::new(0.0, 0.0),
+                ImagePoint::new(17.5, 3.25),
+                ImagePoint::new(f64::from(crop.width) - 1.0, f64::from(crop.height) - 1.0),
             ] {
                 let on_screen = mapping.to_screen(point);
                 let back = mapping.to_image(on_screen);
                 assert!(
-                    (back.0 - point.0).abs() < 1e-9 && (back.1 - point.1).abs() < 1e-9,
+                    (back.x - point.x).abs() < 1e-9 && (back.y - point.y).abs() < 1e-9,
                     "ratio {ratio}: {point:?} -> {back:?}"
                 );
             }
             // The crop's origin is the screen's left edge (the window starts off screen).
-            assert_eq!(mapping.to_screen((0.0, 0.0)).0, 0.0);
+            let origin = mapping.to_screen(ImagePoint::new(0.0, 0.0));
+            assert_eq!(origin.x, 0.0);
             // The crop starts on a whole pixel: within one pixel of the window's top.
-            let (_, y) = mapping.to_screen((0.0, 0.0));
+            let y = origin.y;
             assert!((y - 50.0).abs() <= 1.0 / ratio, "ratio {ratio}: {y}");
         }
     }
@@ -161,7 +185,10 @@ mod tests {
             (crop.x, crop.y, crop.width, crop.height),
             (200, 200, 400, 200)
         );
-        assert_eq!(mapping.to_screen((40.0, 20.0)), (120.0, 110.0));
+        assert_eq!(
+            mapping.to_screen(ImagePoint::new(40.0, 20.0)),
+            Point { x: 120.0, y: 110.0 }
+        );
         assert!(ScaleRatio::new(0.0, 1.0).is_none());
         assert!(
             window_crop(&monitor, (1440, 900), &Rect::new(2000, 0, 100, 100)).is_none(),
@@ -243,7 +270,7 @@ mod tests {
                     "{case}"
                 );
                 // The crop starts where the visible part of the window starts.
-                let (ox, oy) = mapping.to_screen((0.0, 0.0));
+                let Point { x: ox, y: oy } = mapping.to_screen(ImagePoint::new(0.0, 0.0));
                 assert!(
                     (ox - f64::from(window.left.max(monitor.rect.left))).abs() <= 1.0 / ratio,
                     "{case}"
@@ -254,21 +281,21 @@ mod tests {
                 );
                 // Image -> screen -> image is the identity, and a point of the
                 // crop lands on the monitor.
-                let point = (
+                let point = ImagePoint::new(
                     cases.unit() * f64::from(crop.width),
                     cases.unit() * f64::from(crop.height),
                 );
                 let on_screen = mapping.to_screen(point);
                 let back = mapping.to_image(on_screen);
                 assert!(
-                    (back.0 - point.0).abs() < 1e-9 && (back.1 - point.1).abs() < 1e-9,
+                    (back.x - point.x).abs() < 1e-9 && (back.y - point.y).abs() < 1e-9,
                     "{case}: {point:?} -> {on_screen:?} -> {back:?}"
                 );
                 assert!(
-                    on_screen.0 >= f64::from(monitor.rect.left) - 1.0
-                        && on_screen.0 <= f64::from(monitor.rect.left + mw) + 1.0
-                        && on_screen.1 >= f64::from(monitor.rect.top) - 1.0
-                        && on_screen.1 <= f64::from(monitor.rect.top + mh) + 1.0,
+                    on_screen.x >= f64::from(monitor.rect.left) - 1.0
+                        && on_screen.x <= f64::from(monitor.rect.left + mw) + 1.0
+                        && on_screen.y >= f64::from(monitor.rect.top) - 1.0
+                        && on_screen.y <= f64::from(monitor.rect.top + mh) + 1.0,
                     "{case}: {on_screen:?}"
                 );
             }

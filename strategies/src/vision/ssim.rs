@@ -5,6 +5,7 @@
 //! use_sample_covariance=False, data_range=255)`, whose filter reflects at
 //! the edges. Images are downscaled first for speed.
 
+use super::luma;
 use image::RgbaImage;
 
 /// A grayscale image of `f64` values in 0..=255.
@@ -13,11 +14,6 @@ pub struct Gray {
     pub width: usize,
     pub height: usize,
     pub values: Vec<f64>,
-}
-
-/// Luminance with the ITU-R BT.601 weights.
-pub fn luma(r: u8, g: u8, b: u8) -> f64 {
-    0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b)
 }
 
 /// The integer factor that brings the longer side within `max_side`.

@@ -9,10 +9,11 @@ use reprise_models::element::outline;
 use reprise_models::{A11yTree, ActionEvent, ElementState, EventName, MouseButton, Rect};
 
 use super::*;
-use crate::describe::DescribeError;
+use crate::describe::{DescribeError, Describer};
 use crate::scripted::ScriptedDesktop;
 use crate::settle::SettleOptions;
 use crate::vision::VisionError;
+use crate::vision::{Segment, Segmenter};
 use crate::{ReplayOptions, ReplayOutcome, run_replay};
 
 /// Segments nothing: these tests never reach the visual rung's pixels.
@@ -224,6 +225,48 @@ fn twins_are_refused_and_nothing_is_injected() {
     };
     assert!(reason.starts_with("refused: 2 elements fit"), "{reason}");
     assert!(moves.is_empty());
+}
+
+#[test]
+fn a_row_not_yet_in_the_list_is_looked_for_again_within_the_attempts() {
+    // The list is still filling when the step comes: its first tree lacks
+    // the row. The next attempt finds it, and nothing was clicked before.
+    let filling = &ROWS[..1];
+    let (outcome, moves, requests) = check_replay(
+        recorded_click(ROWS, 1),
+        vec![list(filling, None), list(ROWS, None), list(ROWS, Some(1))],
+        Rungs::default(),
+    );
+    assert_eq!(
+        outcome,
+        ReplayOutcome::Completed {
+            steps: 1,
+            unverified: 0,
+            skipped: 0
+        }
+    );
+    assert_eq!(moves, [(15.0, 35.0)]);
+    assert_eq!(requests, 3);
+    // Without a retry left, the step fails with the reason, and nothing is
+    // clicked: never the row that took its place.
+    let vision = Vision {
+        segmenter: Box::new(NoSegments),
+        describer: Box::new(NoDescriptions),
+        cache: None,
+        stats: VisualStats::default(),
+    };
+    let (outcome, desktop) = replay_with(
+        recorded_click(ROWS, 1),
+        vision,
+        vec![list(filling, None)],
+        Rungs::default(),
+        0,
+    );
+    let ReplayOutcome::Failed { reason, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(reason.contains("Maria Olsen"), "{reason}");
+    assert!(desktop.injected.is_empty(), "{:?}", desktop.injected);
 }
 
 #[test]

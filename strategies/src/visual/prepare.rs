@@ -1,0 +1,213 @@
+//! Preparation: the target of every recorded pointer action fingerprinted
+//! in its own recorded frame (its segment's description, crop and place among
+//! look-alikes), and whether each step changed what it acted on when it was
+//! recorded. Each recorded frame is decoded once.
+
+use reprise_models::{ActionEvent, EventName, WindowState};
+
+use super::{Fingerprint, PlannedStep, Target};
+use crate::Frame;
+use crate::describe::Description;
+use crate::vision::analysis::{AnalysisError, Vision, window_image};
+use crate::vision::scale::{ImagePoint, WindowMapping, window_crop};
+use crate::vision::{PixelRect, Segment, SegmentKind};
+
+/// The segment a click at `point` (window-image pixels) hit: the smallest
+/// control containing it (a button over its label, a checkbox over its box),
+/// else the smallest text, ignoring panels.
+fn hit_segment(
+    segments: &[Segment],
+    descriptions: &[Description],
+    point: (u32, u32),
+) -> Option<usize> {
+    let containing: Vec<usize> = (0..segments.len())
+        .filter(|&idx| {
+            segments[idx].rect.contains_point(point.0, point.1) && descriptions[idx].role != "panel"
+        })
+        .collect();
+    let smallest = |kinds: &[SegmentKind]| {
+        containing
+            .iter()
+            .copied()
+            .filter(|&idx| kinds.contains(&segments[idx].kind))
+            .min_by_key(|&idx| segments[idx].rect.area())
+    };
+    smallest(&[SegmentKind::LabelledControl])
+        .or_else(|| smallest(&[SegmentKind::Region, SegmentKind::Outline]))
+        .or_else(|| smallest(&[SegmentKind::Text]))
+}
+
+pub(super) fn is_pointer_target(tree: &ActionEvent) -> bool {
+    matches!(
+        tree.name,
+        EventName::Singleclick | EventName::Doubleclick | EventName::Click
+    ) && tree.position().is_some()
+}
+
+/// Fingerprints the target of every pointer action in its recorded frame.
+/// `frame_of` gives a recorded screenshot by id; `last_frame` is the id of
+/// the recording's last screenshot, which shows what the last step did.
+pub fn prepare(
+    trees: Vec<ActionEvent>,
+    windows: &[WindowState],
+    frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
+    last_frame: Option<u32>,
+    vision: &mut Vision,
+) -> Result<Vec<PlannedStep>, AnalysisError> {
+    // The recorded frames before and after each step (this step's and the
+    // next step's, or the last one), to learn whether the step changed what
+    // it acted on when it was recorded.
+    let frame_pairs: Vec<Option<(u32, u32)>> = (0..trees.len())
+        .map(|idx| {
+            let after = match trees.get(idx + 1) {
+                Some(next) => next.screenshot_id,
+                None => last_frame,
+            };
+            match (trees[idx].screenshot_id, after) {
+                (Some(before), Some(after)) if before != after => Some((before, after)),
+                _ => None,
+            }
+        })
+        .collect();
+    // A step's frame is the one before it and the previous step's after:
+    // the last few frames read are kept, so each is decoded once.
+    let mut recent: Vec<(u32, Option<Frame>)> = Vec::new();
+    let mut read = |id: u32| -> Option<Frame> {
+        if let Some((_, frame)) = recent.iter().find(|(seen, _)| *seen == id) {
+            return frame.clone();
+        }
+        let frame = frame_of(id);
+        if recent.len() == 3 {
+            recent.remove(0);
+        }
+        recent.push((id, frame.clone()));
+        frame
+    };
+    let frame_of: &mut dyn FnMut(u32) -> Option<Frame> = &mut read;
+    let mut planned = Vec::with_capacity(trees.len());
+    for (tree, pair) in trees.into_iter().zip(frame_pairs) {
+        let window = tree
+            .window_state_id
+            .and_then(|id| windows.get(id as usize))
+            .cloned();
+        prepare_one(tree, windows, frame_of, vision, &mut planned)?;
+        let step = planned.last_mut().expect("prepare_one adds a step");
+        if let (Target::Element { window_rect, .. }, Some((before, after)), Some(window)) =
+            (&step.target, pair, &window)
+            && let (Some(before), Some(after)) = (frame_of(before), frame_of(after))
+            && let Some(target) = target_screen_rect(&before, window, window_rect)
+        {
+            step.expects_change = !crate::settle::same_region(&before, &after, Some(target));
+        } else if step.tree.name.is_key()
+            && let (Some((before, after)), Some(window)) = (pair, window)
+            && let (Some(before), Some(after)) = (frame_of(before), frame_of(after))
+        {
+            step.expects_change =
+                crate::settle::changed_beyond_caret(&before, &after, Some(window.rect));
+        }
+    }
+    Ok(planned)
+}
+
+fn prepare_one(
+    tree: ActionEvent,
+    windows: &[WindowState],
+    frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
+    vision: &mut Vision,
+    planned: &mut Vec<PlannedStep>,
+) -> Result<(), AnalysisError> {
+    let window = tree.window_state_id.and_then(|id| windows.get(id as usize));
+    let (Some(window), Some((x, y))) = (window, tree.position()) else {
+        planned.push(PlannedStep {
+            tree,
+            target: Target::AsRecorded,
+            expects_change: false,
+        });
+        return Ok(());
+    };
+    let relative = Target::WindowRelative {
+        dx: x - f64::from(window.rect.left),
+        dy: y - f64::from(window.rect.top),
+    };
+    let frame = tree.screenshot_id.and_then(&mut *frame_of);
+    let inside = window.rect.contains(x, y);
+    let (Some(frame), true, true) = (frame, inside, is_pointer_target(&tree)) else {
+        planned.push(PlannedStep {
+            tree,
+            target: if inside { relative } else { Target::AsRecorded },
+            expects_change: false,
+        });
+        return Ok(());
+    };
+    let Some((image, mapping)) = window_image(&frame, window) else {
+        planned.push(PlannedStep {
+            tree,
+            target: relative,
+            expects_change: false,
+        });
+        return Ok(());
+    };
+    let (segments, descriptions) = vision.analyse(&image, None)?;
+    let ImagePoint { x: px, y: py } = mapping.to_image(reprise_models::Point { x, y });
+    let Some(hit) = hit_segment(
+        &segments,
+        &descriptions,
+        (px.max(0.0) as u32, py.max(0.0) as u32),
+    ) else {
+        planned.push(PlannedStep {
+            tree,
+            target: relative,
+            expects_change: false,
+        });
+        return Ok(());
+    };
+    let description = descriptions[hit].clone();
+    let mut same: Vec<usize> = (0..segments.len())
+        .filter(|&idx| descriptions[idx].text == description.text)
+        .collect();
+    same.sort_by_key(|&idx| segments[idx].rect.reading_order());
+    let rect = segments[hit].rect;
+    let fingerprint = Fingerprint {
+        crop: image::imageops::crop_imm(&image, rect.x, rect.y, rect.width, rect.height).to_image(),
+        nth: same.iter().position(|&idx| idx == hit).unwrap_or(0),
+        n_same: same.len(),
+        description,
+    };
+    planned.push(PlannedStep {
+        tree,
+        target: Target::Element {
+            fingerprint,
+            window_rect: rect,
+        },
+        expects_change: false,
+    });
+    Ok(())
+}
+
+/// A rectangle of a window's image, in logical screen coordinates.
+fn target_screen_rect(
+    frame: &Frame,
+    window: &WindowState,
+    rect: &PixelRect,
+) -> Option<reprise_models::Rect> {
+    let (_, mapping) = window_crop(&frame.screen, frame.image.dimensions(), &window.rect)?;
+    Some(image_rect_on_screen(&mapping, rect))
+}
+
+pub(super) fn image_rect_on_screen(
+    mapping: &WindowMapping,
+    rect: &PixelRect,
+) -> reprise_models::Rect {
+    let top_left = mapping.to_screen(ImagePoint::new(f64::from(rect.x), f64::from(rect.y)));
+    let bottom_right = mapping.to_screen(ImagePoint::new(
+        f64::from(rect.right()),
+        f64::from(rect.bottom()),
+    ));
+    let (left, top, right, bottom) = (top_left.x, top_left.y, bottom_right.x, bottom_right.y);
+    reprise_models::Rect::new(
+        left.floor() as i32,
+        top.floor() as i32,
+        (right - left).ceil() as u32,
+        (bottom - top).ceil() as u32,
+    )
+}
