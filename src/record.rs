@@ -250,14 +250,14 @@ pub fn record(
             }
             Ok(InputMessage::Failed(reason)) => {
                 observer.stop();
-                writer.drain(
-                    writer.seconds(Instant::now()),
-                    &observer.observed(),
-                    elements.as_ref().map(|elements| &elements.answers),
+                write_ready(
+                    &mut writer,
+                    &observer,
+                    elements.as_ref(),
                     &mut stop_sequence,
                     true,
-                );
-                writer.flush(store)?;
+                    store,
+                )?;
                 bail!("{reason}; what was recorded so far is kept, marked incomplete");
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -269,14 +269,14 @@ pub fn record(
         let now = start.elapsed().as_secs_f64();
         writer.events.extend(stop_sequence.expire(now));
         if last_flush.elapsed() >= FLUSH_INTERVAL {
-            writer.drain(
-                writer.seconds(Instant::now()),
-                &observer.observed(),
-                elements.as_ref().map(|elements| &elements.answers),
+            write_ready(
+                &mut writer,
+                &observer,
+                elements.as_ref(),
                 &mut stop_sequence,
                 false,
-            );
-            writer.flush(store)?;
+                store,
+            )?;
             last_flush = Instant::now();
             let window = writer
                 .current_window
@@ -316,14 +316,14 @@ pub fn record(
         }
     }
     observer.stop();
-    writer.drain(
-        writer.seconds(Instant::now()),
-        &observer.observed(),
-        elements.as_ref().map(|elements| &elements.answers),
+    write_ready(
+        &mut writer,
+        &observer,
+        elements.as_ref(),
         &mut stop_sequence,
         true,
-    );
-    writer.flush(store)?;
+        store,
+    )?;
     if let Some(elements) = &elements
         && elements.dropped > 0
     {
@@ -345,4 +345,24 @@ pub fn record(
         secret_keys: writer.scrubber.scrubbed,
         stop_reason,
     })
+}
+
+/// Takes in what the observer and the element reader sent, links every
+/// event that is ready (all of them when `finish`), and writes them.
+fn write_ready(
+    writer: &mut Writer,
+    observer: &observer::ObserverHandle,
+    elements: Option<&elements::ElementThread>,
+    stop_sequence: &mut StopSequence,
+    finish: bool,
+    store: &mut Store,
+) -> Result<()> {
+    writer.drain(
+        writer.seconds(Instant::now()),
+        &observer.observed(),
+        elements.map(|elements| &elements.answers),
+        stop_sequence,
+        finish,
+    );
+    writer.flush(store)
 }
