@@ -557,7 +557,7 @@ fn visual_strategy(
     request: &ReplayRequest,
     llm: Option<SharedLlm>,
 ) -> Result<reprise_strategies::visual::VisualStrategy> {
-    use reprise_strategies::vision::analysis::Vision;
+    use reprise_strategies::analysis::Vision;
     use reprise_strategies::visual::prepare;
     let cache_store =
         Store::open(store.path()).context("open the store for the segmentation cache")?;

@@ -7,6 +7,7 @@
 //! actions as data and never touch the OS.
 
 pub mod action;
+pub mod analysis;
 pub mod describe;
 pub mod desktop;
 pub mod edit;

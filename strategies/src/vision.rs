@@ -7,7 +7,6 @@
 //! - [`scale`]: screen ↔ image coordinates through HiDPI scale ratios;
 //! - [`ssim`]: structural similarity (Wang et al.), for the segmentation cache.
 
-pub mod analysis;
 pub mod boxes;
 pub mod cache;
 pub mod classical;

@@ -4,7 +4,7 @@
 //! at replay the live window is segmented (through the cache), described, and
 //! the target found again and clicked inside its mask. Offline by default:
 //! zero model calls. Preparation is in `prepare`, the effect checks in
-//! `verify`, the analysis of a window image in [`crate::vision::analysis`].
+//! `verify`, the analysis of a window image in [`crate::analysis`].
 
 pub mod instructions;
 pub mod matching;
@@ -23,7 +23,7 @@ use crate::identity::{StructuralAnswer, locate};
 use crate::strategy::{Effect, Missed, Verification};
 use crate::tree::{actions_for, end_time};
 use crate::vision::PixelRect;
-use crate::vision::analysis::{Vision, VisualStats, window_image};
+use crate::analysis::{Vision, VisualStats, window_image};
 use crate::vision::scale::ImagePoint;
 use crate::{Action, Decision, Observation, ReplayStrategy, Step, StrategyError};
 use matching::{MatchOptions, find_target};

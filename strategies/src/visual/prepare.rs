@@ -8,7 +8,7 @@ use reprise_models::{ActionEvent, EventName, WindowState};
 use super::{Fingerprint, PlannedStep, Target};
 use crate::Frame;
 use crate::describe::Description;
-use crate::vision::analysis::{AnalysisError, Vision, window_image};
+use crate::analysis::{AnalysisError, Vision, window_image};
 use crate::vision::scale::{ImagePoint, WindowMapping, window_crop};
 use crate::vision::{PixelRect, Segment, SegmentKind};
 
