@@ -92,7 +92,7 @@ pub fn capture(n_frames: usize) -> Result<String> {
          raw x11rb GetImage     {raw_ms:8.2} ms/frame  (the reference; byte-identical pixels)\n\
          the recorder's capture {taken_ms:8.2} ms/frame  (through {})\n\
          compare with previous  {compare_ms:8.2} ms\n\
-         content hash (SHA-256) {hash_ms:8.2} ms\n\
+         content hash (BLAKE3)  {hash_ms:8.2} ms\n\
          PNG encode (fast, up)  {png_ms:8.2} ms, {png_bytes} bytes\n",
         1000.0 / xcap_ms,
         capture.backend()

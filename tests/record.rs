@@ -15,10 +15,21 @@ use crate::harness::{
 /// Starts the recorder and waits until it is receiving input: the scripted
 /// user wiggles the pointer until the store holds an event.
 pub fn start_recorder(display: &Display, name: &str, extra: &[&str]) -> Child {
+    start_recorder_with(display, name, extra, &[])
+}
+
+/// [`start_recorder`] with more environment for the recorder.
+fn start_recorder_with(
+    display: &Display,
+    name: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Child {
     let mut child = display
         .reprise()
         .args(["record", "--name", name])
         .args(extra)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -92,6 +103,66 @@ fn near(value: &Value, expected: i32) -> bool {
     value
         .as_f64()
         .is_some_and(|v| (v - f64::from(expected)).abs() <= 1.0)
+}
+
+/// The recorder's own capture (forced through its kept X11 connection)
+/// reads only what the display says was drawn and pastes it onto its last
+/// frame: the frames it stores must be the pictures a whole capture gives.
+#[test]
+fn frames_pasted_from_what_was_drawn_are_what_a_whole_capture_shows() {
+    let mut display = Display::start(1024, 700);
+    display.spawn(
+        "xterm",
+        &["-geometry", "60x20+100+100", "-title", "reprise-xterm"],
+    );
+    let xterm = display.wait_for_window("XTerm");
+    let (x, y, _, _) = display.window_rect(xterm);
+    let recorder = start_recorder_with(&display, "drawn", &[], &[("REPRISE_CAPTURE", "x11")]);
+    let (x, y) = ((x + 80).to_string(), (y + 80).to_string());
+    display.xdotool(&["mousemove", &x, &y, "click", "1"]);
+    display.xdotool(&["type", "--delay", "60", "echo drawn frames"]);
+    display.xdotool(&["key", "Return"]);
+    // Time for the last drawing's frame, then the stop sequence, which draws
+    // nothing.
+    display.xdotool(&["sleep", "2", "key", "ctrl", "ctrl", "ctrl"]);
+    let out = wait_with_limit(recorder, Duration::from_secs(10));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shot = display.store().with_file_name("now.png");
+    run_ok(
+        display
+            .reprise()
+            .args(["screenshot", "-o", shot.to_str().unwrap()]),
+    );
+    let now = image::open(&shot).unwrap().into_rgba8();
+    let store = reprise::store::Store::open_to_read(&display.store()).unwrap();
+    let bundle = store.load(&store.resolve("drawn").unwrap()).unwrap();
+    assert!(
+        bundle.screenshots.len() >= 3,
+        "{}",
+        bundle.screenshots.len()
+    );
+    let last = bundle.screenshots.last().unwrap();
+    let stored = store.image(&last.content_hash).unwrap();
+    assert_eq!(stored.dimensions(), now.dimensions());
+    let differing = stored
+        .pixels()
+        .zip(now.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(
+        differing, 0,
+        "pixels differ between the last stored frame and the screen"
+    );
+    // And the frames are named by their content.
+    assert!(
+        last.content_hash.starts_with("blake3:"),
+        "{}",
+        last.content_hash
+    );
 }
 
 #[test]

@@ -57,6 +57,22 @@ impl Rect {
     pub fn bottom(&self) -> i64 {
         i64::from(self.top) + i64::from(self.height)
     }
+
+    /// The part both rectangles cover, if any.
+    pub fn intersection(&self, other: &Rect) -> Option<Rect> {
+        let left = self.left.max(other.left);
+        let top = self.top.max(other.top);
+        let right = self.right().min(other.right());
+        let bottom = self.bottom().min(other.bottom());
+        (right > i64::from(left) && bottom > i64::from(top)).then(|| {
+            Rect::new(
+                left,
+                top,
+                (right - i64::from(left)) as u32,
+                (bottom - i64::from(top)) as u32,
+            )
+        })
+    }
 }
 
 /// The monitor an image or a recording was taken on: its logical rectangle and
@@ -75,5 +91,30 @@ impl ScreenGeometry {
             (f64::from(self.rect.width) * self.scale_factor).round() as u32,
             (f64::from(self.rect.height) * self.scale_factor).round() as u32,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_rectangles_intersect_where_both_cover() {
+        let screen = Rect::new(0, 0, 1920, 1080);
+        let check = |rect: Rect| screen.intersection(&rect);
+        assert_eq!(
+            check(Rect::new(10, 20, 30, 40)),
+            Some(Rect::new(10, 20, 30, 40))
+        );
+        assert_eq!(
+            check(Rect::new(1900, -10, 50, 30)),
+            Some(Rect::new(1900, 0, 20, 20))
+        );
+        assert_eq!(
+            check(Rect::new(1920, 0, 10, 10)),
+            None,
+            "touching is not covering"
+        );
+        assert_eq!(check(Rect::new(5, 5, 0, 10)), None, "an empty rectangle");
     }
 }

@@ -11,7 +11,7 @@ use image::RgbaImage;
 use reprise_models::{Rect, ScreenGeometry};
 
 use super::PlatformError;
-use super::os::RootCapture;
+use super::os::{Drawn, RootCapture};
 
 /// The primary monitor, ready to be captured repeatedly.
 #[derive(Debug)]
@@ -22,9 +22,13 @@ pub struct ScreenCapture {
     raw: Option<RootCapture>,
     /// Whether [`Self::capture`] takes the raw path.
     use_raw: bool,
-    /// A drawing was reported but its frame could not be taken: the next
-    /// [`Self::capture_if_drawn`] takes one whatever the display says.
-    owed: std::cell::Cell<bool>,
+    /// No frame has been taken yet, or a drawing was reported but its frame
+    /// could not be taken (or was not kept): the next
+    /// [`Self::capture_if_drawn`] takes a whole one.
+    owed: bool,
+    /// On the raw path, the last frame [`Self::capture_if_drawn`] gave,
+    /// which the next one's drawn rectangle is pasted onto.
+    last: Option<RgbaImage>,
 }
 
 fn capture_err(err: xcap::XCapError) -> PlatformError {
@@ -90,7 +94,8 @@ impl ScreenCapture {
             geometry,
             raw,
             use_raw,
-            owed: std::cell::Cell::new(false),
+            owed: true,
+            last: None,
         })
     }
 
@@ -113,25 +118,50 @@ impl ScreenCapture {
     }
 
     /// One frame, or `None` when the display says nothing was drawn since
-    /// the last call (the recorder's steady frames: an idle screen costs a
-    /// round trip, not a frame). Where the display cannot say, always a
-    /// frame.
-    pub fn capture_if_drawn(&self) -> Result<Option<RgbaImage>, PlatformError> {
-        if let Some(raw) = &self.raw
-            && !self.owed.get()
-            && !raw.drawn_since_last_look()?
-        {
-            return Ok(None);
+    /// the last call (the recorder's frames: an idle screen costs a round
+    /// trip, not a frame). On the raw path only the rectangle that was drawn
+    /// is read and pasted onto the last frame, which is the same picture as
+    /// a whole frame read afresh (the display's DAMAGE covers every drawing).
+    /// Where the display cannot say, always a whole frame.
+    pub fn capture_if_drawn(&mut self) -> Result<Option<RgbaImage>, PlatformError> {
+        let Some(raw) = &self.raw else {
+            return self.capture().map(Some);
+        };
+        let drawn = if self.owed {
+            Drawn::Unknown
+        } else {
+            raw.drawn_since_last_look()?
+        };
+        let frame = match (drawn, self.use_raw, self.last.take()) {
+            (Drawn::Nothing, _, last) => {
+                self.last = last;
+                return Ok(None);
+            }
+            (Drawn::Inside(rect), true, Some(mut last)) => {
+                let origin = raw.rect();
+                raw.capture_rect(rect).map(|part| {
+                    image::imageops::replace(
+                        &mut last,
+                        &part,
+                        i64::from(rect.left - origin.left),
+                        i64::from(rect.top - origin.top),
+                    );
+                    last
+                })
+            }
+            _ => self.capture(),
+        };
+        self.owed = frame.is_err();
+        if self.use_raw {
+            self.last = frame.as_ref().ok().cloned();
         }
-        let frame = self.capture();
-        self.owed.set(frame.is_err());
         frame.map(Some)
     }
 
     /// The frame [`Self::capture_if_drawn`] gave was not kept (the recorder
-    /// dropped it): the next call takes one whatever the display says.
-    pub fn retake_next(&self) {
-        self.owed.set(true);
+    /// dropped it): the next call takes a whole one.
+    pub fn retake_next(&mut self) {
+        self.owed = true;
     }
 
     /// One frame through xcap, whichever path [`Self::capture`] takes.

@@ -65,6 +65,14 @@ impl WindowProbe {
 #[derive(Debug)]
 pub enum RootCapture {}
 
+/// What was drawn since the last look: this platform cannot say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drawn {
+    Nothing,
+    Inside(Rect),
+    Unknown,
+}
+
 impl RootCapture {
     /// Always `None`: xcap captures.
     pub fn primary() -> Result<Option<RootCapture>, PlatformError> {
@@ -82,7 +90,17 @@ impl RootCapture {
     }
 
     /// Never called: no value exists.
-    pub fn drawn_since_last_look(&self) -> Result<bool, PlatformError> {
+    pub fn drawn_since_last_look(&self) -> Result<Drawn, PlatformError> {
+        match *self {}
+    }
+
+    /// Never called: no value exists.
+    pub fn capture_rect(&self, _rect: Rect) -> Result<image::RgbaImage, PlatformError> {
+        match *self {}
+    }
+
+    /// Never called: no value exists.
+    pub fn rect(&self) -> Rect {
         match *self {}
     }
 }

@@ -398,23 +398,49 @@ fn get_image_rgba(
         .ok_or_else(|| capture_err("GetImage returned an unexpected size"))
 }
 
+/// A DAMAGE object on the root window, and an XFixes region its damage is
+/// moved into when it is looked at (to learn where it was).
+#[derive(Debug, Clone, Copy)]
+struct DamageWatch {
+    damage: x11rb::protocol::damage::Damage,
+    parts: x11rb::protocol::xfixes::Region,
+}
+
 /// A DAMAGE object on `root` that reports when its damage goes from empty to
-/// not empty (the first report comes at once: everything counts as drawn).
-fn create_damage(
-    conn: &RustConnection,
-    root: Window,
-) -> Result<x11rb::protocol::damage::Damage, PlatformError> {
+/// not empty (it starts empty: the first frame is taken whole regardless).
+fn watch_damage(conn: &RustConnection, root: Window) -> Result<DamageWatch, PlatformError> {
     use x11rb::protocol::damage::{ConnectionExt as _, ReportLevel};
+    use x11rb::protocol::xfixes::ConnectionExt as _;
+    conn.xfixes_query_version(5, 0)
+        .map_err(capture_err)?
+        .reply()
+        .map_err(capture_err)?;
     conn.damage_query_version(1, 1)
         .map_err(capture_err)?
         .reply()
+        .map_err(capture_err)?;
+    let parts = conn.generate_id().map_err(capture_err)?;
+    conn.xfixes_create_region(parts, &[])
+        .map_err(capture_err)?
+        .check()
         .map_err(capture_err)?;
     let damage = conn.generate_id().map_err(capture_err)?;
     conn.damage_create(damage, root, ReportLevel::NON_EMPTY)
         .map_err(capture_err)?
         .check()
         .map_err(capture_err)?;
-    Ok(damage)
+    Ok(DamageWatch { damage, parts })
+}
+
+/// What was drawn on the screen since the last look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drawn {
+    Nothing,
+    /// Something, all of it inside this rectangle (device pixels of the
+    /// root window).
+    Inside(Rect),
+    /// The display cannot say (no DAMAGE): anything may have changed.
+    Unknown,
 }
 
 /// BGRX pixels (X11's 32-bit little-endian layout) into RGBA, in place: one
@@ -439,8 +465,8 @@ pub struct RootCapture {
     root: Window,
     rect: Rect,
     /// A DAMAGE object on the root window, where the server has the
-    /// extension: it says whether anything was drawn since the last look.
-    damage: Option<x11rb::protocol::damage::Damage>,
+    /// extension: it says what was drawn since the last look.
+    damage: Option<DamageWatch>,
 }
 
 impl std::fmt::Debug for RootCapture {
@@ -501,7 +527,7 @@ impl RootCapture {
             u32::from(monitor.width),
             u32::from(monitor.height),
         );
-        let damage = create_damage(&conn, root)
+        let damage = watch_damage(&conn, root)
             .inspect_err(|err| tracing::debug!("no DAMAGE, every look captures: {err}"))
             .ok();
         Ok(Some(RootCapture {
@@ -512,16 +538,17 @@ impl RootCapture {
         }))
     }
 
-    /// Whether anything was drawn on the screen since the last call (always
-    /// true without the DAMAGE extension, and on the first call). A round
+    /// What was drawn on the screen since the last call ([`Drawn::Unknown`]
+    /// without the DAMAGE extension). A round
     /// trip first, so that every drawing the server did before this call
-    /// has reported itself; then the damage is reset, so a drawing after
-    /// this call reports itself at the next.
-    pub fn drawn_since_last_look(&self) -> Result<bool, PlatformError> {
+    /// has reported itself; then the damage is moved out (and so reset), so
+    /// a drawing after this call reports itself at the next.
+    pub fn drawn_since_last_look(&self) -> Result<Drawn, PlatformError> {
         use x11rb::protocol::Event;
         use x11rb::protocol::damage::ConnectionExt as _;
-        let Some(damage) = self.damage else {
-            return Ok(true);
+        use x11rb::protocol::xfixes::ConnectionExt as _;
+        let Some(watch) = self.damage else {
+            return Ok(Drawn::Unknown);
         };
         self.conn
             .get_input_focus()
@@ -532,13 +559,40 @@ impl RootCapture {
         while let Some(event) = self.conn.poll_for_event().map_err(capture_err)? {
             drawn |= matches!(event, Event::DamageNotify(_));
         }
-        if drawn {
-            self.conn
-                .damage_subtract(damage, x11rb::NONE, x11rb::NONE)
-                .map_err(capture_err)?;
-            self.conn.flush().map_err(capture_err)?;
+        if !drawn {
+            return Ok(Drawn::Nothing);
         }
-        Ok(drawn)
+        self.conn
+            .damage_subtract(watch.damage, x11rb::NONE, watch.parts)
+            .map_err(capture_err)?;
+        let extents = self
+            .conn
+            .xfixes_fetch_region(watch.parts)
+            .map_err(capture_err)?
+            .reply()
+            .map_err(capture_err)?
+            .extents;
+        let drawn = Rect::new(
+            i32::from(extents.x),
+            i32::from(extents.y),
+            u32::from(extents.width),
+            u32::from(extents.height),
+        );
+        Ok(match drawn.intersection(&self.rect) {
+            Some(inside) => Drawn::Inside(inside),
+            None => Drawn::Nothing,
+        })
+    }
+
+    /// The pixels of `rect` (device pixels of the root window, inside the
+    /// monitor), as RGBA.
+    pub fn capture_rect(&self, rect: Rect) -> Result<image::RgbaImage, PlatformError> {
+        get_image_rgba(&self.conn, self.root, rect)
+    }
+
+    /// The monitor's rectangle in device pixels of the root window.
+    pub fn rect(&self) -> Rect {
+        self.rect
     }
 
     /// The monitor's size in device pixels (a frame's size).

@@ -97,7 +97,7 @@ impl ObserverHandle {
 /// Starts the observer with `frame_interval` between steady frames and at most
 /// `queue_frames` frames waiting for the writer.
 pub fn spawn(
-    capture: ScreenCapture,
+    mut capture: ScreenCapture,
     mut probe: WindowProbe,
     mut last_window: Option<ActiveWindow>,
     frame_interval: Duration,
