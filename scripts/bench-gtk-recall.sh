@@ -6,7 +6,7 @@
 # Each page as it is, in the dark theme, and at scale 2 (GDK_SCALE=2: a
 # HiDPI window of twice the pixels); the segmenter is tuned on none of these
 # but the first.
-# Usage: scripts/bench-gtk-recall.sh [release|debug]
+# Usage: [BASELINE=older-reprise] scripts/bench-gtk-recall.sh [release|debug]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-release}
@@ -22,11 +22,14 @@ measure() { # label, page (1 to 3), then NAME=VALUE settings for the application
   # The application and the reader of its tree share one session bus.
   env "$@" REPRISE="$reprise" dbus-run-session -- bash scripts/gtk-capture.sh "$page" "$work" 2>/dev/null
   read -r w h < <(python3 -c "import struct, sys; d = open(sys.argv[1], 'rb').read(24); print(*struct.unpack('>II', d[16:24]))" "$work/window.png")
-  local started ended
+  local started ended bin tag
+  # With BASELINE=older-reprise, that build segments the same capture too.
+  for bin in "$reprise" ${BASELINE:+"$BASELINE"}; do
+  tag=$([[ $bin == "$reprise" ]] && echo "" || echo " (before)")
   started=$(date +%s.%N)
-  "$reprise" segment "$work/window.png" --json >"$work/segments.json"
+  "$bin" segment "$work/window.png" --json >"$work/segments.json"
   ended=$(date +%s.%N)
-  python3 - "$work/truth.json" "$work/segments.json" "$label" "${w}x${h}" "$(echo "($ended - $started) * 1000" | bc | cut -d. -f1)" <<'PY'
+  python3 - "$work/truth.json" "$work/segments.json" "$label$tag" "${w}x${h}" "$(echo "($ended - $started) * 1000" | bc | cut -d. -f1)" <<'PY'
 import collections, json, sys
 truth = json.load(open(sys.argv[1]))
 segments = [s["rect"] for s in json.load(open(sys.argv[2]))]
@@ -43,6 +46,7 @@ found_by_role = collections.Counter(t["role"] for t in found)
 roles = ", ".join(f"{role} {found_by_role[role]}/{n}" for role, n in by_role.most_common())
 print(f"| {sys.argv[3]} | {sys.argv[4]} | {len(truth)} | {len(found) / len(truth):.2f} | {len(matching) / len(boxes):.2f} | {sys.argv[5]} ms | {roles} |")
 PY
+  done
 }
 echo "| gtk3-widget-factory | window | widgets | recall | precision | segmentation (with process start) | found per role |"
 echo "|---|---|---|---|---|---|---|"
