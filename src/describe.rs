@@ -1,7 +1,8 @@
 //! The offline describer's text reader: Tesseract through leptess, one crop
 //! at a time, as a single line of text, upscaled when small (whole-screen OCR
-//! reads boxed single glyphs such as xcalc's buttons as garbage). Set
-//! `OMP_THREAD_LIMIT=1`: on two cores it is several times faster.
+//! reads boxed single glyphs such as xcalc's buttons as garbage); a compact
+//! crop that reads as nothing is read again as one character, either way
+//! round. Set `OMP_THREAD_LIMIT=1`: on two cores it is several times faster.
 
 use image::{GrayImage, RgbaImage};
 use leptess::{LepTess, Variable};
@@ -35,6 +36,20 @@ impl TesseractReader {
 
 /// The crop as dark text on white, scaled up and with a margin.
 pub fn prepare(crop: &RgbaImage) -> GrayImage {
+    prepare_as(crop, Polarity::AsItLooks)
+}
+
+/// Which way round a crop's text is taken to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Polarity {
+    /// Light text on a dark ground when the crop is mostly dark.
+    AsItLooks,
+    /// The other way round (a glyph on a button whose border darkens it).
+    Opposite,
+}
+
+/// The crop prepared for reading, with its text taken as `polarity` says.
+pub fn prepare_as(crop: &RgbaImage, polarity: Polarity) -> GrayImage {
     // The vision engine's luminance, so OCR sees what the segmenter saw.
     let gray = GrayImage::from_fn(crop.width(), crop.height(), |x, y| {
         let [r, g, b, _] = crop.get_pixel(x, y).0;
@@ -59,13 +74,15 @@ pub fn prepare(crop: &RgbaImage) -> GrayImage {
         }
         let value = scaled.get_pixel(x - MARGIN, y - MARGIN).0[0];
         // Light text on a dark theme is inverted to dark on light.
-        image::Luma([if mean < 128 { 255 - value } else { value }])
+        let invert = (mean < 128) == (polarity == Polarity::AsItLooks);
+        image::Luma([if invert { 255 - value } else { value }])
     })
 }
 
-impl TextReader for TesseractReader {
-    fn read(&mut self, crop: &RgbaImage) -> String {
-        let prepared = prepare(crop);
+impl TesseractReader {
+    /// What Tesseract reads in the prepared crop, in page segmentation mode
+    /// `mode` (7: a single line; 10: a single character).
+    fn read_as(&mut self, prepared: &GrayImage, mode: &str) -> String {
         let mut png = Vec::new();
         if prepared
             .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
@@ -76,13 +93,39 @@ impl TextReader for TesseractReader {
         if self.tess.set_image_from_mem(&png).is_err() {
             return String::new();
         }
-        // A single line of text (page segmentation mode 7).
-        let _ = self.tess.set_variable(Variable::TesseditPagesegMode, "7");
+        let _ = self.tess.set_variable(Variable::TesseditPagesegMode, mode);
         self.tess.set_source_resolution(300);
         self.tess
             .get_utf8_text()
             .unwrap_or_default()
             .trim()
             .to_owned()
+    }
+}
+
+/// Whether a reading names something: a letter or digit, or a lone
+/// operator glyph (a calculator's `+`).
+fn names_something(read: &str) -> bool {
+    read.chars().any(char::is_alphanumeric)
+        || !reprise_strategies::describe::glyph_label(read).is_empty()
+}
+
+impl TextReader for TesseractReader {
+    /// A single line of text; a compact crop that reads as nothing (a
+    /// button's one glyph) is read again as a single character, in the
+    /// polarity its look suggests and then the other.
+    fn read(&mut self, crop: &RgbaImage) -> String {
+        let line = self.read_as(&prepare(crop), "7");
+        let compact = crop.width() <= 2 * crop.height() && crop.height() <= 2 * crop.width();
+        if names_something(&line) || !compact {
+            return line;
+        }
+        for polarity in [Polarity::AsItLooks, Polarity::Opposite] {
+            let glyph = self.read_as(&prepare_as(crop, polarity), "10");
+            if names_something(&glyph) {
+                return glyph;
+            }
+        }
+        line
     }
 }

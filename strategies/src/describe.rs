@@ -58,6 +58,31 @@ pub fn normalise(text: &str) -> String {
     cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The glyphs a button may show alone (a calculator's, a keypad's), which
+/// [`normalise`] would erase: one of them read alone is the label.
+const LONE_GLYPHS: &[char] = &['+', '-', '*', '/', '=', '.', '%', '×', '÷', '−', '±', '√'];
+
+/// The label of a reading that [`normalise`] leaves empty: the reading's one
+/// glyph when it is a lone operator (`+`, `=`, `÷`, ...), else nothing.
+pub fn glyph_label(read: &str) -> String {
+    let mut chars = read.trim().chars();
+    match (chars.next(), chars.next()) {
+        (Some(glyph), None) if LONE_GLYPHS.contains(&glyph) => glyph.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The label of what was read in a segment: its words ([`normalise`]), or
+/// its one operator glyph ([`glyph_label`]).
+pub fn label_of(read: &str) -> String {
+    let words = normalise(read);
+    if words.is_empty() {
+        glyph_label(read)
+    } else {
+        words
+    }
+}
+
 /// Whether an image holds anything but its background: at least a few
 /// pixels far from its median luminance.
 pub fn has_ink(image: &RgbaImage) -> bool {

@@ -72,24 +72,43 @@ pub fn same_name(recorded: Option<&str>, live: Option<&str>) -> bool {
     }
 }
 
+/// A text in the form OCR's confusions cannot change: normalised as
+/// descriptions are, `rn` as `m`, `1` and `i` as `l`, `0` as `o`.
+fn as_read(text: &str) -> String {
+    crate::describe::normalise(&normalize_name(text))
+        .replace("rn", "m")
+        .chars()
+        .map(|c| match c {
+            '1' | 'i' => 'l',
+            '0' => 'o',
+            other => other,
+        })
+        .collect()
+}
+
+/// Whether two texts read from pixels (a recorded target's and a live
+/// candidate's) can be one name: equal once case, white space and the
+/// confusions OCR makes (see [`reads_as`]) are set aside. Any other
+/// difference, a letter or a digit, is another element, however similar:
+/// "olsen" is never "olson", "invoice 1042" never "invoice 1043". A lone
+/// glyph is one name only with itself; two empty readings are not a name.
+pub fn same_reading(recorded: &str, live: &str) -> bool {
+    let (recorded_words, live_words) = (as_read(recorded), as_read(live));
+    if recorded_words.is_empty() && live_words.is_empty() {
+        // A lone glyph (a calculator's `+`) is its own name, exactly.
+        let glyph = recorded.trim();
+        return !glyph.is_empty() && glyph == live.trim();
+    }
+    !recorded_words.is_empty() && recorded_words == live_words
+}
+
 /// Whether text read from pixels (OCR, normalised as descriptions are)
 /// reads as the accessible name `name`: the same words once the confusions
 /// OCR makes are set aside (`l`/`1`/`i`, `o`/`0`, `rn`/`m`), possibly
 /// followed by more (a menu item's shortcut). Any other difference, a
 /// letter or a digit, is another element.
 pub fn reads_as(name: &str, read: &str) -> bool {
-    let canonical = |text: &str| {
-        crate::describe::normalise(&normalize_name(text))
-            .replace("rn", "m")
-            .chars()
-            .map(|c| match c {
-                '1' | 'i' => 'l',
-                '0' => 'o',
-                other => other,
-            })
-            .collect::<String>()
-    };
-    let (name, read) = (canonical(name), canonical(read));
+    let (name, read) = (as_read(name), as_read(read));
     if name.is_empty() {
         return false;
     }

@@ -17,13 +17,13 @@ use image::RgbaImage;
 use reprise_models::element::ELEMENT_VERSION;
 use reprise_models::{ActionEvent, ElementIdentity, WindowState};
 
+use crate::analysis::{Vision, VisualStats, window_image};
 use crate::describe::Description;
 use crate::desktop::TreeRequest;
 use crate::identity::{StructuralAnswer, locate};
 use crate::strategy::{Effect, Missed, Verification};
 use crate::tree::{actions_for, end_time};
 use crate::vision::PixelRect;
-use crate::analysis::{Vision, VisualStats, window_image};
 use crate::vision::scale::ImagePoint;
 use crate::{Action, Decision, Observation, ReplayStrategy, Step, StrategyError};
 use matching::{MatchOptions, find_target};
@@ -48,6 +48,9 @@ pub enum Target {
     Element {
         fingerprint: Fingerprint,
         window_rect: PixelRect,
+        /// Where in it the press was, as shares of its width and height
+        /// (a row pressed on its right end is pressed there again).
+        press: (f64, f64),
     },
     /// A point relative to the window's origin (moves, scrolls over nothing).
     WindowRelative { dx: f64, dy: f64 },
@@ -476,6 +479,7 @@ impl VisualStrategy {
             Target::Element {
                 fingerprint,
                 window_rect,
+                press,
             } => {
                 let window = observation
                     .window
@@ -520,8 +524,7 @@ impl VisualStrategy {
                 }
                 let segment = &segments[found.segment_idx];
                 self.last_target = Some(image_rect_on_screen(&mapping, &segment.rect));
-                let (cx, cy) = segment.click_point;
-                let point = mapping.to_screen(ImagePoint::centre_of(cx, cy));
+                let point = mapping.to_screen(press_point(segment, *press));
                 let point = (point.x, point.y);
                 let reason = format!(
                     "found {} by {} in {:?}",
@@ -534,5 +537,53 @@ impl VisualStrategy {
     }
 }
 
+/// Where to press a found segment: at the recorded share of its box when
+/// that lands inside its mask, else at its click point (inside the mask).
+fn press_point(segment: &crate::vision::Segment, (fx, fy): (f64, f64)) -> ImagePoint {
+    let rect = segment.rect;
+    let at = |origin: u32, length: u32, share: f64| {
+        let offset = (share.clamp(0.0, 1.0) * f64::from(length)).floor() as u32;
+        origin + offset.min(length.saturating_sub(1))
+    };
+    let (x, y) = (at(rect.x, rect.width, fx), at(rect.y, rect.height, fy));
+    if segment.mask.get(x, y) {
+        ImagePoint::centre_of(x, y)
+    } else {
+        let (cx, cy) = segment.click_point;
+        ImagePoint::centre_of(cx, cy)
+    }
+}
+
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod press_tests {
+    use super::*;
+    use crate::vision::{Mask, Segment, SegmentKind};
+
+    #[test]
+    fn a_found_target_is_pressed_where_it_was_pressed_inside_its_mask() {
+        let rect = PixelRect {
+            x: 100,
+            y: 40,
+            width: 200,
+            height: 20,
+        };
+        let row = Segment::full(SegmentKind::Row, rect).unwrap();
+        // Near the right end of a wide row, as recorded; not its centre.
+        assert_eq!(press_point(&row, (0.9, 0.5)), ImagePoint::new(280.5, 50.5));
+        assert_eq!(press_point(&row, (1.0, 1.0)), ImagePoint::new(299.5, 59.5));
+        // A share that falls outside the mask (here it covers only the box's
+        // left end) gives the mask's own click point.
+        let bits = (0..rect.area())
+            .map(|idx| idx % u64::from(rect.width) < 20)
+            .collect();
+        let left_end = Segment::from_mask(SegmentKind::Region, Mask { rect, bits }).unwrap();
+        let (cx, cy) = left_end.click_point;
+        assert_eq!(
+            press_point(&left_end, (0.9, 0.5)),
+            ImagePoint::centre_of(cx, cy)
+        );
+    }
+}

@@ -7,7 +7,7 @@ use image::RgbaImage;
 
 use super::{
     DescribeError, Describer, Description, OFFLINE_DESCRIBER_CACHE_NAME, TextReader, has_ink,
-    normalise,
+    label_of,
 };
 use crate::vision::{Segment, SegmentKind};
 
@@ -87,7 +87,7 @@ impl<R: TextReader> Describer for OfflineDescriber<R> {
                 if !has_ink(&crop) {
                     return String::new();
                 }
-                normalise(&self.reader.read(&crop))
+                label_of(&self.reader.read(&crop))
             })
             .collect();
         let descriptions = segments
@@ -154,9 +154,17 @@ mod tests {
             segment(SegmentKind::Region, 80, 8, 200, 20),
             segment(SegmentKind::Region, 8, 50, 43, 20),
             segment(SegmentKind::LabelledControl, 8, 75, 100, 20),
+            segment(SegmentKind::Region, 120, 50, 24, 24),
+            segment(SegmentKind::Region, 150, 50, 24, 24),
         ];
-        let mut describer =
-            OfflineDescriber::new(Fixed(vec!["User name:", "", " Save\n", "Remember me"]));
+        let mut describer = OfflineDescriber::new(Fixed(vec![
+            "User name:",
+            "",
+            " Save\n",
+            "Remember me",
+            "+",
+            "|",
+        ]));
         let texts: Vec<String> = describer
             .describe(&window, &segments)
             .unwrap()
@@ -169,7 +177,11 @@ mod tests {
                 "text \"user name\"",
                 "text field labelled \"user name\"",
                 "button \"save\"",
-                "checkbox \"remember me\""
+                "checkbox \"remember me\"",
+                // A calculator's operator keeps its glyph; a border read as
+                // a bar is nothing.
+                "button \"+\"",
+                "small box"
             ]
         );
     }

@@ -219,3 +219,28 @@ fn pixels_read_as_a_name_only_where_ocr_explains_the_difference() {
     check("Bergen", "", false);
     check("", "anything", false);
 }
+
+#[test]
+fn two_readings_are_one_name_only_where_ocr_explains_the_difference() {
+    use crate::identity::same_reading;
+    let check = |recorded: &str, live: &str, expect: bool| {
+        assert_eq!(
+            same_reading(recorded, live),
+            expect,
+            "{recorded:?} and {live:?}"
+        );
+        assert_eq!(same_reading(live, recorded), expect, "either way round");
+    };
+    check("cancel", "cance1", true);
+    check("remember me", "rernember me", true);
+    check("invoice 1042", "lnvoice lo42", true);
+    check("maria olsen", "Maria  Olsen", true);
+    check("maria olsen", "maria olson", false);
+    check("invoice 1042", "invoice 1043", false);
+    check("save", "sav3", false);
+    check("save", "save as", false);
+    check("+", "+", true);
+    check("+", "-", false);
+    check("+", "", false);
+    check("", "", false);
+}

@@ -1,12 +1,15 @@
 //! Finding a recorded target again on a changed screen, in order: the exact
-//! description; then normalised text similarity; then visual similarity of
-//! the recorded crop; among look-alikes, the relative position. When the best
-//! two candidates are too close to tell apart, it refuses rather than guess.
+//! description; then the same text as OCR may read it (its confusions
+//! forgiven, no other difference); then visual similarity of the recorded
+//! crop, among candidates that read the same or nothing; among look-alikes,
+//! the relative position. When the best two candidates are too close to
+//! tell apart, it refuses rather than guess.
 
 use image::RgbaImage;
 
 use super::Fingerprint;
 use crate::describe::Description;
+use crate::identity::same_reading;
 use crate::vision::Segment;
 use crate::vision::ssim::{Gray, ssim};
 
@@ -140,10 +143,19 @@ pub fn find_target(
             )));
         }
     }
-    // 2. Normalised text similarity, when the target has text.
+    // A candidate that reads another text than the target is another
+    // element, however similar it reads or looks ("Olson" for "Olsen",
+    // invoice 1043 for 1042); only OCR's confusions are forgiven. One that
+    // reads nothing may still be it (OCR can miss a label in another theme).
+    let may_be_it = |idx: usize| {
+        wanted.label.is_empty()
+            || descriptions[idx].label.is_empty()
+            || same_reading(&wanted.label, &descriptions[idx].label)
+    };
+    // 2. The same text as OCR may read it, when the target has text.
     if !wanted.label.is_empty() {
         let mut scored: Vec<(usize, f64)> = (0..segments.len())
-            .filter(|&idx| !descriptions[idx].label.is_empty())
+            .filter(|&idx| !descriptions[idx].label.is_empty() && may_be_it(idx))
             .map(|idx| {
                 let mut score = text_similarity(&descriptions[idx].label, &wanted.label);
                 if descriptions[idx].role == wanted.role {
@@ -172,7 +184,7 @@ pub fn find_target(
     }
     // 3. Visual similarity of the recorded crop, among the same kind.
     let mut scored: Vec<(usize, f64)> = (0..segments.len())
-        .filter(|&idx| descriptions[idx].role == wanted.role)
+        .filter(|&idx| descriptions[idx].role == wanted.role && may_be_it(idx))
         .map(|idx| {
             let rect = segments[idx].rect;
             let crop = image::imageops::crop_imm(window, rect.x, rect.y, rect.width, rect.height)
@@ -265,11 +277,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(found.segment_idx, 1);
-        // "save" and "sav3" are equally close to "savs": refuse.
+        // Neither "save" nor "sav3" is "savs", however close they read: not
+        // found (their crops are blank here, so no look can find them).
         let err = find_target(
             &fingerprint("button \"savs\"", "savs", 0, 1),
             &segments,
             &descriptions,
+            &window,
+            &options,
+        )
+        .unwrap_err();
+        assert!(matches!(err, MatchError::NotFound(_)), "{err}");
+        // Two readings OCR may make of one label, both on the screen, and
+        // neither exactly as recorded: refuse.
+        let twins = vec![
+            description("button \"cance1\"", "cance1"),
+            description("button \"canceI\"", "cancei"),
+            description("button \"ok\"", "ok"),
+        ];
+        let err = find_target(
+            &fingerprint("button \"cancel\"", "cancel", 0, 1),
+            &segments,
+            &twins,
             &window,
             &options,
         )

@@ -7,34 +7,54 @@ use reprise_models::{ActionEvent, EventName, WindowState};
 
 use super::{Fingerprint, PlannedStep, Target};
 use crate::Frame;
-use crate::describe::Description;
 use crate::analysis::{AnalysisError, Vision, window_image};
+use crate::describe::Description;
 use crate::vision::scale::{ImagePoint, WindowMapping, window_crop};
 use crate::vision::{PixelRect, Segment, SegmentKind};
 
-/// The segment a click at `point` (window-image pixels) hit: the smallest
-/// control containing it (a button over its label, a checkbox over its box),
-/// else the smallest text, ignoring panels.
+/// The segment a press at `point` (window-image pixels) acted on: the
+/// smallest element with an identity of its own under the pointer. In turn:
+/// a labelled control (a checkbox over its box); a region or box that is not
+/// a container (a button over its label); a list row; a text. A panel, or a
+/// region or box holding two or more texts of its own (a list, a toolbar),
+/// contains what was pressed and is never the target: replayed at its
+/// centre, a list's press lands on another row.
 fn hit_segment(
     segments: &[Segment],
     descriptions: &[Description],
     point: (u32, u32),
 ) -> Option<usize> {
+    let is_container = |idx: usize| {
+        let rect = segments[idx].rect;
+        let texts = segments
+            .iter()
+            .enumerate()
+            .filter(|&(other, segment)| {
+                other != idx && segment.kind == SegmentKind::Text && rect.contains(&segment.rect)
+            })
+            .count();
+        texts >= 2
+    };
     let containing: Vec<usize> = (0..segments.len())
         .filter(|&idx| {
             segments[idx].rect.contains_point(point.0, point.1) && descriptions[idx].role != "panel"
         })
         .collect();
-    let smallest = |kinds: &[SegmentKind]| {
+    let smallest = |kinds: &[SegmentKind], also: &dyn Fn(usize) -> bool| {
         containing
             .iter()
             .copied()
-            .filter(|&idx| kinds.contains(&segments[idx].kind))
+            .filter(|&idx| kinds.contains(&segments[idx].kind) && also(idx))
             .min_by_key(|&idx| segments[idx].rect.area())
     };
-    smallest(&[SegmentKind::LabelledControl])
-        .or_else(|| smallest(&[SegmentKind::Region, SegmentKind::Outline]))
-        .or_else(|| smallest(&[SegmentKind::Text]))
+    smallest(&[SegmentKind::LabelledControl], &|_| true)
+        .or_else(|| {
+            smallest(&[SegmentKind::Region, SegmentKind::Outline], &|idx| {
+                !is_container(idx)
+            })
+        })
+        .or_else(|| smallest(&[SegmentKind::Row], &|_| true))
+        .or_else(|| smallest(&[SegmentKind::Text], &|_| true))
 }
 
 pub(super) fn is_pointer_target(tree: &ActionEvent) -> bool {
@@ -167,6 +187,14 @@ fn prepare_one(
         .collect();
     same.sort_by_key(|&idx| segments[idx].rect.reading_order());
     let rect = segments[hit].rect;
+    // Where the press was inside the target, as shares of its size.
+    let share = |at: f64, origin: u32, length: u32| {
+        ((at - f64::from(origin)) / f64::from(length.max(1))).clamp(0.0, 1.0)
+    };
+    let press = (
+        share(px, rect.x, rect.width),
+        share(py, rect.y, rect.height),
+    );
     let fingerprint = Fingerprint {
         crop: image::imageops::crop_imm(&image, rect.x, rect.y, rect.width, rect.height).to_image(),
         nth: same.iter().position(|&idx| idx == hit).unwrap_or(0),
@@ -178,6 +206,7 @@ fn prepare_one(
         target: Target::Element {
             fingerprint,
             window_rect: rect,
+            press,
         },
         expects_change: false,
     });
@@ -210,4 +239,92 @@ pub(super) fn image_rect_on_screen(
         (right - left).ceil() as u32,
         (bottom - top).ceil() as u32,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A box: x, y, width, height.
+    type Box4 = (u32, u32, u32, u32);
+
+    /// What a press at `point` is taken to have acted on, among `segments`
+    /// (kind, box, role): the role and box of the target, if any.
+    fn check(segments: &[(SegmentKind, Box4, &str)], point: (u32, u32)) -> Option<(String, Box4)> {
+        let (segments, descriptions): (Vec<Segment>, Vec<Description>) = segments
+            .iter()
+            .map(|&(kind, (x, y, width, height), role)| {
+                let rect = PixelRect {
+                    x,
+                    y,
+                    width,
+                    height,
+                };
+                let description = Description {
+                    text: role.into(),
+                    role: role.into(),
+                    label: String::new(),
+                };
+                (Segment::full(kind, rect).expect("a segment"), description)
+            })
+            .unzip();
+        hit_segment(&segments, &descriptions, point).map(|idx| {
+            let rect = segments[idx].rect;
+            (
+                descriptions[idx].role.clone(),
+                (rect.x, rect.y, rect.width, rect.height),
+            )
+        })
+    }
+
+    #[test]
+    fn a_press_acts_on_the_smallest_element_with_an_identity_never_its_container() {
+        use SegmentKind::{LabelledControl, Outline, Region, Row, Text};
+        // A list drawn as a box around three rows of text.
+        let list = [
+            (Outline, (0, 0, 200, 100), "box"),
+            (Row, (1, 5, 198, 25), "list row"),
+            (Row, (1, 35, 198, 25), "list row"),
+            (Row, (1, 65, 198, 25), "list row"),
+            (Text, (10, 10, 80, 15), "text"),
+            (Text, (10, 40, 80, 15), "text"),
+            (Text, (10, 70, 80, 15), "text"),
+        ];
+        let second_row = Some(("list row".to_owned(), (1, 35, 198, 25)));
+        // Right of a row's text, and on it: the row, not the list.
+        assert_eq!(check(&list, (150, 45)), second_row);
+        assert_eq!(check(&list, (20, 45)), second_row);
+        // A list whose rows were not seen: beside a text, only the list
+        // holds the point, and it is no target.
+        let no_rows = [list[0], list[4], list[5], list[6]];
+        assert_eq!(check(&no_rows, (150, 45)), None);
+        // A button over its one label; a checkbox over its box and label.
+        let button = [
+            (Region, (10, 10, 60, 20), "button"),
+            (Text, (20, 14, 40, 12), "text"),
+        ];
+        assert_eq!(
+            check(&button, (25, 18)),
+            Some(("button".to_owned(), (10, 10, 60, 20)))
+        );
+        let checkbox = [
+            (LabelledControl, (10, 10, 90, 20), "checkbox"),
+            (Region, (10, 12, 14, 14), "small box"),
+            (Text, (30, 12, 60, 14), "text"),
+        ];
+        assert_eq!(
+            check(&checkbox, (50, 18)).map(|(role, _)| role),
+            Some("checkbox".into())
+        );
+        // A panel is never a target; the text on it is.
+        let panel = [
+            (Region, (0, 0, 300, 200), "panel"),
+            (Text, (10, 10, 80, 15), "text"),
+        ];
+        assert_eq!(check(&panel, (150, 150)), None);
+        assert_eq!(
+            check(&panel, (20, 15)).map(|(role, _)| role),
+            Some("text".into())
+        );
+    }
 }

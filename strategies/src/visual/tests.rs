@@ -105,13 +105,7 @@ fn check_replay(
     trees: Vec<A11yTree>,
     rungs: Rungs,
 ) -> (ReplayOutcome, Vec<(f64, f64)>, usize) {
-    let vision = Vision {
-        segmenter: Box::new(NoSegments),
-        describer: Box::new(NoDescriptions),
-        cache: None,
-        stats: VisualStats::default(),
-    };
-    let (outcome, desktop) = replay_with(step, vision, trees, rungs, 1);
+    let (outcome, desktop) = replay_with(step, no_pixels(), trees, rungs, 1);
     let moves = desktop
         .injected
         .iter()
@@ -121,6 +115,16 @@ fn check_replay(
         })
         .collect();
     (outcome, moves, desktop.tree_requests.len())
+}
+
+/// A vision that segments and describes nothing (for the structural rung).
+fn no_pixels() -> Vision {
+    Vision {
+        segmenter: Box::new(NoSegments),
+        describer: Box::new(NoDescriptions),
+        cache: None,
+        stats: VisualStats::default(),
+    }
 }
 
 /// Replays `step` with `vision` on a desktop showing the window
@@ -249,15 +253,9 @@ fn a_row_not_yet_in_the_list_is_looked_for_again_within_the_attempts() {
     assert_eq!(requests, 3);
     // Without a retry left, the step fails with the reason, and nothing is
     // clicked: never the row that took its place.
-    let vision = Vision {
-        segmenter: Box::new(NoSegments),
-        describer: Box::new(NoDescriptions),
-        cache: None,
-        stats: VisualStats::default(),
-    };
     let (outcome, desktop) = replay_with(
         recorded_click(ROWS, 1),
-        vision,
+        no_pixels(),
         vec![list(filling, None)],
         Rungs::default(),
         0,
@@ -458,6 +456,7 @@ fn pixels_found_at_a_named_elements_place_must_read_as_its_name() {
                 width: 60,
                 height: 18,
             },
+            press: (0.5, 0.5),
         };
         let vision = Vision {
             segmenter: Box::new(TwoBoxes),
