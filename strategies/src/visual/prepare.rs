@@ -15,7 +15,8 @@ use crate::vision::{PixelRect, Segment, SegmentKind};
 /// The segment a press at `point` (window-image pixels) acted on: the
 /// smallest element with an identity of its own under the pointer. In turn:
 /// a labelled control (a checkbox over its box); a region or box that is not
-/// a container (a button over its label); a list row; a text. A panel, or a
+/// a container (a button over its label); a text (a cell's, read as the name
+/// the tree gives it); the list row the press lies in. A panel, or a
 /// region or box holding two or more texts of its own (a list, a toolbar),
 /// contains what was pressed and is never the target: replayed at its
 /// centre, a list's press lands on another row.
@@ -53,8 +54,8 @@ fn hit_segment(
                 !is_container(idx)
             })
         })
-        .or_else(|| smallest(&[SegmentKind::Row], &|_| true))
         .or_else(|| smallest(&[SegmentKind::Text], &|_| true))
+        .or_else(|| smallest(&[SegmentKind::Row], &|_| true))
 }
 
 pub(super) fn is_pointer_target(tree: &ActionEvent) -> bool {
@@ -290,10 +291,15 @@ mod tests {
             (Text, (10, 40, 80, 15), "text"),
             (Text, (10, 70, 80, 15), "text"),
         ];
-        let second_row = Some(("list row".to_owned(), (1, 35, 198, 25)));
-        // Right of a row's text, and on it: the row, not the list.
-        assert_eq!(check(&list, (150, 45)), second_row);
-        assert_eq!(check(&list, (20, 45)), second_row);
+        // Right of a row's text: the row, not the list; on its text: the text.
+        assert_eq!(
+            check(&list, (150, 45)),
+            Some(("list row".to_owned(), (1, 35, 198, 25)))
+        );
+        assert_eq!(
+            check(&list, (20, 45)),
+            Some(("text".to_owned(), (10, 40, 80, 15)))
+        );
         // A list whose rows were not seen: beside a text, only the list
         // holds the point, and it is no target.
         let no_rows = [list[0], list[4], list[5], list[6]];
