@@ -26,9 +26,6 @@ pub struct VanillaStrategy {
     instructions: String,
     replayed: Vec<String>,
     max_feedback_attempts: u32,
-    /// Model calls made, for the run's totals.
-    pub calls: u64,
-    pub tokens: u64,
 }
 
 impl std::fmt::Debug for VanillaStrategy {
@@ -55,8 +52,6 @@ impl VanillaStrategy {
             instructions: instructions.unwrap_or("none").to_owned(),
             replayed: Vec::new(),
             max_feedback_attempts: 3,
-            calls: 0,
-            tokens: 0,
         }
     }
 }
@@ -207,10 +202,6 @@ impl ReplayStrategy for VanillaStrategy {
             }
             Err(err) => return Err(StrategyError::Fatal(err.to_string())),
         };
-        for reply in &replies {
-            self.calls += u64::from(!reply.cached);
-            self.tokens += reply.usage.input_tokens + reply.usage.output_tokens;
-        }
         let Some((name, target, actions)) = parsed else {
             return Ok(Decision::Done);
         };
