@@ -5,8 +5,8 @@
 //! key frame) or as the patch that differs from the last key frame
 //! ([`crate::frames`]). Where the display reports drawing (X11's DAMAGE),
 //! nothing is captured while nothing is drawn. Input never passes here.
-//! Every frame is masked
-//! ([`super::masks`]) before it is compared, hashed or encoded.
+//! Every frame is masked ([`super::masks`]) before it is compared, hashed or
+//! encoded.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
