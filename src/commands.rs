@@ -88,10 +88,31 @@ pub fn run(cli: Cli) -> Result<()> {
             params(&store, &args)
         }
         Command::Delete(args) => {
-            let mut store = open_store()?;
-            let id = store.resolve(&args.recording)?;
-            store.delete_recording(&id)?;
-            println!("deleted recording {id}");
+            // Works on a full disk: the store's reserve makes room for it.
+            let deleted = (|| -> Result<(String, u64, bool)> {
+                let mut store = Store::open_to_delete(&store_path).context("open the store")?;
+                let id = store.resolve(&args.recording)?;
+                let before = crate::store::space::store_bytes(&store_path);
+                store.delete_recording(&id)?;
+                let given_back = store
+                    .give_back_space()
+                    .context("give the freed space back to the disk")?;
+                let after = crate::store::space::store_bytes(&store_path);
+                Ok((id, before.saturating_sub(after), given_back))
+            })();
+            crate::store::space::keep_reserve(&store_path);
+            let (id, freed, given_back) = deleted?;
+            if given_back {
+                println!(
+                    "deleted recording {id} ({} given back to the disk)",
+                    present::bytes(freed)
+                );
+            } else {
+                println!(
+                    "deleted recording {id} (its space stays in the store for new recordings: \
+                     there was no room to rewrite the store, which this store's age needs once)"
+                );
+            }
             Ok(())
         }
         Command::Export(args) => export(&open_to_read()?, &args),
@@ -192,6 +213,12 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
         eprintln!(
             "note: {} frames dropped under load, {} failed screenshots, {} failed window queries",
             summary.frames_dropped, summary.capture_failures, summary.window_failures
+        );
+    }
+    if summary.stop_reason == crate::record::StopReason::DisplayLost {
+        bail!(
+            "the display's connection was lost; the recording {} keeps everything captured up to then",
+            summary.id
         );
     }
     Ok(())

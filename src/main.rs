@@ -6,6 +6,22 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 fn main() -> ExitCode {
+    // The recorder's input listener, run by `reprise record` as a child
+    // process (see platform::listen): not a command people use, so not on
+    // the command line's list, its help, completions or manual.
+    if std::env::args_os().nth(1).as_deref()
+        == Some(std::ffi::OsStr::new(
+            reprise::platform::listen::LISTENER_COMMAND,
+        ))
+    {
+        return match reprise::platform::listen::serve_input() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("error: {err}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let cli = reprise::cli::Cli::parse();
     reprise::exit::init_logging();
     match reprise::commands::run(cli) {

@@ -283,6 +283,15 @@ pub fn focus_reader() -> Option<FocusReader> {
 pub type ElementReader =
     Box<dyn FnMut((f64, f64), Option<u64>) -> Option<reprise_models::ElementIdentity> + Send>;
 
+/// Whether the display is gone: a new connection to it fails, or it does
+/// not answer one question. (The recorder asks when its input listener
+/// stops: a display that went away ends a recording like a stop.)
+pub fn display_gone() -> bool {
+    WindowProbe::connect()
+        .and_then(|probe| probe.pointer_position())
+        .is_err()
+}
+
 /// Asks the display for the top-level window under the pointer (one round
 /// trip), for the listener to note at every press: by the time the press is
 /// hit-tested, the application may have opened a popup over the point (a

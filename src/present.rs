@@ -203,9 +203,34 @@ pub fn plural(count: usize, noun: &str) -> String {
     }
 }
 
+/// A size for people: `0 bytes`, `1 byte`, `900 bytes`, `1.5 KiB`, `12.3 MiB`.
+pub fn bytes(count: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if count < 1024 {
+        return plural(count as usize, "byte");
+    }
+    let mut value = count as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_in_the_largest_unit_below_them() {
+        assert_eq!(bytes(0), "0 bytes");
+        assert_eq!(bytes(1), "1 byte");
+        assert_eq!(bytes(1023), "1023 bytes");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(12_900_000), "12.3 MiB");
+        assert_eq!(bytes(u64::MAX), "16777216.0 TiB");
+    }
 
     #[test]
     fn names_reach_the_terminal_escaped_and_cut_to_the_column() {

@@ -56,6 +56,9 @@ pub enum StopReason {
     Signal,
     Duration,
     StopSequence,
+    /// The display's connection was lost (the X server went away): what
+    /// was captured up to then is kept.
+    DisplayLost,
 }
 
 impl StopReason {
@@ -65,6 +68,7 @@ impl StopReason {
             StopReason::Signal => "a signal (Ctrl-C, SIGTERM or SIGHUP)",
             StopReason::Duration => "its --duration",
             StopReason::StopSequence => "the stop sequence",
+            StopReason::DisplayLost => "the display going away",
         }
     }
 }
@@ -105,7 +109,8 @@ pub fn record(
         None
     });
 
-    let input = spawn_listener(platform::window_under_pointer());
+    let input =
+        spawn_listener(platform::window_under_pointer()).context("start the input listener")?;
     let start = Instant::now();
     let recording = Recording {
         id: uuid::Uuid::new_v4().to_string(),
@@ -168,7 +173,7 @@ pub fn record(
             break StopReason::Duration;
         }
         let mut stop_now = false;
-        match input.recv_timeout(Duration::from_millis(20)) {
+        match input.messages.recv_timeout(Duration::from_millis(20)) {
             Ok(InputMessage::Input {
                 at,
                 event_type,
@@ -248,6 +253,10 @@ pub fn record(
                     }
                 }
             }
+            Ok(InputMessage::Failed(_)) if platform::display_gone() => {
+                // Every event the listener saw came before this message.
+                break StopReason::DisplayLost;
+            }
             Ok(InputMessage::Failed(reason)) => {
                 observer.stop();
                 write_ready(
@@ -297,7 +306,7 @@ pub fn record(
             event_type,
             name,
             ..
-        }) = input.try_recv()
+        }) = input.messages.try_recv()
         {
             let timestamp = at.saturating_duration_since(start).as_secs_f64();
             let Some(event) = converter.convert(&event_type, name.as_deref(), timestamp) else {

@@ -8,6 +8,7 @@ mod recordings;
 mod runs;
 mod schema;
 mod segmentations;
+pub mod space;
 
 use std::path::{Path, PathBuf};
 
@@ -65,6 +66,10 @@ pub enum StoreError {
         "the store {path} cannot be written: it, or its folder, is read-only or belongs to another user (commands that only read it still work)"
     )]
     ReadOnly { path: PathBuf },
+    #[error(
+        "the disk holding the store {path} is full: free some space (`reprise delete` and `reprise runs prune` work on a full disk, and give back what they free)"
+    )]
+    DiskFull { path: PathBuf },
     #[error("the store {path} is damaged: its {} table(s) are missing", .tables.join(", "))]
     MissingTables {
         path: PathBuf,
@@ -121,7 +126,11 @@ fn schema_version(conn: &Connection, path: &Path) -> Result<i64> {
 /// A failure to read or set up the store at `path`: for want of write
 /// access, or because it is damaged (or not a store at all).
 fn unreadable(path: &Path, source: rusqlite::Error) -> StoreError {
-    if is_read_only(&source) {
+    if is_disk_full(&source) {
+        StoreError::DiskFull {
+            path: path.to_owned(),
+        }
+    } else if is_read_only(&source) {
         StoreError::ReadOnly {
             path: path.to_owned(),
         }
@@ -134,6 +143,19 @@ fn unreadable(path: &Path, source: rusqlite::Error) -> StoreError {
 }
 
 /// Whether SQLite failed for want of write access (not for damage).
+/// SQLite's words for a full disk: the database or its log could not grow,
+/// or its shared memory file could not be made.
+fn is_disk_full(err: &rusqlite::Error) -> bool {
+    /// SQLITE_IOERR_SHMSIZE: no room to size the shared memory file.
+    const IOERR_SHMSIZE: std::ffi::c_int = 4874;
+    matches!(
+        err,
+        rusqlite::Error::SqliteFailure(failure, _)
+            if failure.code == rusqlite::ErrorCode::DiskFull
+                || failure.extended_code == IOERR_SHMSIZE
+    )
+}
+
 fn is_read_only(err: &rusqlite::Error) -> bool {
     matches!(
         err,
@@ -170,6 +192,20 @@ impl Store {
     /// to date. A store from a newer major version, or a file that is not a
     /// store, is refused and left untouched.
     pub fn open(path: &Path) -> Result<Store> {
+        let store = Store::open_unreserved(path)?;
+        space::keep_reserve(path);
+        Ok(store)
+    }
+
+    /// Opens the store at `path` to delete from it: its reserve is removed
+    /// first, so that this works on a full disk (see [`space`]). Write the
+    /// reserve again with [`space::keep_reserve`] once the deletion is done.
+    pub fn open_to_delete(path: &Path) -> Result<Store> {
+        space::release_reserve(path);
+        Store::open_unreserved(path)
+    }
+
+    fn open_unreserved(path: &Path) -> Result<Store> {
         if let Some(parent) = path.parent()
             && !parent.as_os_str().is_empty()
         {
@@ -192,11 +228,13 @@ impl Store {
 
     /// Opens the store at `path` for commands that only read it: as
     /// [`Store::open`] does, or, where the store cannot be written (a
-    /// read-only file or folder), read-only, as long as its schema needs no
-    /// upgrade.
+    /// read-only file or folder, a full disk), read-only, as long as its
+    /// schema needs no upgrade.
     pub fn open_to_read(path: &Path) -> Result<Store> {
         match Store::open(path) {
-            Err(StoreError::ReadOnly { .. }) if path.exists() => {}
+            // A full disk has no room for SQLite's shared memory file:
+            // reading works without one.
+            Err(StoreError::ReadOnly { .. } | StoreError::DiskFull { .. }) if path.exists() => {}
             other => return other,
         }
         let read_only = || StoreError::ReadOnly {
@@ -243,6 +281,14 @@ impl Store {
         // Reading the schema version is the first thing that reads the file,
         // so a file that is not SQLite fails here, before anything is written.
         let version = schema_version(&self.conn, &path)?;
+        if version == 0 {
+            // A new store gives back what deletions free (see `space`):
+            // set before its first table, or it cannot be set without
+            // rewriting the whole file.
+            self.conn
+                .pragma_update(None, "auto_vacuum", "INCREMENTAL")
+                .map_err(corrupt)?;
+        }
         // Switching to WAL can answer "busy" at once, without the busy
         // handler, while another process switches it: retry, bounded.
         let mut attempts = 0;
@@ -283,6 +329,23 @@ impl Store {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Deletes the images nothing refers to any more (no recording's frame, no
+/// replay step's, no segmentation's, no patch's base).
+fn delete_unused_images(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    // Twice: a key frame kept only by patches deleted in the first pass
+    // goes in the second (a patch's base is always a whole image).
+    for _ in 0..2 {
+        tx.execute(
+            "DELETE FROM images WHERE hash NOT IN (SELECT hash FROM screenshots)
+               AND hash NOT IN (SELECT screenshot_hash FROM replay_steps WHERE screenshot_hash IS NOT NULL)
+               AND hash NOT IN (SELECT image_hash FROM segmentations)
+               AND hash NOT IN (SELECT base_hash FROM images WHERE base_hash IS NOT NULL)",
+            [],
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -535,3 +535,85 @@ fn a_recording_already_in_the_store_is_imported_again_only_as_a_named_copy() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// Unmounts a file system when dropped (also when a test fails).
+struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// Bytes free on the file system holding `path`.
+fn bytes_free(path: &std::path::Path) -> u64 {
+    let out = run_ok(Command::new("df").args(["--output=avail", "-B1"]).arg(path));
+    out.lines().nth(1).unwrap().trim().parse().unwrap()
+}
+
+/// Writes to `path` until the file system holding it is full.
+fn fill(path: &std::path::Path) {
+    let mut file = std::fs::File::create(path).unwrap();
+    for size in [64 << 10, 512, 1] {
+        let block = vec![7u8; size];
+        while file.write_all(&block).and_then(|()| file.flush()).is_ok() {}
+    }
+    let _ = file.sync_all();
+}
+
+/// Issue 14, item 12: on a full disk `delete` failed ("database or disk is
+/// full"; SQLite could not even make its shared memory file), so Reprise
+/// could not free the space it uses. The store keeps a reserve beside it
+/// for this, and a deletion gives what it frees back to the disk.
+#[test]
+fn delete_works_on_a_full_disk_and_gives_the_space_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = dir.path().join("small-disk");
+    std::fs::create_dir(&disk).unwrap();
+    run_ok(
+        Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=16m", "tmpfs"])
+            .arg(&disk),
+    );
+    let _mounted = Mounted(disk.clone());
+    let store = disk.join("store.sqlite");
+    let reserve = disk.join("store.sqlite-reserve");
+    run_ok(reprise_with_store(&store).args(["import", SAMPLE]));
+    // A copy shares the original's images: deleting the original frees
+    // only its rows, and the copy must stay whole.
+    run_ok(reprise_with_store(&store).args(["import", SAMPLE, "--as", "demo copy"]));
+    assert!(reserve.exists());
+
+    fill(&disk.join("filler"));
+    assert_eq!(bytes_free(&disk), 0);
+    // Reading works on a full disk; writing says what is wrong.
+    let listed = run_ok(reprise_with_store(&store).args(["list", "--json"]));
+    assert!(listed.contains("\"demo copy\""), "{listed}");
+    let out = reprise_with_store(&store)
+        .args(["import", SAMPLE, "--as", "third"])
+        .output()
+        .unwrap();
+    let stderr = assert_fails(&out, 1, &["disk holding the store", "is full"], "");
+    assert!(!stderr.contains("damaged"), "{stderr}");
+    let deleted = run_ok(reprise_with_store(&store).args(["delete", "demo"]));
+    assert!(deleted.contains("given back to the disk"), "{deleted}");
+    assert!(reserve.exists(), "the reserve is written again");
+    let copy = dir.path().join("copy.reprise");
+    run_ok(
+        reprise_with_store(&store)
+            .args(["export", "demo copy", "-o"])
+            .arg(&copy),
+    );
+    std::fs::remove_file(&copy).unwrap();
+
+    // Full again: the last recording's images go back to the disk.
+    fill(&disk.join("filler-2"));
+    assert_eq!(bytes_free(&disk), 0);
+    let deleted = run_ok(reprise_with_store(&store).args(["delete", "demo copy"]));
+    assert!(deleted.contains("given back to the disk"), "{deleted}");
+    let free = bytes_free(&disk);
+    assert!(free > 600 << 10, "{free} bytes free after: {deleted}");
+    let listed = run_ok(reprise_with_store(&store).args(["list", "--json"]));
+    assert_eq!(listed.trim(), "[]");
+    assert!(reserve.exists(), "the reserve is written again");
+}

@@ -147,6 +147,14 @@ impl Display {
         }
     }
 
+    /// Ends the X server at once (SIGKILL), as a display that goes away
+    /// mid-session does; the rest is torn down at the drop as usual.
+    pub fn kill_server(&mut self) {
+        let server = &mut self.children[0];
+        let _ = server.kill();
+        let _ = server.wait();
+    }
+
     /// Waits until a visible window of this class is mapped; returns its id.
     /// Fails at once if an application started on this display has exited.
     pub fn wait_for_window(&mut self, class: &str) -> u64 {

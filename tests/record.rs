@@ -492,6 +492,52 @@ fn record_stops_on_sigint_sigterm_and_sighup_within_a_second_with_every_event_st
     }
 }
 
+/// Issue 14, item 6: the display going away during a recording ended the
+/// process through Xlib (exit 1 with Xlib's own words, the last batch of
+/// events lost, the recording left incomplete). Now it is a stop: every
+/// event the listener saw is kept, the recording is complete up to then,
+/// and the command says why it ended.
+#[test]
+fn a_display_that_goes_away_ends_the_recording_with_every_event_kept() {
+    let mut display = Display::start(640, 480);
+    let recorder = start_recorder(&display, "display-lost", &["--stop-sequence", "none"]);
+    // Three clicks, told apart by their places, within one flush interval
+    // of the server's end.
+    for x in ["100", "200", "300"] {
+        display.xdotool(&["mousemove", x, "150", "click", "1"]);
+    }
+    display.kill_server();
+    let out = wait_with_limit(recorder, Duration::from_secs(10));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("stopped by the display going away"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        stderr.contains("the display's connection was lost")
+            && !stderr.contains("XIO")
+            && !stderr.contains("X connection"),
+        "{stderr}"
+    );
+    let shown = show_json(&display, "display-lost");
+    assert_eq!(shown["recording"]["complete"], true);
+    let presses: Vec<&Value> = all_nodes(&shown["events"])
+        .into_iter()
+        .filter(|node| {
+            node["name"] == "click"
+                && node["mouse_button_name"] == "left"
+                && node["mouse_pressed"] == true
+        })
+        .collect();
+    let places: Vec<&Value> = presses.iter().map(|press| &press["mouse_x"]).collect();
+    assert_eq!(presses.len(), 3, "{places:?}");
+    for (press, x) in presses.iter().zip([100, 200, 300]) {
+        assert!(near(&press["mouse_x"], x), "{places:?}");
+    }
+}
+
 #[test]
 fn the_double_click_settings_come_from_the_settings_daemon() {
     let mut display = Display::start(640, 480);

@@ -1,15 +1,18 @@
-//! The global input listeners: rdev's `listen` on a thread of its own (it
-//! blocks for ever and has no stop call), turned into raw action events for
-//! the recorder, or watched for the abort chord during a replay.
+//! The global input listeners: rdev's `listen` (it blocks for ever and has
+//! no stop call), in a child process for the recorder (whose events it
+//! turns into raw action events), or on a thread of its own watching for
+//! the abort chord during a replay.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Instant;
 
 use rdev::{Button, EventType, Key};
 use reprise_models::{ActionEvent, EventName, MouseButton};
+use serde::{Deserialize, Serialize};
 
 use super::keys::key_info;
 
@@ -34,16 +37,131 @@ pub enum InputMessage {
 /// the pointer (a person's moves come 60 to 120 a second).
 const MOVE_QUERY_INTERVAL: std::time::Duration = std::time::Duration::from_millis(8);
 
-/// Starts the listener thread. Events arrive on the returned channel, which is
-/// unbounded on purpose: input is never dropped, and the recorder drains it
-/// at least every 250 ms. `window_under_pointer` is asked, on the
-/// listener's thread, at pointer moves (at most one per
+/// The first argument that makes the binary run [`serve_input`] (in the
+/// recorder's child process) instead of a command.
+pub const LISTENER_COMMAND: &str = "__listen-input";
+
+/// One line of the child listener's output.
+#[derive(Debug, Serialize, Deserialize)]
+enum Wire {
+    Event {
+        event_type: EventType,
+        name: Option<String>,
+    },
+    /// The listener could not start.
+    Failed(String),
+}
+
+/// An error of the child listener itself.
+#[derive(Debug, thiserror::Error)]
+pub enum ListenError {
+    #[error("set up the input listener: {0}")]
+    Setup(#[source] std::io::Error),
+}
+
+/// The child side: rdev's listener, its events written to standard output
+/// one JSON line each, flushed at once. It runs in a process of its own
+/// because, on X11, rdev listens through Xlib, which ends the whole process
+/// when the display's connection is lost: the recorder must survive that
+/// to keep what it captured. The parent decides when it stops: the signals
+/// that stop a recording are ignored here, and it is killed with its
+/// parent (and exits when its output is gone).
+pub fn serve_input() -> Result<(), ListenError> {
+    #[cfg(target_os = "linux")]
+    rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+        .map_err(|err| ListenError::Setup(err.into()))?;
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, Arc::new(AtomicBool::new(false)))
+            .map_err(ListenError::Setup)?;
+    }
+    let write = |wire: &Wire| {
+        let mut out = std::io::stdout().lock();
+        let written = serde_json::to_writer(&mut out, wire)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush());
+        if written.is_err() {
+            // The recorder is gone: nobody is listening.
+            std::process::exit(0);
+        }
+    };
+    let result = rdev::listen(move |event| {
+        write(&Wire::Event {
+            event_type: event.event_type,
+            name: event.name,
+        })
+    });
+    if let Err(err) = result {
+        write(&Wire::Failed(format!(
+            "the input listener could not start: {err:?}"
+        )));
+    }
+    Ok(())
+}
+
+/// The global input listener of a recording: a child process running
+/// [`serve_input`], read on a thread of its own. The child is killed when
+/// this is dropped.
+#[derive(Debug)]
+pub struct InputListener {
+    /// The events, in order; [`InputMessage::Failed`] comes last. The
+    /// channel is unbounded on purpose: input is never dropped, and the
+    /// recorder drains it at least every 250 ms.
+    pub messages: mpsc::Receiver<InputMessage>,
+    child: Arc<Mutex<Child>>,
+}
+
+impl Drop for InputListener {
+    fn drop(&mut self) {
+        if let Ok(mut child) = self.child.lock() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Starts the listener process and the thread that reads it. Call it from
+/// the thread that outlives the recording (the child is told to die with
+/// the thread that made it). `window_under_pointer` is asked, on the
+/// reading thread, at pointer moves (at most one per
 /// [`MOVE_QUERY_INTERVAL`]) and at a press that follows an unasked move.
 pub fn spawn_listener(
     mut window_under_pointer: impl FnMut() -> Option<u64> + Send + 'static,
-) -> mpsc::Receiver<InputMessage> {
+) -> std::io::Result<InputListener> {
+    let exe = std::env::current_exe()?;
+    let mut child = Command::new(exe)
+        .arg(LISTENER_COMMAND)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(std::io::Error::other("the listener's output was not piped"));
+    };
+    let child = Arc::new(Mutex::new(child));
+    // Its last words (Xlib's, when the display went away), for the log:
+    // drained at once so that a chatty child never blocks on a full pipe.
+    let last_words = Arc::new(Mutex::new(String::new()));
+    {
+        let last_words = Arc::clone(&last_words);
+        std::thread::Builder::new()
+            .name("reprise-input-stderr".into())
+            .spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    if let Ok(mut words) = last_words.lock() {
+                        *words = line;
+                    }
+                }
+            })?;
+    }
     let (sender, receiver) = mpsc::channel();
-    let failure_sender = sender.clone();
+    let waited = Arc::clone(&child);
     std::thread::Builder::new()
         .name("reprise-input".into())
         .spawn(move || {
@@ -54,9 +172,30 @@ pub fn spawn_listener(
             // press can be asked about.
             let mut after_move: Option<Option<u64>> = None;
             let mut last_query: Option<Instant> = None;
-            let result = rdev::listen(move |event| {
+            let mut reason = None;
+            for line in BufReader::new(stdout).lines() {
                 let at = Instant::now();
-                let under = match event.event_type {
+                let wire = match line.map(|line| serde_json::from_str::<Wire>(&line)) {
+                    Ok(Ok(wire)) => wire,
+                    Ok(Err(err)) => {
+                        reason = Some(format!(
+                            "the input listener sent an unreadable event: {err}"
+                        ));
+                        break;
+                    }
+                    Err(err) => {
+                        reason = Some(format!("reading the input listener failed: {err}"));
+                        break;
+                    }
+                };
+                let (event_type, name) = match wire {
+                    Wire::Event { event_type, name } => (event_type, name),
+                    Wire::Failed(failure) => {
+                        reason = Some(failure);
+                        break;
+                    }
+                };
+                let under = match event_type {
                     EventType::MouseMove { .. } => {
                         if last_query.is_none_or(|last| at - last >= MOVE_QUERY_INTERVAL) {
                             after_move = Some(window_under_pointer());
@@ -79,19 +218,41 @@ pub fn spawn_listener(
                 };
                 let _ = sender.send(InputMessage::Input {
                     at,
-                    event_type: event.event_type,
-                    name: event.name,
+                    event_type,
+                    name,
                     under,
                 });
+            }
+            let reason = reason.unwrap_or_else(|| {
+                let status = wait_bounded(&waited);
+                let words = last_words
+                    .lock()
+                    .map(|words| words.clone())
+                    .unwrap_or_default();
+                tracing::debug!(?status, last_words = %words, "the input listener ended");
+                match status {
+                    Some(status) => format!("the input listener stopped ({status})"),
+                    None => "the input listener stopped".to_owned(),
+                }
             });
-            let reason = match result {
-                Ok(()) => "the input listener stopped".to_owned(),
-                Err(err) => format!("the input listener could not start: {err:?}"),
-            };
-            let _ = failure_sender.send(InputMessage::Failed(reason));
-        })
-        .expect("spawn the input listener thread");
-    receiver
+            let _ = sender.send(InputMessage::Failed(reason));
+        })?;
+    Ok(InputListener {
+        messages: receiver,
+        child,
+    })
+}
+
+/// The child's exit status once its output has ended: it is gone or about
+/// to be (waited for at most a second).
+fn wait_bounded(child: &Mutex<Child>) -> Option<std::process::ExitStatus> {
+    for _ in 0..50 {
+        if let Ok(Some(status)) = child.lock().ok()?.try_wait() {
+            return Some(status);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    None
 }
 
 /// The documented abort key combination.

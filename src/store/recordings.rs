@@ -287,6 +287,11 @@ impl Store {
     /// Deletes a recording with its data and replay runs, and any image no
     /// longer used by anything.
     pub fn delete_recording(&mut self, recording_id: &str) -> Result<()> {
+        // Deleted content is zeroed where that costs no extra writes (b-tree
+        // pages), and freed pages are not rewritten: a deletion's log stays
+        // small, which a full disk needs (freed pages leave the file when
+        // the space is given back).
+        self.conn.pragma_update(None, "secure_delete", "FAST")?;
         let tx = self.conn.transaction()?;
         let n_deleted = tx.execute(
             "DELETE FROM recordings WHERE id = ?1",
@@ -295,17 +300,7 @@ impl Store {
         if n_deleted == 0 {
             return Err(StoreError::NotFound(recording_id.to_owned()));
         }
-        // Twice: a key frame kept only by patches deleted in the first pass
-        // goes in the second (a patch's base is always a whole image).
-        for _ in 0..2 {
-            tx.execute(
-                "DELETE FROM images WHERE hash NOT IN (SELECT hash FROM screenshots)
-                   AND hash NOT IN (SELECT screenshot_hash FROM replay_steps WHERE screenshot_hash IS NOT NULL)
-                   AND hash NOT IN (SELECT image_hash FROM segmentations)
-                   AND hash NOT IN (SELECT base_hash FROM images WHERE base_hash IS NOT NULL)",
-                [],
-            )?;
-        }
+        super::delete_unused_images(&tx)?;
         tx.commit()?;
         Ok(())
     }

@@ -504,3 +504,29 @@ fn a_stores_path_becomes_a_uri_sqlite_reads_back() {
         .unwrap();
     assert_eq!(version, super::schema::VERSION);
 }
+
+#[test]
+fn a_store_made_before_space_was_given_back_is_rewritten_once_to_give_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.sqlite");
+    // An older store: no auto-vacuum.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("PRAGMA auto_vacuum = NONE; CREATE TABLE t (x);")
+        .unwrap();
+    drop(conn);
+    let mut store = Store::open(&path).unwrap();
+    let mode = |store: &Store| -> i64 {
+        store
+            .conn
+            .query_row("PRAGMA auto_vacuum", [], |row| row.get(0))
+            .unwrap()
+    };
+    assert_eq!(mode(&store), 0);
+    assert!(store.give_back_space().unwrap());
+    assert_eq!(mode(&store), 2, "incremental from then on");
+    assert!(space::reserve_path(&path).exists());
+    assert_eq!(
+        std::fs::metadata(space::reserve_path(&path)).unwrap().len(),
+        space::RESERVE_BYTES
+    );
+}
