@@ -24,6 +24,13 @@ pub struct GlobalArgs {
     /// The config file; default: reprise/config.toml in the per-user config directory, if present.
     #[arg(long, global = true, env = "REPRISE_CONFIG", value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// More log lines, with their time and source: -v for info, -vv for
+    /// debug (REPRISE_LOG, when set, chooses instead).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Errors only: no warnings, no progress lines.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -48,6 +55,11 @@ pub enum Command {
     Params(ParamsArgs),
     /// Delete a recording with its screenshots and replay runs.
     Delete(DeleteArgs),
+    /// List the replay runs (newest first), show one, or prune old ones.
+    /// Runs older than 90 days are pruned after each replay
+    /// (REPRISE_RUNS_KEEP_DAYS or `[runs] keep_days` in the config file;
+    /// 0 keeps every run).
+    Runs(RunsArgs),
     /// Write a recording to one self-contained file.
     Export(ExportArgs),
     /// Read a recording from an export file, checking all of it first.
@@ -59,6 +71,22 @@ pub enum Command {
     /// Check and account the model providers.
     #[command(subcommand)]
     Llm(LlmCommand),
+    /// The settings in effect.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print the shell's completion script: for bash,
+    /// `reprise completions bash > ~/.local/share/bash-completion/completions/reprise`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of reprise, or with --dir, write one
+    /// page per command there (reprise.1, reprise-record.1, …).
+    Man {
+        /// Where to write the pages (for example /usr/local/share/man/man1).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Measure this machine (see BENCHMARKS.md).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -373,6 +401,57 @@ pub struct ListArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct RunsArgs {
+    #[command(subcommand)]
+    pub command: Option<RunsCommand>,
+    /// Only the runs of this recording (its id, a unique prefix, or its name).
+    #[arg(long, value_name = "RECORDING")]
+    pub recording: Option<String>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RunsCommand {
+    /// One run: its recording, outcome, and each step's action, how its
+    /// target was found, outcome and time.
+    Show {
+        /// A run's id, a unique prefix of it, or `last` (`latest`).
+        run: String,
+        /// Print the run and its steps as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete old runs with the frames only they use, and give the space
+    /// back to the disk. Give --older-than, --keep, or both.
+    Prune {
+        /// Delete runs started more than this many days ago.
+        #[arg(long, value_name = "DAYS")]
+        older_than: Option<f64>,
+        /// Keep only the newest N runs.
+        #[arg(long, value_name = "N")]
+        keep: Option<usize>,
+        /// Say what would be deleted; delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Every setting in effect and where it came from (a flag, a variable,
+    /// the config file, the default); keys are never shown, only whether
+    /// they are set. Exits 2 when the settings are refused.
+    Show {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -8,7 +8,7 @@ use reprise_models::{ActionEvent, DoubleClickSettings, ReduceOptions, reduce};
 
 use crate::cli::{
     Cli, Command, EventsCommand, ExportArgs, ImportArgs, RecordArgs, ReduceArgs, ReplayArgs,
-    ShowArgs,
+    RunsCommand, ShowArgs,
 };
 use crate::exit::{StopKind, UsageError};
 use crate::present::plural;
@@ -19,6 +19,7 @@ use crate::{archive, present};
 pub fn run(cli: Cli) -> Result<()> {
     let store_path = cli.global.store.clone().unwrap_or_else(Store::default_path);
     let open_store = || Store::open(&store_path).context("open the store");
+    let quiet = cli.global.quiet;
     // Commands that only read the store work on one they cannot write.
     let open_to_read = || Store::open_to_read(&store_path).context("open the store");
     match cli.command {
@@ -41,8 +42,13 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Serve(args) => serve(&store_path, &args),
         Command::Worker(args) => worker(&store_path, cli.global.config.as_deref(), &args),
         Command::Jobs(command) => jobs(command),
-        Command::Record(args) => record(&mut open_store()?, &args),
-        Command::Replay(args) => replay(&mut open_store()?, cli.global.config.as_deref(), &args),
+        Command::Record(args) => record(&mut open_store()?, &args, quiet),
+        Command::Replay(args) => replay(
+            &mut open_store()?,
+            cli.global.config.as_deref(),
+            &args,
+            quiet,
+        ),
         Command::Report(args) => {
             let store = open_to_read()?;
             let run_id = match store.resolve_run(&args.run) {
@@ -115,12 +121,44 @@ pub fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command, "reprise", &mut out);
+            print_text(&String::from_utf8_lossy(&out))
+        }
+        Command::Man { dir } => man_pages(dir.as_deref()),
+        Command::Config(crate::cli::ConfigCommand::Show { json }) => {
+            config_show(&store_path, cli.global.config.as_deref(), json)
+        }
+        Command::Runs(args) => match args.command {
+            None => {
+                let store = open_to_read()?;
+                let recording = args
+                    .recording
+                    .as_deref()
+                    .map(|query| store.resolve(query))
+                    .transpose()?;
+                let runs = store.list_runs(recording.as_deref())?;
+                if args.json {
+                    print_json(&runs)
+                } else {
+                    print_text(&present::runs_table(&runs))
+                }
+            }
+            Some(RunsCommand::Show { run, json }) => run_show(&open_to_read()?, &run, json),
+            Some(RunsCommand::Prune {
+                older_than,
+                keep,
+                dry_run,
+            }) => runs_prune(&store_path, older_than, keep, dry_run),
+        },
         Command::Export(args) => export(&open_to_read()?, &args),
         Command::Import(args) => import(&mut open_store()?, &args),
     }
 }
 
-fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
+fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
     let duration = args
         .duration
         .map(|seconds| crate::durations::seconds_setting("--duration", seconds, false))
@@ -171,6 +209,7 @@ fn record(store: &mut Store, args: &RecordArgs) -> Result<()> {
         queue_frames: args.queue_frames,
         secrets,
         excluded_windows,
+        show_status: std::io::IsTerminal::is_terminal(&std::io::stderr()) && !quiet,
     };
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     // SIGHUP (the terminal closed) finishes the recording like Ctrl-C.
@@ -419,7 +458,12 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs) -> Result<()> {
+fn replay(
+    store: &mut Store,
+    config: Option<&std::path::Path>,
+    args: &ReplayArgs,
+    quiet: bool,
+) -> Result<()> {
     if !(args.speed.is_finite() && args.speed > 0.0) {
         bail!(UsageError("--speed must be a positive number".into()));
     }
@@ -471,7 +515,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
                 if args.dry_run { " (dry run)" } else { "" },
                 crate::replay::ABORT_KEYS
             )),
-            lines: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            lines: std::io::IsTerminal::is_terminal(&std::io::stderr()) && !quiet,
             json: args.json,
         },
         config: config.map(std::path::Path::to_path_buf),
@@ -484,6 +528,7 @@ fn replay(store: &mut Store, config: Option<&std::path::Path>, args: &ReplayArgs
             settle,
         },
     };
+    apply_retention(store, config)?;
     if let Some(path) = &args.each {
         return replay_each(store, args, request, path);
     }
@@ -1000,6 +1045,272 @@ fn llm(
             Ok(())
         }
     }
+}
+
+/// `reprise man`: the top page on stdout, or every command's page in `dir`.
+fn man_pages(dir: Option<&std::path::Path>) -> Result<()> {
+    let command = <Cli as clap::CommandFactory>::command();
+    let Some(dir) = dir else {
+        let mut out = Vec::new();
+        clap_mangen::Man::new(command)
+            .render(&mut out)
+            .context("render the manual page")?;
+        return print_text(&String::from_utf8_lossy(&out));
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    let mut written = 0;
+    let mut pages = vec![(String::from("reprise"), command.clone())];
+    for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
+        pages.push((format!("reprise-{}", sub.get_name()), sub.clone()));
+    }
+    for (name, page) in pages {
+        let mut out = Vec::new();
+        clap_mangen::Man::new(page)
+            .title(name.clone())
+            .render(&mut out)
+            .context("render a manual page")?;
+        let path = dir.join(format!("{name}.1"));
+        std::fs::write(&path, out).with_context(|| format!("write {}", path.display()))?;
+        written += 1;
+    }
+    println!(
+        "wrote {} in {}",
+        present::plural(written, "manual page"),
+        dir.display()
+    );
+    Ok(())
+}
+
+/// `reprise config show`: every setting in effect and where it came from;
+/// then the settings are checked as a command using them would, and a
+/// refusal is the command's error (exit 2).
+fn config_show(
+    store: &std::path::Path,
+    config: Option<&std::path::Path>,
+    json: bool,
+) -> Result<()> {
+    use crate::llm::settings::Explained;
+    let env = |var: &str| std::env::var(var).ok();
+    let row = |setting: &str, value: String, from: &str| Explained {
+        setting: setting.to_owned(),
+        value,
+        from: from.to_owned(),
+    };
+    let given = |var: &str, value: &std::path::Path| {
+        if env(var).is_some_and(|set| std::path::Path::new(&set) == value) {
+            var.to_owned()
+        } else {
+            format!("--{}", var.trim_start_matches("REPRISE_").to_lowercase())
+        }
+    };
+    let mut rows = vec![row(
+        "store",
+        store.display().to_string(),
+        &if store == Store::default_path() && env("REPRISE_STORE").is_none() {
+            "default".to_owned()
+        } else {
+            given("REPRISE_STORE", store)
+        },
+    )];
+    let default_config = crate::config::default_path();
+    rows.push(match (config, &default_config) {
+        (Some(path), _) => row(
+            "config file",
+            path.display().to_string(),
+            &given("REPRISE_CONFIG", path),
+        ),
+        (None, Some(path)) if path.exists() => {
+            row("config file", path.display().to_string(), "default")
+        }
+        (None, Some(path)) => row(
+            "config file",
+            format!("none ({} does not exist)", path.display()),
+            "default",
+        ),
+        (None, None) => row("config file", "none".to_owned(), "default"),
+    });
+    let file = crate::config::read(config);
+    let checked = file
+        .as_ref()
+        .map_err(crate::exit::one_line)
+        .and_then(|file| {
+            rows.extend(crate::llm::settings::explain(&env, &file.llm));
+            let (value, from) = match (env("REPRISE_RUNS_KEEP_DAYS"), file.runs.keep_days) {
+                (Some(days), _) => (days, "REPRISE_RUNS_KEEP_DAYS"),
+                (None, Some(days)) => (days.to_string(), "config file"),
+                (None, None) => (crate::config::DEFAULT_RUNS_KEEP_DAYS.to_string(), "default"),
+            };
+            rows.push(row("runs.keep_days", value, from));
+            crate::llm::settings::resolve(&Default::default(), &env, &file.llm)
+                .map(drop)
+                .and_then(|()| crate::config::runs_keep_days(config, &env).map(drop))
+                .map_err(|err| crate::exit::one_line(&err))
+        });
+    if json {
+        print_json(&rows)?;
+    } else {
+        let width = |pick: fn(&Explained) -> &str| {
+            rows.iter()
+                .map(|row| pick(row).chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        let (setting_width, value_width) = (width(|row| &row.setting), width(|row| &row.value));
+        let mut text = String::new();
+        for row in &rows {
+            text.push_str(&present::terminal_safe(
+                format!(
+                    "{:<setting_width$}  {:<value_width$}  {}",
+                    row.setting, row.value, row.from
+                )
+                .trim_end(),
+            ));
+            text.push('\n');
+        }
+        print_text(&text)?;
+    }
+    checked.map_err(|reason| crate::exit::ConfigError(reason).into())
+}
+
+/// Prunes the runs older than the retention (see
+/// [`crate::config::runs_keep_days`]) before a replay. A setting that is
+/// wrong is refused; a prune that fails is only a warning.
+fn apply_retention(store: &Store, config: Option<&std::path::Path>) -> Result<()> {
+    let days = crate::config::runs_keep_days(config, &|var| std::env::var(var).ok())?;
+    if days == 0.0 {
+        return Ok(());
+    }
+    let before = crate::durations::days_ago("the runs' retention", days)?;
+    let due = store.runs_to_prune(Some(&before), None)?;
+    if due.is_empty() {
+        return Ok(());
+    }
+    match prune_runs(store.path(), Some(&before), None) {
+        Ok((count, freed)) => eprintln!(
+            "pruned {} older than {days} days ({} given back; REPRISE_RUNS_KEEP_DAYS or [runs] keep_days sets how long runs are kept, 0 for ever)",
+            present::plural(count, "replay run"),
+            present::bytes(freed)
+        ),
+        Err(err) => tracing::warn!(
+            "old replay runs could not be pruned: {}",
+            crate::exit::one_line(&err)
+        ),
+    }
+    Ok(())
+}
+
+/// `reprise runs show RUN`: the run, then a line per step.
+fn run_show(store: &Store, query: &str, json: bool) -> Result<()> {
+    let run_id = store.resolve_run(query)?;
+    let (run, steps) = store.load_run(&run_id)?;
+    if json {
+        #[derive(serde::Serialize)]
+        struct RunJson<'a> {
+            run: &'a crate::store::RunRecord,
+            steps: Vec<&'a crate::store::StoredStep>,
+        }
+        return print_json(&RunJson {
+            run: &run,
+            steps: steps.iter().map(|step| &step.step).collect(),
+        });
+    }
+    let recording = store
+        .list_recordings()?
+        .into_iter()
+        .find(|recording| recording.id == run.recording_id)
+        .map_or_else(
+            || run.recording_id.clone(),
+            |recording| format!("\"{}\" ({})", recording.name, recording.id),
+        );
+    let mut text = present::terminal_safe(&format!(
+        "run {} of recording {recording}, strategy {}, started {}{}",
+        run.id,
+        run.strategy,
+        run.started,
+        run.summary
+            .as_ref()
+            .and_then(|summary| summary["seconds"].as_f64())
+            .map(|seconds| format!(", {seconds:.1} s"))
+            .unwrap_or_default(),
+    ));
+    text.push_str("\noutcome: ");
+    let dry_run = run.arguments["dry_run"].as_bool().unwrap_or(false);
+    text.push_str(&present::terminal_safe(&present::outcome_words(
+        run.outcome.as_ref(),
+        dry_run,
+    )));
+    text.push('\n');
+    let total = run
+        .outcome
+        .as_ref()
+        .and_then(|outcome| outcome["steps"].as_u64())
+        .map(|steps| steps as usize);
+    for step in &steps {
+        text.push_str(&crate::replay::step_line(&step.step.record, total));
+        text.push('\n');
+    }
+    print_text(&text)
+}
+
+/// `reprise runs prune`: deletes the runs started before the cutoff or past
+/// the newest `keep`, then gives the space back.
+fn runs_prune(
+    store_path: &std::path::Path,
+    older_than: Option<f64>,
+    keep: Option<usize>,
+    dry_run: bool,
+) -> Result<()> {
+    if older_than.is_none() && keep.is_none() {
+        bail!(UsageError(
+            "say which runs to prune: --older-than DAYS, --keep N, or both".into()
+        ));
+    }
+    let before = older_than
+        .map(|days| crate::durations::days_ago("--older-than", days))
+        .transpose()?;
+    if dry_run {
+        let store = Store::open_to_read(store_path).context("open the store")?;
+        let ids = store.runs_to_prune(before.as_deref(), keep)?;
+        let mut text = format!("would delete {}\n", present::plural(ids.len(), "run"));
+        for id in &ids {
+            text.push_str(id);
+            text.push('\n');
+        }
+        return print_text(&text);
+    }
+    let pruned = prune_runs(store_path, before.as_deref(), keep);
+    let (count, freed) = pruned?;
+    println!(
+        "deleted {} ({} given back to the disk)",
+        present::plural(count, "run"),
+        present::bytes(freed)
+    );
+    Ok(())
+}
+
+/// Deletes runs as a prune does (working on a full disk, like `delete`):
+/// how many, and the bytes given back.
+pub fn prune_runs(
+    store_path: &std::path::Path,
+    before: Option<&str>,
+    keep: Option<usize>,
+) -> Result<(usize, u64)> {
+    let pruned = (|| -> Result<(usize, u64)> {
+        let mut store = Store::open_to_delete(store_path).context("open the store")?;
+        let ids = store.runs_to_prune(before, keep)?;
+        if ids.is_empty() {
+            return Ok((0, 0));
+        }
+        let size_before = crate::store::space::store_bytes(store_path);
+        let count = store.delete_runs(&ids)?;
+        store
+            .give_back_space()
+            .context("give the freed space back to the disk")?;
+        let size_after = crate::store::space::store_bytes(store_path);
+        Ok((count, size_before.saturating_sub(size_after)))
+    })();
+    crate::store::space::keep_reserve(store_path);
+    pruned
 }
 
 fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {

@@ -27,6 +27,19 @@ pub fn seconds_setting(what: &str, seconds: f64, zero_ok: bool) -> Result<Durati
     )))
 }
 
+/// The time `days` days ago, stamped as runs are (RFC 3339, UTC, in
+/// milliseconds), for `what` (a setting in days: finite, 0 or more, at
+/// most a century).
+pub fn days_ago(what: &str, days: f64) -> Result<String, UsageError> {
+    if !(days.is_finite() && (0.0..=36_500.0).contains(&days)) {
+        return Err(UsageError(format!(
+            "{what} must be a number of days from 0 to 36500, not {days}"
+        )));
+    }
+    let ago = chrono::Duration::milliseconds((days * 86_400_000.0) as i64);
+    Ok((chrono::Utc::now() - ago).to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 //! |---|---|
 //! | 0 | success |
 //! | 1 | the command failed (I/O, the store, the display) |
-//! | 2 | the command line is wrong (clap's usage errors) |
+//! | 2 | the command line is wrong (clap's usage errors), or the configuration (the config file, a setting's variable) |
 //! | 3 | the recording, run or job named does not exist |
 //! | 4 | the input was refused: malformed JSON, a bad export, a damaged or newer store, a fleet request the server refused |
 //! | 5 | no model provider is configured, or the providers failed |
@@ -85,7 +85,9 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         {
             return Code::Llm;
         }
-        if cause.downcast_ref::<UsageError>().is_some() {
+        if cause.downcast_ref::<UsageError>().is_some()
+            || cause.downcast_ref::<ConfigError>().is_some()
+        {
             return Code::Usage;
         }
     }
@@ -125,6 +127,12 @@ pub fn label_for(err: &anyhow::Error) -> &'static str {
         _ => "error",
     }
 }
+
+/// A configuration that is refused: the config file (unreadable, not TOML,
+/// a credential in it, an unknown field) or a setting's value. Exit 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
 
 /// A server (the fleet's) that answered with an error: its status, code
 /// and message.
@@ -178,16 +186,31 @@ pub struct UsageError(pub String);
 #[error("{0}")]
 pub struct LlmFailure(pub String);
 
-/// Logs go to stderr, filtered by `REPRISE_LOG` (for example `info` or
-/// `reprise=debug`); warnings only by default.
-pub fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("REPRISE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt()
+/// Logs go to stderr. By default warnings and errors, each line just its
+/// level and message; `verbose` 1 adds info and 2 debug, with each line's
+/// time and source; `quiet` leaves errors only. `REPRISE_LOG` (for example
+/// `info` or `reprise=debug`), when set, is the filter instead, in the
+/// detailed form.
+pub fn init_logging(verbose: u8, quiet: bool) {
+    let from_env = tracing_subscriber::EnvFilter::try_from_env("REPRISE_LOG").ok();
+    let detailed = from_env.is_some() || verbose > 0;
+    let filter = from_env.unwrap_or_else(|| {
+        tracing_subscriber::EnvFilter::new(match (quiet, verbose) {
+            (true, _) => "error",
+            (false, 0) => "warn",
+            (false, 1) => "info",
+            (false, _) => "debug",
+        })
+    });
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .init();
+        .with_ansi(false);
+    if detailed {
+        builder.init();
+    } else {
+        builder.without_time().with_target(false).init();
+    }
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         };
     }
     let cli = reprise::cli::Cli::parse();
-    reprise::exit::init_logging();
+    reprise::exit::init_logging(cli.global.verbose, cli.global.quiet);
     match reprise::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use reprise_models::{ActionEvent, EventName, Recording, RecordingBundle, Screenshot, WindowState};
 use serde::Serialize;
 
-use crate::store::RecordingSummary;
+use crate::store::{RecordingSummary, RunListing};
 
 /// What `reprise show --json` prints.
 #[derive(Debug, Serialize)]
@@ -56,6 +56,82 @@ pub fn summaries_table(summaries: &[RecordingSummary]) -> String {
             } else {
                 "incomplete"
             }
+        );
+    }
+    out
+}
+
+/// A run's outcome in words, from its stored JSON (`None`: not ended). A
+/// dry run's steps were decided, never done: it claims nothing verified.
+pub fn outcome_words(outcome: Option<&serde_json::Value>, dry_run: bool) -> String {
+    use reprise_strategies::ReplayOutcome;
+    let Some(outcome) = outcome else {
+        return "not ended (still running, or killed)".to_owned();
+    };
+    match serde_json::from_value::<ReplayOutcome>(outcome.clone()) {
+        Ok(ReplayOutcome::Completed { steps, .. }) if dry_run => format!(
+            "dry run: {} decided, nothing injected",
+            plural(steps, "step")
+        ),
+        Ok(ReplayOutcome::Completed {
+            steps,
+            unverified: 0,
+            skipped: 0,
+        }) => format!("completed, {} verified", plural(steps, "step")),
+        Ok(ReplayOutcome::Completed {
+            steps,
+            unverified,
+            skipped,
+        }) => format!(
+            "completed: {} verified, {unverified} unverified, {skipped} failed and passed over",
+            steps.saturating_sub(unverified + skipped)
+        ),
+        Ok(ReplayOutcome::Failed { step, reason }) => format!("failed at step {step}: {reason}"),
+        Ok(ReplayOutcome::Aborted { step }) => format!("aborted at step {step}"),
+        Ok(ReplayOutcome::StepLimit { steps }) => format!("reached the step limit ({steps})"),
+        Err(_) => format!("unreadable outcome {outcome}"),
+    }
+}
+
+/// The `reprise runs` table.
+pub fn runs_table(runs: &[RunListing]) -> String {
+    if runs.is_empty() {
+        return "no replay runs yet: run `reprise replay` first\n".to_owned();
+    }
+    let names: Vec<String> = runs
+        .iter()
+        .map(|run| shortened(&terminal_safe(&run.recording_name), NAME_COLUMN_CHARS))
+        .collect();
+    let name_width = names
+        .iter()
+        .map(|name| name.chars().count())
+        .max()
+        .unwrap_or(9)
+        .clamp(9, NAME_COLUMN_CHARS);
+    let mut out = format!(
+        "{:<8}  {:<name_width$}  {:<8}  {:<19}  {:>5}  {:>8}  OUTCOME\n",
+        "ID", "RECORDING", "STRATEGY", "STARTED", "STEPS", "DURATION"
+    );
+    for (run, name) in runs.iter().zip(&names) {
+        let duration = run
+            .seconds
+            .map_or("-".to_owned(), |seconds| format!("{seconds:.1}s"));
+        let _ = writeln!(
+            out,
+            "{:<8}  {:<name_width$}  {:<8}  {:<19}  {:>5}  {:>8}  {}",
+            short_id(&run.id),
+            name,
+            terminal_safe(&run.strategy),
+            run.started
+                .get(..19)
+                .unwrap_or(&run.started)
+                .replace('T', " "),
+            run.steps,
+            duration,
+            shortened(
+                &terminal_safe(&outcome_words(run.outcome.as_ref(), run.dry_run)),
+                100
+            )
         );
     }
     out

@@ -48,6 +48,9 @@ pub struct RecordOptions {
     pub secrets: secrets::SecretRules,
     /// Windows no frame may show.
     pub excluded_windows: Vec<secrets::WindowPattern>,
+    /// A status line on stderr, rewritten every second: the time recorded
+    /// and the events so far (for a terminal).
+    pub show_status: bool,
 }
 
 /// Why the recorder stopped.
@@ -161,6 +164,7 @@ pub fn record(
         .as_ref()
         .map(|window| window.window_id);
     let mut toggle_down = false;
+    let mut last_status = Instant::now();
 
     let stop_reason = loop {
         if stop.load(Ordering::SeqCst) {
@@ -275,6 +279,17 @@ pub fn record(
         if stop_now {
             break StopReason::StopSequence;
         }
+        if options.show_status && last_status.elapsed() >= Duration::from_secs(1) {
+            last_status = Instant::now();
+            let seconds = start.elapsed().as_secs();
+            let events = writer.next_event_seq as usize + writer.events.len();
+            eprint!(
+                "\rrecording: {}:{:02}, {}   ",
+                seconds / 60,
+                seconds % 60,
+                crate::present::plural(events, "event")
+            );
+        }
         let now = start.elapsed().as_secs_f64();
         writer.events.extend(stop_sequence.expire(now));
         if last_flush.elapsed() >= FLUSH_INTERVAL {
@@ -323,6 +338,10 @@ pub fn record(
                 }
             }
         }
+    }
+    if options.show_status {
+        // The status line ends where the summary begins.
+        eprintln!();
     }
     observer.stop();
     write_ready(

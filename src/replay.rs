@@ -185,7 +185,7 @@ fn step_json(record: &StepRecord, total: Option<usize>) -> serde_json::Value {
 }
 
 /// One finished step as a line for a person.
-fn step_line(record: &StepRecord, total: Option<usize>) -> String {
+pub fn step_line(record: &StepRecord, total: Option<usize>) -> String {
     let place = match total {
         Some(total) => format!("step {}/{total}", record.step_idx + 1),
         None => format!("step {}", record.step_idx + 1),
@@ -536,6 +536,25 @@ fn model_chain(
     if settings.providers.is_empty() {
         anyhow::bail!(reprise_strategies::llm::LlmError::NotConfigured);
     }
+    // Said once, before anything is sent: where the screen's images go.
+    let receivers: Vec<String> = settings
+        .providers
+        .iter()
+        .map(|provider| {
+            let host = reqwest::Url::parse(&provider.base_url)
+                .ok()
+                .and_then(|url| url.host_str().map(str::to_owned))
+                .unwrap_or_else(|| provider.base_url.clone());
+            format!("{} at {host}", provider.kind.name())
+        })
+        .collect();
+    eprintln!(
+        "{}",
+        crate::present::terminal_safe(&format!(
+            "screen images of this replay are sent to the model provider {} (REPRISE_LLM_PROVIDERS sets which)",
+            receivers.join(", then if it fails to ")
+        ))
+    );
     let accounting = Store::open(store.path()).context("open the store for model accounting")?;
     let mut chain = crate::llm::ChainLlm::new(settings, accounting)?;
     chain.run_id = Some(run_id.to_owned());

@@ -185,7 +185,13 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             .unwrap_or(0)
     };
     let (unverified, skipped) = (count("unverified"), count("skipped"));
+    let dry_run = run.arguments["dry_run"].as_bool().unwrap_or(false);
     let (outcome_class, outcome_text) = match outcome_name.as_str() {
+        // Decided, never done: nothing was verified.
+        "completed" if dry_run => (
+            "dry_run",
+            crate::present::outcome_words(run.outcome.as_ref(), true),
+        ),
         "completed" if skipped > 0 => (
             "skipped",
             format!("completed, {skipped} failed and passed over, {unverified} unverified"),

@@ -17,7 +17,7 @@ use rusqlite::Connection;
 pub use fleet::{NewEvent, WorkerRow};
 pub use llm::{CachedReply, CallRow, UsageTotal};
 pub use recordings::{RecordingSummary, ScreenshotBlob};
-pub use runs::{RunRecord, RunStep, StoredStep};
+pub use runs::{RunListing, RunRecord, RunStep, StoredStep};
 pub use segmentations::{NewSegmentation, SegmentationRow};
 
 /// Why the store could not do what was asked.

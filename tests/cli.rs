@@ -617,3 +617,64 @@ fn delete_works_on_a_full_disk_and_gives_the_space_back() {
     assert_eq!(listed.trim(), "[]");
     assert!(reserve.exists(), "the reserve is written again");
 }
+
+/// Shell completions and manual pages, as other Rust command-line tools
+/// ship them.
+#[test]
+fn completions_and_manual_pages_are_generated_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite");
+    let bash = run_ok(reprise_with_store(&store).args(["completions", "bash"]));
+    assert!(
+        bash.contains("complete -F _reprise") && bash.contains("record"),
+        "{bash}"
+    );
+    assert!(
+        !bash.contains("__listen-input"),
+        "the recorder's own child command is not offered"
+    );
+    let zsh = run_ok(reprise_with_store(&store).args(["completions", "zsh"]));
+    assert!(zsh.starts_with("#compdef reprise"), "{zsh}");
+    let fish = run_ok(reprise_with_store(&store).args(["completions", "fish"]));
+    assert!(fish.contains("complete -c reprise"), "{fish}");
+    let out = reprise_with_store(&store)
+        .args(["completions", "tcsh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    let page = run_ok(reprise_with_store(&store).args(["man"]));
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH reprise"),
+        "{page}"
+    );
+    assert!(page.contains("replay"), "{page}");
+    let pages = dir.path().join("man1");
+    let said = run_ok(
+        reprise_with_store(&store)
+            .args(["man", "--dir"])
+            .arg(&pages),
+    );
+    assert!(said.starts_with("wrote "), "{said}");
+    for name in [
+        "reprise.1",
+        "reprise-record.1",
+        "reprise-replay.1",
+        "reprise-runs.1",
+    ] {
+        let text = std::fs::read_to_string(pages.join(name)).unwrap();
+        assert!(text.contains(".SH"), "{name}: {text}");
+    }
+    assert!(!pages.join("reprise-__listen-input.1").exists());
+    // man(1) reads them, where it is installed.
+    if let Ok(out) = Command::new("man")
+        .arg("-l")
+        .arg(pages.join("reprise-record.1"))
+        .env("MANPAGER", "cat")
+        .env("MANWIDTH", "100")
+        .output()
+    {
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("--stop-sequence"), "{text}");
+    }
+}

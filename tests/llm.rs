@@ -20,6 +20,11 @@ const PROVIDER_VARS: &[&str] = &[
     "REPRISE_GEMINI_BASE_URL",
     "REPRISE_LLM_PROVIDERS",
     "REPRISE_CONFIG",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_BASE_URL",
+    "REPRISE_LLM_TIMEOUT",
+    "REPRISE_LLM_MAX_ATTEMPTS",
+    "REPRISE_RUNS_KEEP_DAYS",
 ];
 
 /// `reprise` with no provider settings from the machine's environment.
@@ -159,4 +164,145 @@ fn a_config_file_with_a_key_is_refused() {
         stderr.contains("looks like a credential") && !stderr.contains("sk-oops"),
         "{stderr}"
     );
+}
+
+/// `reprise config show` says each setting's value and where it came from
+/// (variable over file over default), never a key; a refused configuration
+/// is exit 2, there as from any command that reads it.
+#[test]
+fn config_show_names_each_settings_source_and_never_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite");
+    let config = dir.path().join("reprise").join("config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        "[llm]\nmax_attempts = 5\n[llm.openai]\nmodel = \"from-the-file\"\n[runs]\nkeep_days = 7\n",
+    )
+    .unwrap();
+    let show = |extra: &[(&str, &str)]| {
+        reprise(&store)
+            .args(["config", "show", "--json"])
+            .envs(extra.iter().copied())
+            .output()
+            .unwrap()
+    };
+    let key = "sk-never-shown-0123456789";
+    let out = show(&[
+        ("OPENAI_API_KEY", key),
+        ("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1"),
+        ("REPRISE_OPENAI_MODEL", "from-the-environment"),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        !stdout.contains(key) && !stdout.contains("0123456789"),
+        "{stdout}"
+    );
+    let rows: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    let get = |setting: &str| -> (String, String) {
+        let row = rows
+            .iter()
+            .find(|row| row["setting"] == setting)
+            .unwrap_or_else(|| panic!("{setting} in {stdout}"));
+        (
+            row["value"].as_str().unwrap().to_owned(),
+            row["from"].as_str().unwrap().to_owned(),
+        )
+    };
+    let (value, from) = get("store");
+    assert_eq!(
+        (value.as_str(), from.as_str()),
+        (store.to_str().unwrap(), "REPRISE_STORE")
+    );
+    assert_eq!(
+        get("config file"),
+        (config.display().to_string(), "default".into())
+    );
+    assert_eq!(get("llm.max_attempts"), ("5".into(), "config file".into()));
+    assert_eq!(get("llm.timeout_seconds"), ("60".into(), "default".into()));
+    assert_eq!(get("llm.openai"), ("configured".into(), String::new()));
+    assert_eq!(
+        get("llm.openai.api_key"),
+        (
+            format!("set ({} characters, never shown)", key.len()),
+            "OPENAI_API_KEY".into()
+        )
+    );
+    assert_eq!(
+        get("llm.openai.base_url"),
+        ("http://127.0.0.1:8000/v1".into(), "OPENAI_BASE_URL".into())
+    );
+    assert_eq!(
+        get("llm.openai.model"),
+        ("from-the-environment".into(), "REPRISE_OPENAI_MODEL".into())
+    );
+    assert_eq!(get("llm.gemini.api_key").0, "not set");
+    assert_eq!(get("runs.keep_days"), ("7".into(), "config file".into()));
+
+    // The table for people says the same.
+    let table = run_ok(reprise(&store).args(["config", "show"]));
+    assert!(
+        table
+            .lines()
+            .any(|line| line.starts_with("llm.max_attempts") && line.ends_with("config file")),
+        "{table}"
+    );
+
+    // Refused settings: the table still shows, and the exit code is 2.
+    let out = show(&[("REPRISE_LLM_TIMEOUT", "1e300")]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("REPRISE_LLM_TIMEOUT"));
+    let out = show(&[("REPRISE_RUNS_KEEP_DAYS", "-1")]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    std::fs::write(&config, "[llm.openai]\napi_key = \"sk-oops-in-the-file\"\n").unwrap();
+    for args in [&["config", "show"][..], &["llm", "ping"][..]] {
+        let out = reprise(&store).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("sk-oops")
+                && !String::from_utf8_lossy(&out.stdout).contains("sk-oops")
+        );
+    }
+}
+
+/// Log lines at the default level are their level and message; `-v` adds
+/// their time and source, and `-q` leaves errors only.
+#[test]
+fn log_lines_are_plain_by_default_detailed_with_v_and_gone_with_q() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite");
+    let refused = || Reply::json(401, json!({"error": {"message": "no entry"}}));
+    let server = ScriptedServer::start(vec![refused(), refused(), refused()]);
+    let ping = |flags: &[&str]| {
+        let out = reprise(&store)
+            .args(flags)
+            .args(["llm", "ping"])
+            .env("OPENAI_API_KEY", "sk-test")
+            .env("REPRISE_OPENAI_BASE_URL", &server.url)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(5), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let plain = ping(&[]);
+    let warning = plain
+        .lines()
+        .find(|line| line.contains("model provider failed"))
+        .unwrap_or_else(|| panic!("{plain}"));
+    assert_eq!(warning.split_whitespace().next(), Some("WARN"), "{warning}");
+    assert!(!warning.contains("reprise::"), "{warning}");
+    let detailed = ping(&["-v"]);
+    let warning = detailed
+        .lines()
+        .find(|line| line.contains("model provider failed"))
+        .unwrap_or_else(|| panic!("{detailed}"));
+    assert!(
+        warning.starts_with("20") && warning.contains("reprise::llm"),
+        "{warning}"
+    );
+    let quiet = ping(&["-q"]);
+    assert!(!quiet.contains("WARN"), "{quiet}");
+    assert!(quiet.contains("error: "), "the error itself stays: {quiet}");
 }

@@ -70,6 +70,12 @@ fn instructions_change_a_visual_replay_after_feedback_on_a_bad_answer() {
         &String::from_utf8_lossy(&out.stderr),
         None,
     );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "screen images of this replay are sent to the model provider openai at 127.0.0.1"
+        ),
+        "said once where images go"
+    );
     let text = log.iter().rfind(|e| e["event"] == "text").unwrap()["value"].clone();
     assert_eq!(text, "bob");
     assert!(

@@ -538,6 +538,34 @@ fn a_display_that_goes_away_ends_the_recording_with_every_event_kept() {
     }
 }
 
+/// On a terminal the recorder shows how long it has recorded and how many
+/// events it has so far, every second, and ends the line before its summary.
+#[test]
+fn a_recording_on_a_terminal_shows_its_time_and_events_as_it_goes() {
+    let display = Display::start(640, 480);
+    // `script` gives the recorder a terminal and copies what it wrote.
+    let command = format!(
+        "'{}' record --name status --duration 2.5 --stop-sequence none",
+        env!("CARGO_BIN_EXE_reprise")
+    );
+    let out = display
+        .command("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("REPRISE_STORE", display.store())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("\rrecording: 0:01, 0 events"), "{text:?}");
+    assert!(text.contains("\rrecording: 0:02, "), "{text:?}");
+    let summary = text
+        .lines()
+        .find(|line| line.starts_with("recorded "))
+        .unwrap_or_default();
+    assert!(summary.contains("stopped by its --duration"), "{text:?}");
+}
+
 #[test]
 fn the_double_click_settings_come_from_the_settings_daemon() {
     let mut display = Display::start(640, 480);

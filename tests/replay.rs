@@ -221,6 +221,94 @@ fn dry_run_injects_nothing() {
         html.contains("class=\"target\">("),
         "the report shows where each step would land"
     );
+    assert!(
+        html.contains("id=\"outcome\">dry run: ") && !html.contains("every step verified"),
+        "a dry run's outcome claims nothing verified"
+    );
+}
+
+/// `reprise runs` lists the replay runs, `runs show` tells one step by step,
+/// and runs go by age (the retention, before each replay) and by count
+/// (`runs prune --keep`), their reports with them.
+#[test]
+fn runs_are_listed_shown_and_pruned_by_age_and_by_count() {
+    let mut display = Display::start(1280, 800);
+    run_ok(display.reprise().args(["import", crate::harness::SAMPLE]));
+    display.spawn_fixture("runs.log", &["--x", "200", "--y", "150"]);
+    let said = run_ok(display.reprise().args(["runs"]));
+    assert!(said.contains("no replay runs yet"), "{said}");
+    let dry_run = |display: &Display, keep_days: &str| {
+        let out = display
+            .reprise()
+            .args(["replay", "demo", "--dry-run"])
+            .env("REPRISE_RUNS_KEEP_DAYS", keep_days)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    dry_run(&display, "30");
+    dry_run(&display, "30");
+    let runs: Vec<Value> =
+        serde_json::from_str(&run_ok(display.reprise().args(["runs", "--json"]))).unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|run| run["recording_name"] == "demo"
+        && run["steps"].as_u64().is_some_and(|steps| steps > 0)));
+    let table = run_ok(display.reprise().args(["runs", "--recording", "demo"]));
+    assert_eq!(table.lines().count(), 3, "{table}");
+    assert!(table.contains("dry run: "), "{table}");
+    assert!(
+        !table.contains("verified"),
+        "a dry run verifies nothing: {table}"
+    );
+    let shown = run_ok(display.reprise().args(["runs", "show", "latest"]));
+    let newest = runs[0]["id"].as_str().unwrap();
+    assert!(
+        shown.starts_with(&format!("run {newest} of recording \"demo\"")),
+        "{shown}"
+    );
+    assert!(shown.contains("step 1/"), "{shown}");
+
+    // The older run is made 40 days old: the next replay prunes it.
+    let oldest = runs[1]["id"].as_str().unwrap();
+    let conn = rusqlite::Connection::open(display.store()).unwrap();
+    conn.execute(
+        "UPDATE replay_runs SET started = '2020-01-01T00:00:00.000Z' WHERE id = ?1",
+        [oldest],
+    )
+    .unwrap();
+    drop(conn);
+    let said = dry_run(&display, "30");
+    assert!(
+        said.contains("pruned 1 replay run older than 30 days"),
+        "{said}"
+    );
+    let report = display
+        .reprise()
+        .args(["report", oldest, "-o", "/dev/null"])
+        .output()
+        .unwrap();
+    assert_eq!(report.status.code(), Some(3), "{report:?}");
+    // Kept for ever with 0.
+    let said = dry_run(&display, "0");
+    assert!(!said.contains("pruned"), "{said}");
+
+    // By count: the newest one stays.
+    let out = display.reprise().args(["runs", "prune"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let said = run_ok(
+        display
+            .reprise()
+            .args(["runs", "prune", "--keep", "1", "--dry-run"]),
+    );
+    assert!(said.starts_with("would delete 2 runs"), "{said}");
+    let said = run_ok(display.reprise().args(["runs", "prune", "--keep", "1"]));
+    assert!(said.starts_with("deleted 2 runs"), "{said}");
+    let runs: Vec<Value> =
+        serde_json::from_str(&run_ok(display.reprise().args(["runs", "--json"]))).unwrap();
+    assert_eq!(runs.len(), 1);
+    let shown = run_ok(display.reprise().args(["runs", "show", "last"]));
+    assert!(shown.contains(runs[0]["id"].as_str().unwrap()), "{shown}");
 }
 
 /// Records "slow" on the fixture: a press held for seconds (a slow drag)

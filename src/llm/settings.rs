@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::http::RetryPolicy;
 use super::provider::{Kind, Provider};
@@ -80,13 +80,25 @@ impl LlmSettings {
     }
 }
 
-/// The whole config file: `[llm]` is its only table, and anything else is
-/// refused (a misspelt table would otherwise be ignored without a word).
+/// The whole config file: `[llm]` and `[runs]` are its tables, and anything
+/// else is refused (a misspelt table would otherwise be ignored without a
+/// word).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
     #[serde(default)]
     pub llm: FileConfig,
+    #[serde(default)]
+    pub runs: RunsFile,
+}
+
+/// The `[runs]` table of the config file.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunsFile {
+    /// Replay runs older than this many days are pruned after each replay
+    /// (0 keeps every run).
+    pub keep_days: Option<f64>,
 }
 
 /// Reads a config file; a missing default file is an empty config.
@@ -191,8 +203,204 @@ fn string_values(value: &toml::Value, found: &mut Vec<String>) {
     }
 }
 
+/// The providers tried when none are named (OpenAdapt's order).
+pub const DEFAULT_PROVIDERS: [&str; 3] = ["openai", "gemini", "anthropic"];
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
+pub const DEFAULT_TIMEOUT_SECONDS: f64 = 60.0;
+pub const DEFAULT_CONNECT_TIMEOUT_SECONDS: f64 = 10.0;
+
+/// A provider's environment names and defaults.
+#[derive(Debug, Clone, Copy)]
+pub struct ProviderDefaults {
+    /// `REPRISE_{prefix}_BASE_URL`, `REPRISE_{prefix}_MODEL`.
+    pub prefix: &'static str,
+    /// Where its key is read, in order.
+    pub key_vars: &'static [&'static str],
+    pub base_url: &'static str,
+    pub model: &'static str,
+}
+
+impl ProviderDefaults {
+    pub fn of(kind: Kind) -> ProviderDefaults {
+        match kind {
+            Kind::OpenAi => ProviderDefaults {
+                prefix: "OPENAI",
+                key_vars: &["OPENAI_API_KEY"],
+                base_url: "https://api.openai.com/v1",
+                model: "gpt-4o",
+            },
+            Kind::Anthropic => ProviderDefaults {
+                prefix: "ANTHROPIC",
+                key_vars: &["ANTHROPIC_API_KEY"],
+                base_url: "https://api.anthropic.com",
+                model: "claude-sonnet-4-5",
+            },
+            Kind::Gemini => ProviderDefaults {
+                prefix: "GEMINI",
+                key_vars: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+                base_url: "https://generativelanguage.googleapis.com",
+                model: "gemini-2.5-flash",
+            },
+        }
+    }
+
+    /// The base URL's variables, in precedence order: Reprise's own, then
+    /// the ecosystem's (OpenAI's and Anthropic's SDKs, ollama, vLLM).
+    pub fn base_url_vars(self) -> Vec<String> {
+        let mut vars = vec![format!("REPRISE_{}_BASE_URL", self.prefix)];
+        if self.prefix != "GEMINI" {
+            vars.push(format!("{}_BASE_URL", self.prefix));
+        }
+        vars
+    }
+}
+
+/// A provider's table in the file's `[llm]`.
+fn file_table(file: &FileConfig, kind: Kind) -> &Option<ProviderFile> {
+    match kind {
+        Kind::OpenAi => &file.openai,
+        Kind::Anthropic => &file.anthropic,
+        Kind::Gemini => &file.gemini,
+    }
+}
+
+/// One setting as `reprise config show` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Explained {
+    pub setting: String,
+    /// The value in effect; a key is never shown, only that it is set.
+    pub value: String,
+    /// Where it came from: a variable's name, `config file`, `default`.
+    pub from: String,
+}
+
+/// Every model setting in effect and where it came from, by the rules
+/// [`resolve`] applies (environment over file over default).
+pub fn explain(env: &dyn Fn(&str) -> Option<String>, file: &FileConfig) -> Vec<Explained> {
+    let mut out = Vec::new();
+    let mut push = |setting: &str, value: String, from: &str| {
+        out.push(Explained {
+            setting: setting.to_owned(),
+            value,
+            from: from.to_owned(),
+        })
+    };
+    let pick = |vars: &[String], from_file: Option<String>, default: String| {
+        for var in vars {
+            if let Some(value) = env(var) {
+                return (value, var.clone());
+            }
+        }
+        match from_file {
+            Some(value) => (value, "config file".to_owned()),
+            None => (default, "default".to_owned()),
+        }
+    };
+    let (value, from) = pick(
+        &["REPRISE_LLM_PROVIDERS".to_owned()],
+        file.providers.as_ref().map(|list| list.join(",")),
+        DEFAULT_PROVIDERS.join(","),
+    );
+    push("llm.providers", value, &from);
+    for (setting, var, from_file, default) in [
+        (
+            "llm.max_attempts",
+            "REPRISE_LLM_MAX_ATTEMPTS",
+            file.max_attempts.map(|n| n.to_string()),
+            DEFAULT_MAX_ATTEMPTS.to_string(),
+        ),
+        (
+            "llm.timeout_seconds",
+            "REPRISE_LLM_TIMEOUT",
+            file.timeout_seconds.map(|n| n.to_string()),
+            DEFAULT_TIMEOUT_SECONDS.to_string(),
+        ),
+        (
+            "llm.connect_timeout_seconds",
+            "REPRISE_LLM_CONNECT_TIMEOUT",
+            file.connect_timeout_seconds.map(|n| n.to_string()),
+            DEFAULT_CONNECT_TIMEOUT_SECONDS.to_string(),
+        ),
+    ] {
+        let (value, from) = pick(&[var.to_owned()], from_file, default);
+        push(setting, value, &from);
+    }
+    let (value, from) = pick(&[], file.cache.map(|on| on.to_string()), "true".to_owned());
+    push("llm.cache", value, &from);
+    for kind in [Kind::OpenAi, Kind::Anthropic, Kind::Gemini] {
+        let defaults = ProviderDefaults::of(kind);
+        let name = kind.name();
+        let from_file = file_table(file, kind).clone().unwrap_or_default();
+        let key = defaults.key_vars.iter().find_map(|var| {
+            env(var)
+                .filter(|key| !key.trim().is_empty())
+                .map(|key| (key, var))
+        });
+        let url_set = defaults
+            .base_url_vars()
+            .iter()
+            .any(|var| env(var).is_some())
+            || from_file.base_url.is_some();
+        push(
+            &format!("llm.{name}"),
+            if key.is_some() || url_set {
+                "configured".to_owned()
+            } else {
+                "not configured (no key, no base URL)".to_owned()
+            },
+            "",
+        );
+        match &key {
+            Some((key, var)) => push(
+                &format!("llm.{name}.api_key"),
+                format!("set ({} characters, never shown)", key.chars().count()),
+                var,
+            ),
+            None => push(
+                &format!("llm.{name}.api_key"),
+                "not set".to_owned(),
+                &defaults.key_vars.join(" or "),
+            ),
+        }
+        let (value, from) = pick(
+            &defaults.base_url_vars(),
+            from_file.base_url,
+            defaults.base_url.to_owned(),
+        );
+        push(&format!("llm.{name}.base_url"), value, &from);
+        let (value, from) = pick(
+            &[format!("REPRISE_{}_MODEL", defaults.prefix)],
+            from_file.model,
+            defaults.model.to_owned(),
+        );
+        push(&format!("llm.{name}.model"), value, &from);
+        let (value, from) = pick(
+            &[],
+            from_file.max_images.map(|n| n.to_string()),
+            kind.default_max_images().to_string(),
+        );
+        push(&format!("llm.{name}.max_images"), value, &from);
+    }
+    out
+}
+
 /// Merges flags, the environment (read through `env`) and the file.
 pub fn resolve(
+    flags: &LlmFlags,
+    env: &dyn Fn(&str) -> Option<String>,
+    file: &FileConfig,
+) -> Result<LlmSettings> {
+    // Every refusal here is of a setting: the configuration's error (exit 2).
+    resolve_settings(flags, env, file).map_err(|err| {
+        if err.downcast_ref::<crate::exit::LlmFailure>().is_some() {
+            err
+        } else {
+            anyhow::Error::new(crate::exit::ConfigError(crate::exit::one_line(&err)))
+        }
+    })
+}
+
+fn resolve_settings(
     flags: &LlmFlags,
     env: &dyn Fn(&str) -> Option<String>,
     file: &FileConfig,
@@ -204,37 +412,24 @@ pub fn resolve(
             .filter(|name| !name.is_empty())
             .collect(),
         (None, Some(list)) => list.clone(),
-        // OpenAdapt's default order.
-        (None, None) => vec!["openai".into(), "gemini".into(), "anthropic".into()],
+        (None, None) => DEFAULT_PROVIDERS
+            .iter()
+            .map(|name| (*name).into())
+            .collect(),
     };
     let mut providers = Vec::new();
     for name in &order {
         let Some(kind) = Kind::from_name(name) else {
             bail!("unknown model provider {name:?}: use openai, anthropic or gemini");
         };
-        let (prefix, key_vars, default_url, default_model, from_file) = match kind {
-            Kind::OpenAi => (
-                "OPENAI",
-                &["OPENAI_API_KEY"][..],
-                "https://api.openai.com/v1",
-                "gpt-4o",
-                &file.openai,
-            ),
-            Kind::Anthropic => (
-                "ANTHROPIC",
-                &["ANTHROPIC_API_KEY"][..],
-                "https://api.anthropic.com",
-                "claude-sonnet-4-5",
-                &file.anthropic,
-            ),
-            Kind::Gemini => (
-                "GEMINI",
-                &["GEMINI_API_KEY", "GOOGLE_API_KEY"][..],
-                "https://generativelanguage.googleapis.com",
-                "gemini-2.5-flash",
-                &file.gemini,
-            ),
-        };
+        let defaults = ProviderDefaults::of(kind);
+        let (prefix, key_vars, default_url, default_model) = (
+            defaults.prefix,
+            defaults.key_vars,
+            defaults.base_url,
+            defaults.model,
+        );
+        let from_file = file_table(file, kind);
         let from_file = from_file.clone().unwrap_or_default();
         let api_key = key_vars
             .iter()
@@ -281,7 +476,11 @@ pub fn resolve(
         };
         providers.retain(|provider| provider.kind == kind);
         if providers.is_empty() {
-            bail!("the provider {only:?} is not configured (set its API key or base URL)");
+            // Not a wrong setting: a missing one (exit 5, as with none).
+            return Err(crate::exit::LlmFailure(format!(
+                "the provider {only:?} is not configured (set its API key or base URL)"
+            ))
+            .into());
         }
     }
     let seconds = |var: &str, from_file: Option<f64>, default: f64| -> Result<Duration> {
@@ -297,18 +496,22 @@ pub fn resolve(
         Some(text) => text
             .parse::<u32>()
             .map_err(|_| anyhow::anyhow!("REPRISE_LLM_MAX_ATTEMPTS must be a whole number"))?,
-        None => file.max_attempts.unwrap_or(3),
+        None => file.max_attempts.unwrap_or(DEFAULT_MAX_ATTEMPTS),
     };
     if !(1..=10).contains(&max_attempts) {
         bail!("the number of attempts must be between 1 and 10");
     }
     let policy = RetryPolicy {
         max_attempts,
-        request_timeout: seconds("REPRISE_LLM_TIMEOUT", file.timeout_seconds, 60.0)?,
+        request_timeout: seconds(
+            "REPRISE_LLM_TIMEOUT",
+            file.timeout_seconds,
+            DEFAULT_TIMEOUT_SECONDS,
+        )?,
         connect_timeout: seconds(
             "REPRISE_LLM_CONNECT_TIMEOUT",
             file.connect_timeout_seconds,
-            10.0,
+            DEFAULT_CONNECT_TIMEOUT_SECONDS,
         )?,
         ..RetryPolicy::default()
     };

@@ -39,7 +39,111 @@ pub struct StoredStep {
     pub screen: Option<reprise_models::ScreenGeometry>,
 }
 
+/// A run as `reprise runs` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunListing {
+    pub id: String,
+    pub recording_id: String,
+    pub recording_name: String,
+    pub strategy: String,
+    pub started: String,
+    pub ended: Option<String>,
+    /// The outcome as stored (`{"outcome": "completed", ...}`); `None`
+    /// for a run that has not ended (running, or killed).
+    pub outcome: Option<serde_json::Value>,
+    /// Steps stored.
+    pub steps: u32,
+    pub seconds: Option<f64>,
+    /// The batch (`replay --each`) it belongs to.
+    pub batch: Option<String>,
+    /// A dry run: steps decided, nothing injected.
+    pub dry_run: bool,
+}
+
 impl Store {
+    /// Every run, newest first; only `recording_id`'s when given.
+    pub fn list_runs(&self, recording_id: Option<&str>) -> Result<Vec<RunListing>> {
+        let mut statement = self.conn.prepare(
+            "SELECT r.id, r.recording_id, rec.name, r.strategy, r.started, r.ended, r.outcome,
+                    (SELECT COUNT(*) FROM replay_steps s WHERE s.run_id = r.id),
+                    json_extract(r.summary, '$.seconds'),
+                    json_extract(r.arguments, '$.batch.id'),
+                    COALESCE(json_extract(r.arguments, '$.dry_run'), 0)
+               FROM replay_runs r JOIN recordings rec ON rec.id = r.recording_id
+              WHERE ?1 IS NULL OR r.recording_id = ?1
+              ORDER BY r.started DESC, r.rowid DESC",
+        )?;
+        let rows = statement
+            .query_map(params![recording_id], |row| {
+                Ok((
+                    RunListing {
+                        id: row.get(0)?,
+                        recording_id: row.get(1)?,
+                        recording_name: row.get(2)?,
+                        strategy: row.get(3)?,
+                        started: row.get(4)?,
+                        ended: row.get(5)?,
+                        outcome: None,
+                        steps: row.get(7)?,
+                        seconds: row.get(8)?,
+                        batch: row.get(9)?,
+                        dry_run: row.get(10)?,
+                    },
+                    row.get::<_, Option<String>>(6)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter()
+            .map(|(mut listing, outcome)| {
+                listing.outcome = outcome
+                    .map(|text| serde_json::from_str(&text))
+                    .transpose()
+                    .map_err(|err| StoreError::BadRow {
+                        id: listing.id.clone(),
+                        reason: err.to_string(),
+                    })?;
+                Ok(listing)
+            })
+            .collect()
+    }
+
+    /// The runs a prune would delete, newest first: those started before
+    /// `before` (an RFC 3339 UTC time, as runs are stamped), and those
+    /// past the newest `keep`.
+    pub fn runs_to_prune(&self, before: Option<&str>, keep: Option<usize>) -> Result<Vec<String>> {
+        let mut statement = self
+            .conn
+            .prepare("SELECT id, started FROM replay_runs ORDER BY started DESC, rowid DESC")?;
+        let runs = statement
+            .query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(runs
+            .into_iter()
+            .enumerate()
+            .filter(|(index, (_, started))| {
+                keep.is_some_and(|keep| *index >= keep)
+                    || before.is_some_and(|before| started.as_str() < before)
+            })
+            .map(|(_, (id, _))| id)
+            .collect())
+    }
+
+    /// Deletes runs with their steps, and the frames nothing else uses, in
+    /// one transaction. Returns how many were deleted.
+    pub fn delete_runs(&mut self, run_ids: &[String]) -> Result<usize> {
+        self.conn.pragma_update(None, "secure_delete", "FAST")?;
+        let tx = self.conn.transaction()?;
+        let mut deleted = 0;
+        for id in run_ids {
+            deleted += tx.execute("DELETE FROM replay_runs WHERE id = ?1", params![id])?;
+        }
+        super::delete_unused_images(&tx)?;
+        tx.commit()?;
+        Ok(deleted)
+    }
+
     pub fn insert_run(&mut self, run: &RunRecord) -> Result<()> {
         self.conn.execute(
             "INSERT INTO replay_runs (id, recording_id, strategy, arguments, started) VALUES (?1, ?2, ?3, ?4, ?5)",

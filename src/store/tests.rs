@@ -505,6 +505,148 @@ fn a_stores_path_becomes_a_uri_sqlite_reads_back() {
     assert_eq!(version, super::schema::VERSION);
 }
 
+/// A run of `recording` started at `started`, with one step whose frame is
+/// `png` (its hash `hash`).
+fn insert_run_with_frame(
+    store: &mut Store,
+    id: &str,
+    recording: &str,
+    started: &str,
+    frame: (&str, &[u8]),
+) {
+    store
+        .insert_run(&RunRecord {
+            id: id.to_owned(),
+            recording_id: recording.to_owned(),
+            strategy: "naive".to_owned(),
+            arguments: serde_json::json!({"dry_run": false}),
+            started: started.to_owned(),
+            ended: None,
+            outcome: None,
+            summary: None,
+        })
+        .unwrap();
+    let step = StoredStep {
+        record: reprise_strategies::StepRecord {
+            step_idx: 0,
+            status: reprise_strategies::StepStatus::Verified,
+            step: None,
+            attempts: 1,
+            errors: Vec::new(),
+            check: None,
+            settled: true,
+            window_title: None,
+            started_seconds: 0.0,
+            decide_seconds: 0.0,
+            duration_seconds: 0.0,
+        },
+        screen: None,
+    };
+    store.insert_run_step(id, 0, &step, Some(frame)).unwrap();
+}
+
+#[test]
+fn runs_are_pruned_by_age_and_count_with_the_frames_only_they_use() {
+    let (dir, mut store) = temp_store();
+    let (bundle, images) = sample_bundle("00000000-0000-4000-8000-000000000007");
+    store.import(&bundle, &images).unwrap();
+    let recording = bundle.recording.id.as_str();
+    // Frames big enough to matter on disk: noise does not compress.
+    let noise = |seed: u64| {
+        let mut state = seed;
+        let image = image::RgbaImage::from_fn(400, 300, |_, _| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            image::Rgba((state >> 33).to_le_bytes()[..4].try_into().unwrap())
+        });
+        let mut png = Vec::new();
+        image
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        (
+            content_hash(image.width(), image.height(), image.as_raw()),
+            png,
+        )
+    };
+    let (old_hash, old_png) = noise(1);
+    let (new_hash, new_png) = noise(2);
+    // A recorded frame, also seen by the old run: it must stay.
+    let recorded = bundle.screenshots[0].content_hash.clone();
+    insert_run_with_frame(
+        &mut store,
+        "run-old",
+        recording,
+        "2020-01-01T00:00:00.000Z",
+        (&old_hash, &old_png),
+    );
+    insert_run_with_frame(
+        &mut store,
+        "run-mid",
+        recording,
+        "2026-11-01T00:00:00.000Z",
+        (&recorded, &images[&recorded]),
+    );
+    insert_run_with_frame(
+        &mut store,
+        "run-new",
+        recording,
+        "2026-12-01T00:00:00.000Z",
+        (&new_hash, &new_png),
+    );
+
+    let listed: Vec<String> = store
+        .list_runs(None)
+        .unwrap()
+        .into_iter()
+        .map(|run| run.id)
+        .collect();
+    assert_eq!(listed, ["run-new", "run-mid", "run-old"]);
+    assert_eq!(store.list_runs(Some("no such recording")).unwrap(), []);
+    assert_eq!(store.list_runs(Some(recording)).unwrap()[2].steps, 1);
+
+    assert_eq!(
+        store
+            .runs_to_prune(Some("2026-01-01T00:00:00.000Z"), None)
+            .unwrap(),
+        ["run-old"]
+    );
+    assert_eq!(
+        store.runs_to_prune(None, Some(1)).unwrap(),
+        ["run-mid", "run-old"]
+    );
+    assert_eq!(
+        store.runs_to_prune(None, Some(5)).unwrap(),
+        Vec::<String>::new()
+    );
+
+    let path = dir.path().join("store.sqlite");
+    store
+        .conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+    let before = space::store_bytes(&path);
+    assert_eq!(store.delete_runs(&["run-old".to_owned()]).unwrap(), 1);
+    assert!(
+        !store.has_image(&old_hash).unwrap(),
+        "only the old run used it"
+    );
+    assert!(store.has_image(&new_hash).unwrap());
+    assert!(store.give_back_space().unwrap());
+    let after = space::store_bytes(&path);
+    assert!(
+        before - after >= old_png.len() as u64 * 9 / 10,
+        "the old frame's {} bytes left the file: {before} -> {after}",
+        old_png.len()
+    );
+    assert_eq!(store.delete_runs(&["run-mid".to_owned()]).unwrap(), 1);
+    assert!(
+        store.has_image(&recorded).unwrap(),
+        "the recording still uses it"
+    );
+    assert_eq!(store.load(recording).unwrap(), bundle);
+}
+
 #[test]
 fn a_store_made_before_space_was_given_back_is_rewritten_once_to_give_it() {
     let dir = tempfile::tempdir().unwrap();
