@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
-# Installs what Reprise needs on a fresh Debian 12 machine (as root): the X
-# server, a window manager and applications for the tests and the demo, and
-# the -dev libraries its crates link against. Safe to run again.
+# Installs what Reprise needs on a fresh Debian 12 machine (as root): the
+# -dev libraries its crates link against, Tesseract and AT-SPI, and (unless
+# given --tool-only) the X server, window manager and applications of the
+# tests and the demo. Safe to run again.
 set -euo pipefail
 
-packages=(
-  # A virtual display, a window manager, and applications to drive.
-  xvfb xauth openbox xdotool x11-apps xterm x11-utils x11-xkb-utils x11-xserver-utils xinput
-  # A settings daemon: the recorder reads its double-click settings (XSETTINGS).
-  xsettingsd
+# What the tool itself needs to build and run on a desktop.
+tool_packages=(
   # Build: a C compiler and linker (bundled SQLite, rustls' crypto);
   # xcap always builds its Wayland/PipeWire code on Linux (bindgen needs
   # libclang); rdev probes xi and xtst.
@@ -16,13 +14,25 @@ packages=(
   libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libclang-dev
   # The offline describer reads text with Tesseract (leptess links it).
   tesseract-ocr tesseract-ocr-eng libtesseract-dev libleptonica-dev
+  # AT-SPI: the accessibility trees the recorder reads and replay finds
+  # elements in.
+  at-spi2-core dbus
+)
+
+# What the demo and the tests add: a virtual display and the applications
+# they drive.
+test_packages=(
+  # A virtual display, a window manager, and applications to drive.
+  xvfb xauth openbox xdotool x11-apps xterm x11-utils x11-xkb-utils x11-xserver-utils xinput
+  # A settings daemon: the recorder reads its double-click settings (XSETTINGS).
+  xsettingsd
   # The fixture application's software OpenGL and fonts.
   libgl1-mesa-dri libegl1 libgles2 fonts-dejavu-core
   # Headless Chromium checks the HTML reports as a person would see them.
   chromium
   # A GTK application whose accessibility tree (AT-SPI, read with pyatspi)
   # is the ground truth of a segmentation test.
-  gtk-3-examples python3-pyatspi at-spi2-core dbus
+  gtk-3-examples python3-pyatspi
   # Third-party applications the identity tests replay on: a GTK list
   # dialog (zenity) and a Qt 5 editor (FeatherPad).
   zenity featherpad
@@ -34,7 +44,15 @@ packages=(
   gir1.2-gtk-3.0
   # The fleet's queue (Redis Streams), and redis-cli for its quickstart.
   redis-server redis-tools
+  # The manual pages' test reads them with man.
+  man-db
 )
+
+# `--tool-only`: what `cargo install --locked --path .` needs, no more.
+packages=("${tool_packages[@]}")
+if [[ ${1:-} != --tool-only ]]; then
+  packages+=("${test_packages[@]}")
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -255,6 +255,8 @@ pub struct JobsSubmitArgs {
 }
 
 #[derive(Debug, Args)]
+// `--duration -1` reaches the check that says why it is refused.
+#[command(allow_negative_numbers = true)]
 pub struct RecordArgs {
     /// A name to find the recording by.
     #[arg(long, default_value = "recording")]
@@ -290,6 +292,7 @@ pub struct RecordArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct ReplayArgs {
     /// A recording's id, a unique prefix of it, or its name.
     pub recording: String,
@@ -429,6 +432,7 @@ pub enum RunsCommand {
     },
     /// Delete old runs with the frames only they use, and give the space
     /// back to the disk. Give --older-than, --keep, or both.
+    #[command(allow_negative_numbers = true)]
     Prune {
         /// Delete runs started more than this many days ago.
         #[arg(long, value_name = "DAYS")]
@@ -560,6 +564,7 @@ pub enum LlmCommand {
         json: bool,
     },
     /// Delete cached answers older than this many days.
+    #[command(allow_negative_numbers = true)]
     Prune {
         #[arg(long, value_name = "DAYS")]
         older_than_days: f64,

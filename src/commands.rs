@@ -200,6 +200,8 @@ fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
         toggle,
     };
     let excluded_windows = patterns("--exclude-window", &args.exclude_window)?;
+    // Every argument is checked before the banner.
+    crate::record::check_frame_rate(args.frame_rate)?;
     let options = crate::record::RecordOptions {
         name: args.name.clone(),
         task_description: args.task.clone(),

@@ -91,18 +91,24 @@ pub struct RecordSummary {
     pub stop_reason: StopReason,
 }
 
+/// Refuses a frame rate whose interval cannot be a duration (a rate near
+/// zero would overflow it) or that no display gives.
+pub fn check_frame_rate(frame_rate: f64) -> Result<(), crate::exit::UsageError> {
+    if frame_rate.is_finite() && (0.001..=1000.0).contains(&frame_rate) {
+        return Ok(());
+    }
+    Err(crate::exit::UsageError(format!(
+        "--frame-rate must be between 0.001 and 1000 frames a second, not {frame_rate}"
+    )))
+}
+
 /// Records until `stop` is set, the duration passes, or the stop sequence is typed.
 pub fn record(
     store: &mut Store,
     options: &RecordOptions,
     stop: &Arc<AtomicBool>,
 ) -> Result<RecordSummary> {
-    // Its interval becomes a duration: a rate near zero would overflow it.
-    if !(options.frame_rate.is_finite() && (0.001..=1000.0).contains(&options.frame_rate)) {
-        bail!(crate::exit::UsageError(
-            "the frame rate must be between 0.001 and 1000 frames a second".into()
-        ));
-    }
+    check_frame_rate(options.frame_rate)?;
     let mut probe = WindowProbe::connect().context("connect to the display (is DISPLAY set?)")?;
     let capture = ScreenCapture::primary().context("find the screen to capture")?;
     let monitor = capture.geometry();

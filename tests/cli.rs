@@ -256,7 +256,7 @@ fn huge_time_settings_are_refused_not_panicked_on() {
                 ("REPRISE_LLM_TIMEOUT", "1e300"),
                 ("REPRISE_OPENAI_BASE_URL", "http://127.0.0.1:9/v1"),
             ],
-            1,
+            2,
             "REPRISE_LLM_TIMEOUT must be",
         ),
     ];
@@ -296,6 +296,41 @@ fn a_name_with_control_characters_or_too_long_is_refused_before_recording() {
     if store.exists() {
         let listed = run_ok(reprise_with_store(&store).args(["list", "--json"]));
         assert_eq!(listed.trim(), "[]");
+    }
+}
+
+/// A negative number reaches the check that says why it is refused (not
+/// clap's "unexpected argument '-1'"), and every argument is checked
+/// before the record or replay banner.
+#[test]
+fn bad_numbers_are_refused_with_reasons_before_any_banner() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite");
+    for (args, expected) in [
+        (&["record", "--duration", "-1"][..], "--duration must be"),
+        (
+            &["record", "--frame-rate", "0"][..],
+            "--frame-rate must be between",
+        ),
+        (
+            &["record", "--frame-rate", "-5"][..],
+            "--frame-rate must be between",
+        ),
+        (
+            &["replay", "demo", "--speed", "-2"][..],
+            "--speed must be a positive number",
+        ),
+        (
+            &["runs", "prune", "--older-than", "-3"][..],
+            "--older-than must be a number of days",
+        ),
+    ] {
+        let out = reprise_with_store(&store).args(args).output().unwrap();
+        let stderr = assert_fails(&out, 2, &[expected], &format!("{args:?}"));
+        assert!(
+            !stderr.contains("recording \"") && !stderr.contains("replaying"),
+            "{args:?}: {stderr}"
+        );
     }
 }
 
