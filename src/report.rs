@@ -20,6 +20,8 @@ table.meta td { padding: 2px 12px 2px 0; vertical-align: top; }
 .verified, .completed, .dry_run { background: #2e7d32; } .failed, .step_limit { background: #c62828; }
 .aborted, .skipped { background: #ef6c00; } .unverified { background: #6d4c41; }
 .shot { position: relative; display: inline-block; max-width: 100%; border: 1px solid #999; }
+.frames { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+.frames figure { margin: 0; max-width: 100%; } .frames figcaption { font-weight: bold; }
 .shot img { display: block; max-width: 100%; height: auto; }
 .shot svg { position: absolute; left: 0; top: 0; width: 100%; height: 100%; }
 .step, .frame { border-top: 1px solid #ccc; padding-top: 1em; margin-top: 1em; }
@@ -74,6 +76,51 @@ fn marked_image(
         "<div class=\"shot\"><img alt=\"screenshot\" src=\"data:image/png;base64,{data}\">\
          <svg viewBox=\"0 0 {width} {height}\" preserveAspectRatio=\"none\">{svg}</svg></div>"
     )
+}
+
+/// A JSON value as a person reads it: a string without quotes, `none` for
+/// null, a list or table as compact JSON.
+fn plain_value(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Null => "none".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The table at the top of a run's report: a row per step (its number
+/// linking to it, the action, how its target was found, its outcome and
+/// time).
+fn summary_table(body: &mut String, steps: &[crate::store::RunStep]) {
+    let _ = writeln!(
+        body,
+        "<table class=\"meta\" id=\"summary\"><tr><th>step</th><th>action</th><th>found by</th><th>outcome</th><th>time</th></tr>"
+    );
+    for stored in steps {
+        let record = &stored.step.record;
+        let status = record.status.as_str();
+        let (label, found_by) =
+            record
+                .step
+                .as_ref()
+                .map_or(("(no step decided)".to_owned(), "-"), |step| {
+                    (
+                        step.label.clone(),
+                        step.found_by
+                            .map_or("-", reprise_strategies::FoundBy::words),
+                    )
+                });
+        let _ = writeln!(
+            body,
+            "<tr><td><a href=\"#step-{idx}\">{idx}</a></td><td>{}</td><td class=\"found-by\">{}</td><td><span class=\"badge {status}\">{}</span></td><td>{:.0} ms</td></tr>",
+            escape(&label),
+            escape(found_by),
+            status.replace('_', " "),
+            record.duration_seconds * 1000.0,
+            idx = record.step_idx,
+        );
+    }
+    let _ = writeln!(body, "</table>");
 }
 
 /// An outcome's name, for a row whose outcome gives no reason.
@@ -214,31 +261,68 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
     let recording_label = recording.as_ref().map_or(run.recording_id.clone(), |r| {
         format!("{} ({})", r.name, r.id)
     });
-    for (key, value) in [
-        ("recording", recording_label),
-        ("strategy", run.strategy.clone()),
-        ("arguments", run.arguments.to_string()),
-        ("started", run.started.clone()),
+    let mut rows: Vec<(String, String)> = vec![
+        ("recording".into(), recording_label),
+        ("strategy".into(), run.strategy.clone()),
+        ("started".into(), run.started.clone()),
         (
-            "ended",
+            "ended".into(),
             run.ended.clone().unwrap_or_else(|| "did not end".into()),
         ),
         (
-            "outcome",
-            run.outcome
-                .as_ref()
-                .map_or("none".into(), ToString::to_string),
+            "outcome".into(),
+            crate::present::outcome_words(run.outcome.as_ref(), dry_run),
         ),
-        (
-            "summary",
-            run.summary
-                .as_ref()
-                .map_or("none".into(), ToString::to_string),
-        ),
-    ] {
-        let _ = writeln!(body, "<tr><td>{key}</td><td>{}</td></tr>", escape(&value));
+    ];
+    if let Some(arguments) = run.arguments.as_object() {
+        for (key, value) in arguments {
+            rows.push((format!("argument {key}"), plain_value(value)));
+        }
+    }
+    if let Some(summary) = &run.summary {
+        let number = |key: &str| summary[key].as_f64().unwrap_or(0.0);
+        rows.push(("seconds".into(), format!("{:.1}", number("seconds"))));
+        rows.push((
+            "model calls".into(),
+            format!(
+                "{} ({} answered from the cache), {} tokens",
+                number("model_calls"),
+                number("model_cache_hits"),
+                number("tokens")
+            ),
+        ));
+        // An estimate that rounds to nothing is nothing (never "-0.0").
+        let cost = number("cost_usd");
+        rows.push((
+            "estimated cost".into(),
+            if cost.abs() < 0.00005 {
+                "$0".into()
+            } else {
+                format!("${cost:.4}")
+            },
+        ));
+    }
+    for (key, value) in rows {
+        let _ = writeln!(
+            body,
+            "<tr><td>{}</td><td>{}</td></tr>",
+            escape(&key),
+            escape(&value)
+        );
     }
     let _ = writeln!(body, "</table>");
+    summary_table(&mut body, &steps);
+    // Each step's "after" is the frame the next step's decision saw.
+    let after: BTreeMap<usize, (String, ScreenGeometry)> = steps
+        .windows(2)
+        .filter_map(|pair| {
+            let next = &pair[1];
+            Some((
+                pair[0].step.record.step_idx,
+                (next.screenshot_hash.clone()?, next.step.screen?),
+            ))
+        })
+        .collect();
     for stored in &steps {
         let (record, screen) = (&stored.step.record, stored.step.screen);
         let status = record.status.as_str();
@@ -313,20 +397,105 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
         }
         let _ = writeln!(body, "</table>");
         if let (Some(hash), Some(screen)) = (&stored.screenshot_hash, screen) {
-            let png = store.image_png(hash)?;
-            let (width, height) = image_size(&png)?;
             let marks: Vec<(f64, f64, String)> = record
                 .step
                 .as_ref()
                 .and_then(|step| step.target)
-                .map(|(x, y)| (x, y, record.step_idx.to_string()))
+                .map(|(x, y)| (x, y, format!("found {}", record.step_idx)))
                 .into_iter()
                 .collect();
-            body.push_str(&marked_image(&png, width, height, &screen, &marks));
+            // The step's window, before it (with where the step aimed) and
+            // after it (the frame the next step saw); the whole screen
+            // where the window is not known.
+            let _ = writeln!(
+                body,
+                "<div class=\"frames\"><figure><figcaption>before</figcaption>"
+            );
+            let points: Vec<(f64, f64)> = marks.iter().map(|&(x, y, _)| (x, y)).collect();
+            let (png, width, height, shown) =
+                window_crop(store, hash, &screen, record.window_rect, &points)?;
+            body.push_str(&marked_image(&png, width, height, &shown, &marks));
+            let _ = writeln!(body, "</figure>");
+            if let Some((next_hash, next_screen)) = after.get(&record.step_idx) {
+                let _ = writeln!(body, "<figure><figcaption>after</figcaption>");
+                let (png, width, height, shown) =
+                    window_crop(store, next_hash, next_screen, record.window_rect, &points)?;
+                body.push_str(&marked_image(&png, width, height, &shown, &[]));
+                let _ = writeln!(body, "</figure>");
+            }
+            let _ = writeln!(body, "</div>");
         }
         body.push_str("</div>\n");
     }
     Ok(page(&format!("Replay run {}", run.id), &body))
+}
+
+/// Room around a window crop, in logical pixels.
+const CROP_MARGIN: i32 = 24;
+
+/// A frame cropped to `window` and `points` (with [`CROP_MARGIN`] around
+/// them, inside the screen), as PNG with its size and the geometry the crop
+/// shows (for the markers); the whole frame where no window is known or it
+/// is off the frame.
+fn window_crop(
+    store: &Store,
+    hash: &str,
+    screen: &ScreenGeometry,
+    window: Option<reprise_models::Rect>,
+    points: &[(f64, f64)],
+) -> Result<(Vec<u8>, u32, u32, ScreenGeometry)> {
+    let whole = || -> Result<(Vec<u8>, u32, u32, ScreenGeometry)> {
+        let png = store.image_png(hash)?;
+        let (width, height) = image_size(&png)?;
+        Ok((png, width, height, *screen))
+    };
+    let Some(window) = window else {
+        return whole();
+    };
+    let frame = store.image(hash)?;
+    let scale = screen.scale_factor;
+    // The window and every marked point (a press that missed the window
+    // must show where it went), with a margin.
+    let (mut left, mut top) = (i64::from(window.left), i64::from(window.top));
+    let (mut right, mut bottom) = (window.right(), window.bottom());
+    for &(x, y) in points {
+        left = left.min(x.floor() as i64);
+        top = top.min(y.floor() as i64);
+        right = right.max(x.ceil() as i64 + 1);
+        bottom = bottom.max(y.ceil() as i64 + 1);
+    }
+    let margin = i64::from(CROP_MARGIN);
+    let logical = reprise_models::Rect::new(
+        (left - margin).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32,
+        (top - margin).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32,
+        (right - left + 2 * margin).clamp(1, i64::from(u32::MAX)) as u32,
+        (bottom - top + 2 * margin).clamp(1, i64::from(u32::MAX)) as u32,
+    );
+    let Some(logical) = logical.intersection(&screen.rect) else {
+        return whole();
+    };
+    let to_px =
+        |value: i32, origin: i32| (f64::from(value - origin) * scale).round().max(0.0) as u32;
+    let x = to_px(logical.left, screen.rect.left).min(frame.width());
+    let y = to_px(logical.top, screen.rect.top).min(frame.height());
+    let width = ((f64::from(logical.width) * scale).round() as u32).min(frame.width() - x);
+    let height = ((f64::from(logical.height) * scale).round() as u32).min(frame.height() - y);
+    if width == 0 || height == 0 {
+        return whole();
+    }
+    let crop = image::imageops::crop_imm(&frame, x, y, width, height).to_image();
+    let mut png = Vec::new();
+    crop.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .context("encode a window's crop")?;
+    Ok((
+        png,
+        width,
+        height,
+        ScreenGeometry {
+            rect: logical,
+            scale_factor: scale,
+        },
+    ))
 }
 
 fn image_size(png: &[u8]) -> Result<(u32, u32)> {

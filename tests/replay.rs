@@ -153,6 +153,23 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
             && html.contains(" unverified</span>"),
         "the outcome says the steps are unverified"
     );
+    // A summary at the top: each step linked, with how its target was
+    // found (naive: as recorded); the run's data as rows, not raw JSON.
+    let summary = html
+        .split("id=\"summary\"")
+        .nth(1)
+        .expect("a summary table");
+    let summary = summary.split("</table>").next().unwrap();
+    assert!(
+        summary.contains("<a href=\"#step-0\">0</a>")
+            && summary.contains("<a href=\"#step-4\">4</a>")
+            && summary.contains("class=\"found-by\">as recorded<"),
+        "{summary}"
+    );
+    assert!(
+        !html.contains("cost_usd") && html.contains("<td>estimated cost</td><td>$0</td>"),
+        "the summary's data are rows in words"
+    );
     for heading in html.split("<h2>").skip(1) {
         let heading = heading.split("</h2>").next().unwrap();
         if heading.contains("badge verified") {
@@ -166,6 +183,25 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
         html.matches("data:image/png;base64,").count() >= 5,
         "each step shows its screenshot"
     );
+    // Cropped to the fixture's window and where the step aimed (with a
+    // margin), not the whole 1280x800 screen, while it is the active
+    // window (the clicks that miss it leave none active: those steps show
+    // the screen). The first click missed the moved window (421,320
+    // 420x400) at (230, 387): its crop reaches from x 206 to 865. Each step
+    // but the last shows the frame after.
+    let boxes: Vec<&str> = html
+        .split("viewBox=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(
+        boxes.get(2) == Some(&"0 0 659 448") && boxes.get(3) == Some(&"0 0 659 448"),
+        "the frames show the window: {boxes:?}"
+    );
+    assert_eq!(
+        html.matches("<figcaption>after</figcaption>").count(),
+        html.matches("<figcaption>before</figcaption>").count() - 1
+    );
 
     // What a person sees: the page renders with each step, and the targets
     // are marked on the screenshots.
@@ -178,14 +214,14 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
         dom.contains("moved from 201,170"),
         "the reason is on the page"
     );
-    assert!(
-        marker_pixels(&shot) > 50,
-        "the target markers are drawn on the screenshots"
-    );
     if let Ok(dir) = std::env::var("REPRISE_DOCS_SHOTS") {
         shot.save(std::path::Path::new(&dir).join("report.png"))
             .unwrap();
     }
+    assert!(
+        marker_pixels(&shot) > 50,
+        "the target markers are drawn on the screenshots"
+    );
 }
 
 #[test]

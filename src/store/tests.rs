@@ -536,6 +536,7 @@ fn insert_run_with_frame(
             check: None,
             settled: true,
             window_title: None,
+            window_rect: None,
             started_seconds: 0.0,
             decide_seconds: 0.0,
             duration_seconds: 0.0,

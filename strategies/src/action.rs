@@ -92,6 +92,45 @@ impl Action {
     }
 }
 
+/// How a step's target was found: the rung that found it, for people (a
+/// report's summary) and for counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FoundBy {
+    /// Its identity in the accessibility tree.
+    Structural,
+    /// Its exact description.
+    Exact,
+    /// Its description and its place among look-alikes.
+    Place,
+    /// A text similar to the recorded one.
+    Text,
+    /// Its look (the recorded crop).
+    Look,
+    /// The same place in its window as recorded.
+    WindowPlace,
+    /// The recorded coordinates.
+    AsRecorded,
+    /// A model's choice.
+    Model,
+}
+
+impl FoundBy {
+    /// One or two words: `structural`, `exact`, `place`, `text`, `look`, …
+    pub fn words(self) -> &'static str {
+        match self {
+            FoundBy::Structural => "structural",
+            FoundBy::Exact => "exact",
+            FoundBy::Place => "place",
+            FoundBy::Text => "text",
+            FoundBy::Look => "look",
+            FoundBy::WindowPlace => "window place",
+            FoundBy::AsRecorded => "as recorded",
+            FoundBy::Model => "model",
+        }
+    }
+}
+
 /// What one step does: the actions, where they aim, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
@@ -106,4 +145,8 @@ pub struct Step {
     pub actions: Vec<Action>,
     /// The pause before the step, from the recording's timing.
     pub delay_before_seconds: f64,
+    /// How its target was found (steps stored before this was kept have
+    /// none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_by: Option<FoundBy>,
 }

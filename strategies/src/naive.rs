@@ -6,7 +6,7 @@ use std::time::Duration;
 use reprise_models::{ActionEvent, WindowState};
 
 use crate::tree::{actions_for, end_time};
-use crate::{Action, Decision, Observation, ReplayStrategy, Step, StrategyError};
+use crate::{Action, Decision, FoundBy, Observation, ReplayStrategy, Step, StrategyError};
 
 #[derive(Debug)]
 pub struct NaiveStrategy {
@@ -80,6 +80,7 @@ impl ReplayStrategy for NaiveStrategy {
             reason,
             actions,
             delay_before_seconds: delay,
+            found_by: Some(FoundBy::AsRecorded),
         }))
     }
 }

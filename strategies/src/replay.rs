@@ -96,6 +96,10 @@ pub struct StepRecord {
     pub settled: bool,
     /// The active window's title when the step was decided.
     pub window_title: Option<String>,
+    /// That window's place on the screen (logical coordinates), so that a
+    /// report can show the window rather than the whole screen.
+    #[serde(default)]
+    pub window_rect: Option<reprise_models::Rect>,
     /// Seconds since the replay started.
     pub started_seconds: f64,
     /// Seconds the strategy took to decide (the last attempt).
@@ -151,6 +155,7 @@ pub fn run_replay(
             check: None,
             settled: false,
             window_title: None,
+            window_rect: None,
             started_seconds: desktop.now().duration_since(replay_started).as_secs_f64(),
             decide_seconds: 0.0,
             duration_seconds: 0.0,
@@ -303,6 +308,7 @@ fn attempt(
         .active_window()
         .map_err(|err| AttemptError::Retry(err.to_string()))?;
     record.window_title = window.as_ref().map(|window| window.title.clone());
+    record.window_rect = window.as_ref().map(|window| window.rect);
     let region = window.as_ref().map(|window| window.rect);
     let Some((frame, settled)) = wait_until_settled(desktop, &options.settle, region, abort)
         .map_err(|err| AttemptError::Retry(err.to_string()))?

@@ -10,7 +10,7 @@ use reprise_models::ActionEvent;
 use serde_json::Value;
 
 use crate::llm::{Llm, LlmRequest, Message, Part, Role, Unusable, complete_json};
-use crate::{Action, Decision, KeySpec, Observation, ReplayStrategy, Step, StrategyError};
+use crate::{Action, Decision, FoundBy, KeySpec, Observation, ReplayStrategy, Step, StrategyError};
 
 /// Why a prompt could not be rendered (the application's engine's error).
 pub type RenderError = Box<dyn std::error::Error + Send + Sync>;
@@ -221,6 +221,7 @@ impl ReplayStrategy for VanillaStrategy {
             ),
             actions,
             delay_before_seconds: 0.0,
+            found_by: Some(FoundBy::Model),
         }))
     }
 }

@@ -25,7 +25,7 @@ use crate::strategy::{Effect, Missed, Verification};
 use crate::tree::{actions_for, end_time};
 use crate::vision::PixelRect;
 use crate::vision::scale::ImagePoint;
-use crate::{Action, Decision, Observation, ReplayStrategy, Step, StrategyError};
+use crate::{Action, Decision, FoundBy, Observation, ReplayStrategy, Step, StrategyError};
 use matching::{MatchOptions, find_target};
 use prepare::{image_rect_on_screen, is_pointer_target};
 use verify::{verify_keys, verify_selection};
@@ -367,7 +367,10 @@ impl VisualStrategy {
             Some(previous) => ((tree.timestamp - end_time(&previous.tree)) / self.speed).max(0.0),
             None => 0.0,
         };
-        let step = |target: Option<(f64, f64)>, reason: String, actions: Vec<Action>| {
+        let step = |target: Option<(f64, f64)>,
+                    found_by: FoundBy,
+                    reason: String,
+                    actions: Vec<Action>| {
             Decision::Step(Step {
                 source_event: Some(idx),
                 label: tree.label(),
@@ -375,6 +378,7 @@ impl VisualStrategy {
                 reason,
                 actions,
                 delay_before_seconds: delay,
+                found_by: Some(found_by),
             })
         };
         let what = if tree.name.is_key() {
@@ -423,6 +427,7 @@ impl VisualStrategy {
                     let actions = self.actions_at(tree, Some(point));
                     return Ok(step(
                         Some(point),
+                        FoundBy::Structural,
                         format!("found {evidence} by its identity in the accessibility tree"),
                         actions,
                     ));
@@ -457,6 +462,7 @@ impl VisualStrategy {
                 let actions = self.actions_at(tree, None);
                 Ok(step(
                     tree.position(),
+                    FoundBy::AsRecorded,
                     "not aimed at an element: replayed as recorded".into(),
                     actions,
                 ))
@@ -472,6 +478,7 @@ impl VisualStrategy {
                 let actions = self.actions_at(tree, Some(point));
                 Ok(step(
                     Some(point),
+                    FoundBy::WindowPlace,
                     format!("the same place in {:?} as recorded", window.title),
                     actions,
                 ))
@@ -531,7 +538,7 @@ impl VisualStrategy {
                     descriptions[found.segment_idx].text, found.how, window.title
                 );
                 let actions = self.actions_at(tree, Some(point));
-                Ok(step(Some(point), reason, actions))
+                Ok(step(Some(point), found.by, reason, actions))
             }
         }
     }

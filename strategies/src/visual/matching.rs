@@ -8,6 +8,7 @@
 use image::RgbaImage;
 
 use super::Fingerprint;
+use crate::action::FoundBy;
 use crate::describe::Description;
 use crate::identity::same_reading;
 use crate::vision::Segment;
@@ -18,6 +19,7 @@ use crate::vision::ssim::{Gray, ssim};
 pub struct Found {
     pub segment_idx: usize,
     pub how: String,
+    pub by: FoundBy,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -117,6 +119,7 @@ pub fn find_target(
             return Ok(Found {
                 segment_idx: exact[0],
                 how: "its exact description".into(),
+                by: FoundBy::Exact,
             });
         }
         0 => {}
@@ -134,6 +137,7 @@ pub fn find_target(
                     "its description and its place among {n_same} look-alikes (number {})",
                     fingerprint.nth + 1
                 ),
+                by: FoundBy::Place,
             });
         }
         n_same => {
@@ -179,6 +183,7 @@ pub fn find_target(
             return Ok(Found {
                 segment_idx: best,
                 how: format!("text similar to {:?} ({best_score:.2})", wanted.label),
+                by: FoundBy::Text,
             });
         }
     }
@@ -208,6 +213,7 @@ pub fn find_target(
             Ok(Found {
                 segment_idx: *best,
                 how: format!("its look ({score:.2})"),
+                by: FoundBy::Look,
             })
         }
     }
