@@ -388,10 +388,23 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
                 "; the screen had not settled"
             }
         );
+        // Attempts that failed alike are one row, with their count.
+        let mut errors: Vec<(&String, usize)> = Vec::new();
         for error in &record.errors {
+            match errors.last_mut() {
+                Some((last, count)) if *last == error => *count += 1,
+                _ => errors.push((error, 1)),
+            }
+        }
+        for (error, count) in errors {
+            let times = if count > 1 {
+                format!(" (attempts: {count})")
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 body,
-                "<tr><td>error</td><td class=\"error\">{}</td></tr>",
+                "<tr><td>error</td><td class=\"error\">{}{times}</td></tr>",
                 escape(error)
             );
         }

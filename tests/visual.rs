@@ -181,6 +181,19 @@ fn a_step_with_no_visible_effect_is_retried_then_fails_clearly() {
             .any(|line| line.contains("Gamma") || line.contains("Save")),
         "it stopped there: {got:?}"
     );
+    // The report shows the two attempts' one error once, with its count.
+    let report = display.dir.path().join("inert.html");
+    run_ok(display.reprise().args(["report", "last", "-o"]).arg(&report));
+    let html = std::fs::read_to_string(&report).unwrap();
+    let errors: Vec<&str> = html
+        .split("<td class=\"error\">")
+        .skip(1)
+        .filter_map(|rest| rest.split("</td>").next())
+        .collect();
+    assert!(
+        errors.len() == 1 && errors[0].ends_with(" (attempts: 2)"),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -283,7 +296,7 @@ fn json_lines_give_each_step_as_it_ends_then_the_outcome() {
             "{step}"
         );
     }
-    assert_eq!(steps[2]["action"], "type \"a-l-i-c-e\"");
+    assert_eq!(steps[2]["action"], "type \"alice\"");
     assert_eq!(
         (
             outcome["type"].as_str(),

@@ -181,10 +181,45 @@ impl ActionEvent {
                 self.mouse_dy.unwrap_or(0.0)
             );
         }
-        if let Some(text) = &self.text {
+        if let Some(text) = self.typed_words() {
             let _ = write!(label, " {text:?}");
         }
         label
+    }
+
+    /// What a key event typed, for people: its characters run together
+    /// (`alice`), a named key as `<enter>`, a secret as its one placeholder
+    /// (`{password}`); Shift, which the characters already show, is left
+    /// out. `text` keeps OpenAdapt's `a-l-i-c-e` form.
+    pub fn typed_words(&self) -> Option<String> {
+        if !self.name.is_key() {
+            return None;
+        }
+        if self.children.is_empty() {
+            let shift = self
+                .key_name
+                .as_deref()
+                .or(self.canonical_key_name.as_deref())
+                .is_some_and(|name| name.starts_with("shift"));
+            if shift && self.secret.is_none() {
+                return Some(String::new());
+            }
+            return self.derived_text();
+        }
+        let mut previous_secret: Option<&str> = None;
+        let words: String = self
+            .children
+            .iter()
+            .filter(|child| child.name == EventName::Press || child.name == EventName::Type)
+            .filter(|child| {
+                let secret = child.secret.as_deref();
+                let repeated = secret.is_some() && secret == previous_secret;
+                previous_secret = secret;
+                !repeated
+            })
+            .filter_map(ActionEvent::typed_words)
+            .collect();
+        Some(words)
     }
 
     /// An event with only a name and a timestamp; the other fields are empty.
@@ -340,6 +375,35 @@ mod tests {
         event.key_name = key_name.map(str::to_owned);
         event.key_char = key_char.map(str::to_owned);
         event
+    }
+
+    #[test]
+    fn a_typing_reads_as_its_words_for_people_and_keeps_openadapts_text() {
+        let mut typing = ActionEvent::new(EventName::Type, 0.0);
+        typing.children = vec![
+            key(EventName::Press, Some("shift"), None),
+            key(EventName::Press, None, Some("A")),
+            key(EventName::Release, None, Some("A")),
+            key(EventName::Release, Some("shift"), None),
+            key(EventName::Press, None, Some("l")),
+            key(EventName::Press, None, Some(" ")),
+            key(EventName::Press, None, Some("-")),
+            key(EventName::Press, Some("enter"), None),
+        ];
+        let mut secret = key(EventName::Press, None, None);
+        secret.secret = Some("password".into());
+        typing.children.push(secret.clone());
+        typing.children.push(secret);
+        typing.fill_text();
+        assert_eq!(
+            typing.typed_words().as_deref(),
+            Some("Al -<enter>{password}")
+        );
+        assert_eq!(typing.label(), "type \"Al -<enter>{password}\"");
+        assert_eq!(
+            typing.text.as_deref(),
+            Some("<shift>-A-l- ---<enter>-{password}")
+        );
     }
 
     #[test]
