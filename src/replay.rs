@@ -615,7 +615,17 @@ fn visual_strategy(
         last_frame,
         &mut vision,
     )
-    .map_err(|err| anyhow::anyhow!("prepare the recording for visual replay: {err}"))?;
+    .map_err(|err| {
+        let text = format!("prepare the recording for visual replay: {err}");
+        match err {
+            // The model's answers could not be used, or it did not answer:
+            // the providers failed (exit 5).
+            reprise_strategies::analysis::AnalysisError::Describe(
+                reprise_strategies::describe::DescribeError::Model(_),
+            ) => anyhow::Error::new(crate::exit::LlmFailure(text)),
+            _ => anyhow::anyhow!(text),
+        }
+    })?;
     Ok(
         reprise_strategies::visual::VisualStrategy::new(steps, vision, request.speed)
             .with_rungs(request.rungs)

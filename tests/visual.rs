@@ -3,7 +3,7 @@
 //! with the fixture's window at 200,150) replayed on a fixture that moved,
 //! changed theme, scale, size and order; the fixture's log says what it got.
 
-use reprise::testing::{ScriptedServer, stand_in_model};
+use reprise::testing::{Reply, ScriptedServer, stand_in_model};
 use serde_json::Value;
 
 use crate::harness::{Display, SAMPLE, assert_unverified, fixture_log, run_ok};
@@ -183,7 +183,12 @@ fn a_step_with_no_visible_effect_is_retried_then_fails_clearly() {
     );
     // The report shows the two attempts' one error once, with its count.
     let report = display.dir.path().join("inert.html");
-    run_ok(display.reprise().args(["report", "last", "-o"]).arg(&report));
+    run_ok(
+        display
+            .reprise()
+            .args(["report", "last", "-o"])
+            .arg(&report),
+    );
     let html = std::fs::read_to_string(&report).unwrap();
     let errors: Vec<&str> = html
         .split("<td class=\"error\">")
@@ -256,6 +261,41 @@ fn visual_with_the_llm_describer_asks_the_model_in_batches_then_reuses_its_answe
         "{again} new requests after {}",
         requests.len()
     );
+
+    // A model whose answers cannot be used (issue 14, item 17: exit 1):
+    // the providers failed, exit 5, and nothing was done. A store of its
+    // own, so that no cached description answers instead.
+    let nonsense = ScriptedServer::start(vec![Reply::json(
+        200,
+        serde_json::json!({"choices": [{"message": {"content": "I see a window."}}], "usage": {"prompt_tokens": 10, "completion_tokens": 4}}),
+    )]);
+    let fresh = display.dir.path().join("fresh.sqlite");
+    run_ok(
+        display
+            .reprise()
+            .env("REPRISE_STORE", &fresh)
+            .args(["import", SAMPLE]),
+    );
+    let log = display.spawn_fixture("nonsense.log", &["--x", "420", "--y", "300"]);
+    let out = display
+        .reprise_with_model(&nonsense.url)
+        .env("REPRISE_STORE", &fresh)
+        .args([
+            "replay",
+            "demo",
+            "--strategy",
+            "visual",
+            "--describer",
+            "llm",
+        ])
+        .output()
+        .unwrap();
+    display.stop_apps();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("the model could not describe"), "{stderr}");
+    let got = received(&fixture_log(&log));
+    assert_eq!(got, ["text "], "nothing was done ({stderr})");
 }
 
 #[test]
