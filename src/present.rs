@@ -86,8 +86,11 @@ pub fn outcome_words(outcome: Option<&serde_json::Value>, dry_run: bool) -> Stri
             "completed: {} verified, {unverified} unverified, {skipped} failed and passed over",
             steps.saturating_sub(unverified + skipped)
         ),
-        Ok(ReplayOutcome::Failed { step, reason }) => format!("failed at step {step}: {reason}"),
-        Ok(ReplayOutcome::Aborted { step }) => format!("aborted at step {step}"),
+        // Steps are counted from 1 for people (the data count from 0).
+        Ok(ReplayOutcome::Failed { step, reason }) => {
+            format!("failed at step {}: {reason}", step + 1)
+        }
+        Ok(ReplayOutcome::Aborted { step }) => format!("aborted at step {}", step + 1),
         Ok(ReplayOutcome::StepLimit { steps }) => format!("reached the step limit ({steps})"),
         Err(_) => format!("unreadable outcome {outcome}"),
     }

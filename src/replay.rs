@@ -510,12 +510,14 @@ pub fn stop_of(result: &ReplayResult) -> Option<(String, StopKind)> {
                 )
             }
         }
-        ReplayOutcome::Failed { step, reason } => {
-            (format!("failed at step {step}: {reason}"), StopKind::Failed)
-        }
-        ReplayOutcome::Aborted { step } => {
-            (format!("was aborted at step {step}"), StopKind::Aborted)
-        }
+        ReplayOutcome::Failed { step, reason } => (
+            format!("failed at step {}: {reason}", step + 1),
+            StopKind::Failed,
+        ),
+        ReplayOutcome::Aborted { step } => (
+            format!("was aborted at step {}", step + 1),
+            StopKind::Aborted,
+        ),
         ReplayOutcome::StepLimit { steps } => (
             format!("reached the step limit ({steps})"),
             StopKind::Failed,

@@ -112,12 +112,12 @@ fn summary_table(body: &mut String, steps: &[crate::store::RunStep]) {
                 });
         let _ = writeln!(
             body,
-            "<tr><td><a href=\"#step-{idx}\">{idx}</a></td><td>{}</td><td class=\"found-by\">{}</td><td><span class=\"badge {status}\">{}</span></td><td>{:.0} ms</td></tr>",
+            "<tr><td><a href=\"#step-{number}\">{number}</a></td><td>{}</td><td class=\"found-by\">{}</td><td><span class=\"badge {status}\">{}</span></td><td>{:.0} ms</td></tr>",
             escape(&label),
             escape(found_by),
             status.replace('_', " "),
             record.duration_seconds * 1000.0,
-            idx = record.step_idx,
+            number = record.step_idx + 1,
         );
     }
     let _ = writeln!(body, "</table>");
@@ -184,7 +184,8 @@ pub fn batch_report(
             .filter(|_| outcome != "completed")
             .map(|outcome| match outcome["step"].as_u64() {
                 Some(step) => format!(
-                    "step {step}: {}",
+                    "step {}: {}",
+                    step + 1,
                     outcome["reason"]
                         .as_str()
                         .unwrap_or(outcome_name_or(outcome))
@@ -332,9 +333,9 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             .map_or("(no step decided)".to_owned(), |step| step.label.clone());
         let _ = writeln!(
             body,
-            "<div class=\"step\" id=\"step-{idx}\"><h2>Step {idx}: {} <span class=\"badge {status}\">{status}</span></h2>",
+            "<div class=\"step\" id=\"step-{number}\"><h2>Step {number}: {} <span class=\"badge {status}\">{status}</span></h2>",
             escape(&label),
-            idx = record.step_idx
+            number = record.step_idx + 1
         );
         let _ = writeln!(body, "<table class=\"meta\">");
         if let Some(step) = &record.step {
@@ -414,7 +415,7 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
                 .step
                 .as_ref()
                 .and_then(|step| step.target)
-                .map(|(x, y)| (x, y, format!("found {}", record.step_idx)))
+                .map(|(x, y)| (x, y, format!("found {}", record.step_idx + 1)))
                 .into_iter()
                 .collect();
             // The step's window, before it (with where the step aimed) and

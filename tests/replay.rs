@@ -161,8 +161,8 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
         .expect("a summary table");
     let summary = summary.split("</table>").next().unwrap();
     assert!(
-        summary.contains("<a href=\"#step-0\">0</a>")
-            && summary.contains("<a href=\"#step-4\">4</a>")
+        summary.contains("<a href=\"#step-1\">1</a>")
+            && summary.contains("<a href=\"#step-5\">5</a>")
             && summary.contains("class=\"found-by\">as recorded<"),
         "{summary}"
     );
@@ -207,7 +207,7 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
     // are marked on the screenshots.
     let (dom, shot) = chromium_render(&report, 1200, 2400);
     assert!(
-        dom.contains("Step 0:") && dom.contains("Step 4:"),
+        dom.contains("Step 1:") && dom.contains("Step 5:"),
         "the steps are on the page"
     );
     assert!(

@@ -256,7 +256,7 @@ fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside(
         "{batch}"
     );
     assert!(
-        rows[1].contains("badge failed") && rows[1].contains("step 0: the keys were typed into"),
+        rows[1].contains("badge failed") && rows[1].contains("step 1: the keys were typed into"),
         "{batch}"
     );
     assert!(dir.join("batch-row-2.html").exists());

@@ -121,7 +121,7 @@ fn require_verified_stops_at_the_first_step_it_cannot_check() {
     );
     assert_eq!(code, Some(10), "{stderr}");
     assert!(
-        stderr.contains("failed at step 1") && stderr.contains("--require-verified is set"),
+        stderr.contains("failed at step 2") && stderr.contains("--require-verified is set"),
         "{stderr}"
     );
     // The field was clicked; nothing after it was done.
