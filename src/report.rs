@@ -574,6 +574,23 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
         let _ = writeln!(body, "<tr><td>{key}</td><td>{}</td></tr>", escape(&value));
     }
     let _ = writeln!(body, "</table>");
+    // An index of the actions, each linking to the frame it is shown on.
+    let _ = writeln!(
+        body,
+        "<table class=\"meta\" id=\"index\"><tr><th>#</th><th>at</th><th>action</th></tr>"
+    );
+    for (idx, tree) in trees.iter().enumerate() {
+        let anchor = tree
+            .screenshot_id
+            .map_or("frame-none".to_owned(), |id| format!("frame-{id}"));
+        let _ = writeln!(
+            body,
+            "<tr><td><a href=\"#{anchor}\">{idx}</a></td><td>{:.2} s</td><td>{}</td></tr>",
+            tree.timestamp,
+            escape(&event_label(tree))
+        );
+    }
+    let _ = writeln!(body, "</table>");
     // Group the top-level trees by the frame they link to, in order.
     let mut by_frame: BTreeMap<Option<u32>, Vec<(usize, &ActionEvent)>> = BTreeMap::new();
     for (idx, tree) in trees.iter().enumerate() {
@@ -583,6 +600,11 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
             .push((idx, tree));
     }
     for (frame_id, events) in by_frame {
+        let window_rect = events[0]
+            .1
+            .window_state_id
+            .and_then(|id| bundle.window_states.get(id as usize))
+            .map(|state| state.rect);
         let window = events[0]
             .1
             .window_state_id
@@ -592,7 +614,8 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
             });
         let _ = writeln!(
             body,
-            "<div class=\"frame\"><h2>{} <small>in {}</small></h2><ul class=\"events\">",
+            "<div class=\"frame\" id=\"{}\"><h2>{} <small>in {}</small></h2><ul class=\"events\">",
+            frame_id.map_or("frame-none".to_owned(), |id| format!("frame-{id}")),
             frame_id.map_or("No screenshot".to_owned(), |id| format!("Screenshot {id}")),
             escape(&window)
         );
@@ -606,18 +629,20 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
         }
         let _ = writeln!(body, "</ul>");
         if let Some(shot) = frame_id.and_then(|id| bundle.screenshots.get(id as usize)) {
-            let png = store.image_png(&shot.content_hash)?;
             let marks: Vec<(f64, f64, String)> = events
                 .iter()
                 .filter_map(|(idx, tree)| tree.position().map(|(x, y)| (x, y, format!("#{idx}"))))
                 .collect();
-            body.push_str(&marked_image(
-                &png,
-                shot.width,
-                shot.height,
+            // The window the actions were in, and where the pointer was.
+            let points: Vec<(f64, f64)> = marks.iter().map(|&(x, y, _)| (x, y)).collect();
+            let (png, width, height, shown) = window_crop(
+                store,
+                &shot.content_hash,
                 &shot.screen,
-                &marks,
-            ));
+                window_rect,
+                &points,
+            )?;
+            body.push_str(&marked_image(&png, width, height, &shown, &marks));
         }
         body.push_str("</div>\n");
     }

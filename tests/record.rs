@@ -367,15 +367,34 @@ fn record_captures_a_scripted_session_on_xcalc_and_xterm() {
         dom.contains("reprise-xterm (XTerm)") && dom.contains("Calculator (XCalc)"),
         "window titles are shown"
     );
-    assert!(
-        marker_pixels(&rendered) > 50,
-        "pointer positions are marked on the screenshots"
-    );
     if let Ok(dir) = std::env::var("REPRISE_DOCS_SHOTS") {
         rendered
             .save(std::path::Path::new(&dir).join("recording.png"))
             .unwrap();
     }
+    assert!(
+        marker_pixels(&rendered) > 50,
+        "pointer positions are marked on the screenshots"
+    );
+    // An index of the actions at the top, each linking to its frame; the
+    // frames cropped to their window (and the pointer), not the screen.
+    let html = std::fs::read_to_string(&page).unwrap();
+    let index = html.split("id=\"index\"").nth(1).expect("an index");
+    let index = index.split("</table>").next().unwrap();
+    for target in index.split("href=\"#").skip(1) {
+        let anchor = target.split('"').next().unwrap();
+        assert!(html.contains(&format!("id=\"{anchor}\"")), "{anchor}");
+    }
+    assert!(index.contains("doubleclick left at"), "{index}");
+    let boxes: Vec<&str> = html
+        .split("viewBox=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(
+        boxes.iter().any(|b| *b != "0 0 1280 800"),
+        "some frames show their window: {boxes:?}"
+    );
 
     // Export, import into another store, and show: the same recording.
     let other_store = display.dir.path().join("other.sqlite");
