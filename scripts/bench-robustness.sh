@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-release}
 export OMP_THREAD_LIMIT=1
-if [[ $profile == release ]]; then cargo build --release --locked --bin reprise; else cargo build --locked --bin reprise; fi
+# The stand-in model server is test scaffolding: a feature.
+if [[ $profile == release ]]; then cargo build --release --locked --bin reprise --features test-support; else cargo build --locked --bin reprise --features test-support; fi
 cargo build --locked -p reprise-fixture
 reprise=$PWD/target/$profile/reprise
 fixture=$PWD/target/debug/reprise-fixture

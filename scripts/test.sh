@@ -13,4 +13,6 @@ cargo build --locked -p reprise-fixture
 # One test at a time on CI's two cores. (The display tests can run in
 # parallel: each has its own display. The flakes that made this serial were
 # windows mapped before openbox was ready, fixed in the harness.)
-cargo test --workspace --locked -- --test-threads=1
+# The test scaffolding (a loopback model server) is a feature, off in the
+# binary people install.
+cargo test --workspace --locked --features reprise/test-support -- --test-threads=1

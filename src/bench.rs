@@ -186,6 +186,7 @@ fn tempfile_dir() -> Result<std::path::PathBuf> {
 
 /// Serves the stand-in model ([`crate::testing::stand_in_model`]) until the
 /// process is stopped; prints its base URL first.
+#[cfg(feature = "test-support")]
 pub fn model_server() -> Result<()> {
     use reprise_strategies::describe::TextReader as _;
     let mut reader = crate::describe::TesseractReader::new()?;

@@ -605,6 +605,8 @@ pub enum BenchCommand {
     /// port (printed as its first line) until stopped: the OpenAI wire format,
     /// naming elements by the text Tesseract reads in them and answering the
     /// vanilla strategy with the next recorded action. It is no model.
+    /// (Built with the test-support feature only.)
+    #[cfg(feature = "test-support")]
     ModelServer,
 }
 

@@ -33,6 +33,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(crate::cli::BenchCommand::Capture { frames }) => {
             print_text(&crate::bench::capture(frames)?)
         }
+        #[cfg(feature = "test-support")]
         Command::Bench(crate::cli::BenchCommand::ModelServer) => crate::bench::model_server(),
         Command::Bench(crate::cli::BenchCommand::Answers {
             app,

@@ -23,6 +23,7 @@ pub mod report;
 pub mod rows;
 pub mod segment_server;
 pub mod store;
+#[cfg(any(test, feature = "test-support"))]
 #[doc(hidden)]
 pub mod testing;
 pub mod vision_cache;
