@@ -101,9 +101,9 @@ pub fn run(cli: Cli) -> Result<()> {
                 let id = store.resolve(&args.recording)?;
                 let before = crate::store::space::store_bytes(&store_path);
                 store.delete_recording(&id)?;
-                let given_back = store
-                    .give_back_space()
-                    .context("give the freed space back to the disk")?;
+                // The deletion is done: a failure to give the space back
+                // (another process busy with the store) is not its failure.
+                let given_back = give_back(&mut store);
                 let after = crate::store::space::store_bytes(&store_path);
                 Ok((id, before.saturating_sub(after), given_back))
             })();
@@ -116,8 +116,8 @@ pub fn run(cli: Cli) -> Result<()> {
                 );
             } else {
                 println!(
-                    "deleted recording {id} (its space stays in the store for new recordings: \
-                     there was no room to rewrite the store, which this store's age needs once)"
+                    "deleted recording {id} (its space stays in the store for new recordings; \
+                     the next deletion tries again to give it back)"
                 );
             }
             Ok(())
@@ -1291,6 +1291,20 @@ fn runs_prune(
     Ok(())
 }
 
+/// Gives a deletion's freed space back to the disk; where that cannot be
+/// done now (no room to rewrite an old store, another process busy with
+/// it), says why in the log and returns `false`: the space stays in the
+/// store for new recordings, and the deletion stands.
+fn give_back(store: &mut Store) -> bool {
+    match store.give_back_space() {
+        Ok(given) => given,
+        Err(err) => {
+            tracing::warn!("the freed space stays in the store for now: {err}");
+            false
+        }
+    }
+}
+
 /// Deletes runs as a prune does (working on a full disk, like `delete`):
 /// how many, and the bytes given back.
 pub fn prune_runs(
@@ -1306,9 +1320,7 @@ pub fn prune_runs(
         }
         let size_before = crate::store::space::store_bytes(store_path);
         let count = store.delete_runs(&ids)?;
-        store
-            .give_back_space()
-            .context("give the freed space back to the disk")?;
+        give_back(&mut store);
         let size_after = crate::store::space::store_bytes(store_path);
         Ok((count, size_before.saturating_sub(size_after)))
     })();
