@@ -206,20 +206,27 @@ impl ActionEvent {
             }
             return self.derived_text();
         }
+        Some(
+            self.typed_children()
+                .filter_map(ActionEvent::typed_words)
+                .collect(),
+        )
+    }
+
+    /// The children a key event's text is made of: its presses and nested
+    /// typings, a secret's run of keys as its first key only (a secret shows
+    /// as its one placeholder, however many keys it had).
+    fn typed_children(&self) -> impl Iterator<Item = &ActionEvent> {
         let mut previous_secret: Option<&str> = None;
-        let words: String = self
-            .children
+        self.children
             .iter()
             .filter(|child| child.name == EventName::Press || child.name == EventName::Type)
-            .filter(|child| {
+            .filter(move |child| {
                 let secret = child.secret.as_deref();
                 let repeated = secret.is_some() && secret == previous_secret;
                 previous_secret = secret;
                 !repeated
             })
-            .filter_map(ActionEvent::typed_words)
-            .collect();
-        Some(words)
     }
 
     /// An event with only a name and a timestamp; the other fields are empty.
@@ -318,18 +325,8 @@ impl ActionEvent {
                         .map(|vk| format!("<{vk}>"))
                 });
         }
-        // A secret's keys show as its one placeholder, however many there were.
-        let mut previous_secret: Option<&str> = None;
         let parts: Vec<String> = self
-            .children
-            .iter()
-            .filter(|child| child.name == EventName::Press || child.name == EventName::Type)
-            .filter(|child| {
-                let secret = child.secret.as_deref();
-                let repeated = secret.is_some() && secret == previous_secret;
-                previous_secret = secret;
-                !repeated
-            })
+            .typed_children()
             .filter_map(ActionEvent::derived_text)
             .collect();
         Some(parts.join("-"))
