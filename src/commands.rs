@@ -95,24 +95,16 @@ pub fn run(cli: Cli) -> Result<()> {
             params(&store, &args)
         }
         Command::Delete(args) => {
-            // Works on a full disk: the store's reserve makes room for it.
-            let deleted = (|| -> Result<(String, u64, bool)> {
-                let mut store = Store::open_to_delete(&store_path).context("open the store")?;
+            let (id, freed) = delete_with_room(&store_path, |store| {
                 let id = store.resolve(&args.recording)?;
-                let before = crate::store::space::store_bytes(&store_path);
                 store.delete_recording(&id)?;
-                // The deletion is done: a failure to give the space back
-                // (another process busy with the store) is not its failure.
-                let given_back = give_back(&mut store);
-                let after = crate::store::space::store_bytes(&store_path);
-                Ok((id, before.saturating_sub(after), given_back))
-            })();
-            crate::store::space::keep_reserve(&store_path);
-            let (id, freed, given_back) = deleted?;
-            if given_back {
+                Ok(Some(id))
+            })?;
+            let id = id.expect("a delete names the recording it deleted");
+            if freed.given_back {
                 println!(
                     "deleted recording {id} ({} given back to the disk)",
-                    present::bytes(freed)
+                    present::bytes(freed.bytes)
                 );
             } else {
                 println!(
@@ -1291,18 +1283,41 @@ fn runs_prune(
     Ok(())
 }
 
-/// Gives a deletion's freed space back to the disk; where that cannot be
-/// done now (no room to rewrite an old store, another process busy with
-/// it), says why in the log and returns `false`: the space stays in the
-/// store for new recordings, and the deletion stands.
-fn give_back(store: &mut Store) -> bool {
-    match store.give_back_space() {
-        Ok(given) => given,
-        Err(err) => {
+/// What a deletion gave back to the disk.
+#[derive(Debug, Clone, Copy, Default)]
+struct Freed {
+    bytes: u64,
+    /// False where the space stays in the store for now (see
+    /// [`delete_with_room`]).
+    given_back: bool,
+}
+
+/// Runs a deletion on the store at `store_path` so that it works on a full
+/// disk: the store's reserve is released first and written again after,
+/// whatever happened. `delete` returns `None` when it found nothing to
+/// delete; else the freed space is given back to the disk. Where that
+/// cannot be done now (no room to rewrite an old store, another process
+/// busy with it), the log says why and the space stays in the store for
+/// new recordings: the deletion stands, and is not reported as failed.
+fn delete_with_room<T>(
+    store_path: &std::path::Path,
+    delete: impl FnOnce(&mut Store) -> Result<Option<T>, crate::store::StoreError>,
+) -> Result<(Option<T>, Freed)> {
+    let done = (|| -> Result<(Option<T>, Freed)> {
+        let mut store = Store::open_to_delete(store_path).context("open the store")?;
+        let before = crate::store::space::store_bytes(store_path);
+        let Some(deleted) = delete(&mut store)? else {
+            return Ok((None, Freed::default()));
+        };
+        let given_back = store.give_back_space().unwrap_or_else(|err| {
             tracing::warn!("the freed space stays in the store for now: {err}");
             false
-        }
-    }
+        });
+        let bytes = before.saturating_sub(crate::store::space::store_bytes(store_path));
+        Ok((Some(deleted), Freed { bytes, given_back }))
+    })();
+    crate::store::space::keep_reserve(store_path);
+    done
 }
 
 /// Deletes runs as a prune does (working on a full disk, like `delete`):
@@ -1312,20 +1327,14 @@ pub fn prune_runs(
     before: Option<&str>,
     keep: Option<usize>,
 ) -> Result<(usize, u64)> {
-    let pruned = (|| -> Result<(usize, u64)> {
-        let mut store = Store::open_to_delete(store_path).context("open the store")?;
+    let (count, freed) = delete_with_room(store_path, |store| {
         let ids = store.runs_to_prune(before, keep)?;
         if ids.is_empty() {
-            return Ok((0, 0));
+            return Ok(None);
         }
-        let size_before = crate::store::space::store_bytes(store_path);
-        let count = store.delete_runs(&ids)?;
-        give_back(&mut store);
-        let size_after = crate::store::space::store_bytes(store_path);
-        Ok((count, size_before.saturating_sub(size_after)))
-    })();
-    crate::store::space::keep_reserve(store_path);
-    pruned
+        store.delete_runs(&ids).map(Some)
+    })?;
+    Ok((count.unwrap_or(0), freed.bytes))
 }
 
 fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
