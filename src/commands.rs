@@ -1229,7 +1229,7 @@ fn run_show(store: &Store, query: &str, json: bool) -> Result<()> {
             .unwrap_or_default(),
     ));
     text.push_str("\noutcome: ");
-    let dry_run = run.arguments["dry_run"].as_bool().unwrap_or(false);
+    let dry_run = run.dry_run();
     text.push_str(&present::terminal_safe(&present::outcome_words(
         run.outcome.as_ref(),
         dry_run,

@@ -23,16 +23,7 @@ pub fn summaries_table(summaries: &[RecordingSummary]) -> String {
     if summaries.is_empty() {
         return "no recordings yet: make one with `reprise record`\n".to_owned();
     }
-    let names: Vec<String> = summaries
-        .iter()
-        .map(|summary| shortened(&terminal_safe(&summary.name), NAME_COLUMN_CHARS))
-        .collect();
-    let name_width = names
-        .iter()
-        .map(|name| name.chars().count())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, NAME_COLUMN_CHARS);
+    let (names, name_width) = name_column(summaries.iter().map(|summary| &summary.name[..]), 4);
     let mut out = format!(
         "{:<8}  {:<name_width$}  {:<20}  {:>8}  {:>6}  {:>11}  STATUS\n",
         "ID", "NAME", "CREATED", "DURATION", "EVENTS", "SCREENSHOTS"
@@ -43,11 +34,7 @@ pub fn summaries_table(summaries: &[RecordingSummary]) -> String {
             "{:<8}  {:<name_width$}  {:<20}  {:>7.1}s  {:>6}  {:>11}  {}",
             short_id(&summary.id),
             name,
-            summary
-                .created
-                .get(..19)
-                .unwrap_or(&summary.created)
-                .replace('T', " "),
+            to_the_second(&summary.created),
             summary.duration_seconds,
             summary.n_events,
             summary.n_screenshots,
@@ -101,16 +88,7 @@ pub fn runs_table(runs: &[RunListing]) -> String {
     if runs.is_empty() {
         return "no replay runs yet: run `reprise replay` first\n".to_owned();
     }
-    let names: Vec<String> = runs
-        .iter()
-        .map(|run| shortened(&terminal_safe(&run.recording_name), NAME_COLUMN_CHARS))
-        .collect();
-    let name_width = names
-        .iter()
-        .map(|name| name.chars().count())
-        .max()
-        .unwrap_or(9)
-        .clamp(9, NAME_COLUMN_CHARS);
+    let (names, name_width) = name_column(runs.iter().map(|run| &run.recording_name[..]), 9);
     let mut out = format!(
         "{:<8}  {:<name_width$}  {:<8}  {:<19}  {:>5}  {:>8}  OUTCOME\n",
         "ID", "RECORDING", "STRATEGY", "STARTED", "STEPS", "DURATION"
@@ -125,10 +103,7 @@ pub fn runs_table(runs: &[RunListing]) -> String {
             short_id(&run.id),
             name,
             terminal_safe(&run.strategy),
-            run.started
-                .get(..19)
-                .unwrap_or(&run.started)
-                .replace('T', " "),
+            to_the_second(&run.started),
             run.steps,
             duration,
             shortened(
@@ -138,6 +113,26 @@ pub fn runs_table(runs: &[RunListing]) -> String {
         );
     }
     out
+}
+
+/// A table's name column: each name escaped and cut, and the column's
+/// width (at least `header` characters, at most [`NAME_COLUMN_CHARS`]).
+fn name_column<'a>(names: impl Iterator<Item = &'a str>, header: usize) -> (Vec<String>, usize) {
+    let names: Vec<String> = names
+        .map(|name| shortened(&terminal_safe(name), NAME_COLUMN_CHARS))
+        .collect();
+    let width = names
+        .iter()
+        .map(|name| name.chars().count())
+        .max()
+        .unwrap_or(header)
+        .clamp(header, NAME_COLUMN_CHARS);
+    (names, width)
+}
+
+/// An RFC 3339 time as a table shows it: `2026-12-02 13:44:10`.
+fn to_the_second(time: &str) -> String {
+    time.get(..19).unwrap_or(time).replace('T', " ")
 }
 
 /// The widest the `list` table's name column grows; longer names are cut.

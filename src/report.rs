@@ -233,7 +233,7 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             .unwrap_or(0)
     };
     let (unverified, skipped) = (count("unverified"), count("skipped"));
-    let dry_run = run.arguments["dry_run"].as_bool().unwrap_or(false);
+    let dry_run = run.dry_run();
     let (outcome_class, outcome_text) = match outcome_name.as_str() {
         // Decided, never done: nothing was verified.
         "completed" if dry_run => (
@@ -518,8 +518,14 @@ fn image_size(png: &[u8]) -> Result<(u32, u32)> {
     reader.into_dimensions().context("read a stored image")
 }
 
-/// A recording as a page: for each screenshot, the events linked to it, with
-/// the pointer positions marked on it.
+/// The id of a recording page's frame section (the index links to it).
+fn frame_anchor(frame_id: Option<u32>) -> String {
+    frame_id.map_or("frame-none".to_owned(), |id| format!("frame-{id}"))
+}
+
+/// A recording as a page: an index of its actions, then for each screenshot
+/// the actions linked to it, over the screenshot cropped to their window
+/// with the pointer positions marked.
 pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
     let bundle = store.load(recording_id)?;
     let recording = &bundle.recording;
@@ -580,9 +586,7 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
         "<table class=\"meta\" id=\"index\"><tr><th>#</th><th>at</th><th>action</th></tr>"
     );
     for (idx, tree) in trees.iter().enumerate() {
-        let anchor = tree
-            .screenshot_id
-            .map_or("frame-none".to_owned(), |id| format!("frame-{id}"));
+        let anchor = frame_anchor(tree.screenshot_id);
         let _ = writeln!(
             body,
             "<tr><td><a href=\"#{anchor}\">{idx}</a></td><td>{:.2} s</td><td>{}</td></tr>",
@@ -600,22 +604,18 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
             .push((idx, tree));
     }
     for (frame_id, events) in by_frame {
-        let window_rect = events[0]
+        let state = events[0]
             .1
             .window_state_id
-            .and_then(|id| bundle.window_states.get(id as usize))
-            .map(|state| state.rect);
-        let window = events[0]
-            .1
-            .window_state_id
-            .and_then(|id| bundle.window_states.get(id as usize))
-            .map_or("no window".to_owned(), |state| {
-                format!("{} ({})", state.title, state.app_class)
-            });
+            .and_then(|id| bundle.window_states.get(id as usize));
+        let window_rect = state.map(|state| state.rect);
+        let window = state.map_or("no window".to_owned(), |state| {
+            format!("{} ({})", state.title, state.app_class)
+        });
         let _ = writeln!(
             body,
             "<div class=\"frame\" id=\"{}\"><h2>{} <small>in {}</small></h2><ul class=\"events\">",
-            frame_id.map_or("frame-none".to_owned(), |id| format!("frame-{id}")),
+            frame_anchor(frame_id),
             frame_id.map_or("No screenshot".to_owned(), |id| format!("Screenshot {id}")),
             escape(&window)
         );

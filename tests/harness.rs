@@ -487,6 +487,15 @@ pub fn chromium_render(page: &Path, width: u32, height: u32) -> (String, image::
 }
 
 /// How many pixels of an image are the report's marker red (#e53935).
+/// The `viewBox` of every marked image in an HTML page, in order: the
+/// pixel size each one shows (`0 0 468 448`).
+pub fn view_boxes(html: &str) -> Vec<&str> {
+    html.split("viewBox=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect()
+}
+
 pub fn marker_pixels(image: &image::RgbaImage) -> usize {
     image
         .pixels()

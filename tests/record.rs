@@ -386,11 +386,7 @@ fn record_captures_a_scripted_session_on_xcalc_and_xterm() {
         assert!(html.contains(&format!("id=\"{anchor}\"")), "{anchor}");
     }
     assert!(index.contains("doubleclick left at"), "{index}");
-    let boxes: Vec<&str> = html
-        .split("viewBox=\"")
-        .skip(1)
-        .filter_map(|rest| rest.split('"').next())
-        .collect();
+    let boxes = crate::harness::view_boxes(&html);
     assert!(
         boxes.iter().any(|b| *b != "0 0 1280 800"),
         "some frames show their window: {boxes:?}"

@@ -189,11 +189,7 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
     // the screen). The first click missed the moved window (421,320
     // 420x400) at (230, 387): its crop reaches from x 206 to 865. Each step
     // but the last shows the frame after.
-    let boxes: Vec<&str> = html
-        .split("viewBox=\"")
-        .skip(1)
-        .filter_map(|rest| rest.split('"').next())
-        .collect();
+    let boxes = crate::harness::view_boxes(&html);
     assert!(
         boxes.get(2) == Some(&"0 0 659 448") && boxes.get(3) == Some(&"0 0 659 448"),
         "the frames show the window: {boxes:?}"

@@ -60,6 +60,13 @@ pub struct RunListing {
     pub dry_run: bool,
 }
 
+impl RunRecord {
+    /// A dry run: its steps were decided, nothing was injected.
+    pub fn dry_run(&self) -> bool {
+        self.arguments["dry_run"].as_bool().unwrap_or(false)
+    }
+}
+
 impl Store {
     /// Every run, newest first; only `recording_id`'s when given.
     pub fn list_runs(&self, recording_id: Option<&str>) -> Result<Vec<RunListing>> {
