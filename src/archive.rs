@@ -1,8 +1,21 @@
-//! The export file: one self-contained file holding a whole recording, with a
-//! checksum so that a truncated or altered file is refused before anything is
-//! written to the store.
+//! The export file: one self-contained file holding a whole recording,
+//! validated whole (framing, checksums, data, consistency, every image's
+//! pixels) before anything is written to the store.
 //!
-//! Layout, in UTF-8:
+//! Format 2, what `export` writes, is a zip archive (`unzip -l` lists it):
+//! ```text
+//! manifest.json        the recording, and one line per image: its entry, size
+//!                      and SHA-256, and for a patch its key frame and place
+//! frames/<hash>.png    a frame stored whole (a key frame)
+//! patches/<hash>.png   a frame stored as the rectangle that differs from its
+//!                      key frame, as the store keeps it
+//! ```
+//! The manifest comes first and is compressed; the PNGs are stored as they
+//! are (they are compressed already). Entries carry a fixed time, so the
+//! same recording always exports to the same bytes. A reader that is given
+//! a file reads one entry at a time, never the whole file.
+//!
+//! Format 1, still read, is one line-framed JSON document:
 //! ```text
 //! REPRISE-EXPORT 1\n
 //! {"payload_bytes":N,"payload_sha256":"<hex>"}\n
@@ -10,23 +23,37 @@
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
+use std::io::{Read, Seek, SeekFrom, Write};
 
 use base64::Engine as _;
+use image::RgbaImage;
 use reprise_models::{RecordingBundle, screenshot};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::frames::FrameImage;
+
 const MAGIC: &str = "REPRISE-EXPORT";
-/// The export format's major version; a file with another is refused.
-pub const ARCHIVE_VERSION: u32 = 1;
+/// The zip local file header's signature: how a format 2 file begins.
+const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
+const MANIFEST: &str = "manifest.json";
+const FORMAT_NAME: &str = "reprise-export";
+/// The export format's version written; 1 and 2 are read, others refused.
+pub const ARCHIVE_VERSION: u32 = 2;
+/// The most a manifest may expand to (a zip's sizes are the writer's word,
+/// so reads are cut here whatever it says).
+const MAX_MANIFEST_BYTES: u64 = 1 << 30;
+/// The most one image entry may hold (a 16K RGBA frame uncompressed is
+/// under this).
+const MAX_IMAGE_BYTES: u64 = 1 << 30;
 
 /// Why an export file was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ArchiveError {
-    #[error("not a Reprise export (it does not start with {MAGIC:?})")]
+    #[error("not a Reprise export (it is neither a Reprise zip nor starts with {MAGIC:?})")]
     NotAnExport,
     #[error(
-        "the export is format version {0}, which this build of Reprise cannot read (it reads {ARCHIVE_VERSION})"
+        "the export is format version {0}, which this build of Reprise cannot read (it reads 1 and {ARCHIVE_VERSION})"
     )]
     UnknownVersion(String),
     #[error("the export is truncated: its header is incomplete")]
@@ -39,6 +66,11 @@ pub enum ArchiveError {
     TrailingData(u64),
     #[error("the export is corrupted or was modified: its checksum does not match its data")]
     ChecksumMismatch,
+    #[error("the export is truncated or damaged: {0}")]
+    Damaged(String),
+    /// The file could not be read at all (not a fault of its contents).
+    #[error("{0}")]
+    Read(std::io::Error),
     #[error("the export's data is malformed: {0}")]
     BadPayload(String),
     #[error("the export's recording is inconsistent: {0}")]
@@ -53,6 +85,7 @@ pub enum ArchiveError {
     BadImage { hash: String, reason: String },
 }
 
+/// Format 1's second line.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Header {
@@ -60,48 +93,401 @@ struct Header {
     payload_sha256: String,
 }
 
+/// Format 1's payload.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Payload {
     bundle: RecordingBundle,
-    /// Content hash to base64 PNG; a BTreeMap so the same recording always
-    /// exports to the same bytes.
+    /// Content hash to base64 PNG.
     images: BTreeMap<String, String>,
 }
 
-/// A validated export: the bundle and its images' PNG bytes by content hash.
+/// Format 2's `manifest.json`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    format: String,
+    version: u32,
+    bundle: RecordingBundle,
+    /// By content hash; a BTreeMap so the same recording always exports to
+    /// the same bytes.
+    images: BTreeMap<String, ImageEntry>,
+}
+
+/// What a manifest says first, read before the rest so that another
+/// version is named as such rather than called malformed.
+#[derive(Deserialize)]
+struct ManifestVersion {
+    format: Option<String>,
+    version: Option<serde_json::Value>,
+}
+
+/// One image's entry in the zip.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImageEntry {
+    entry: String,
+    bytes: u64,
+    sha256: String,
+    /// For a patch: the key frame it is pasted onto, and where.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    patch_of: Option<PatchPlace>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatchPlace {
+    key_frame: String,
+    x: u32,
+    y: u32,
+}
+
+/// A validated export: the bundle and its images by content hash, each as
+/// the store keeps it (a whole PNG, or a patch of a key frame the export
+/// also holds whole). Never [`FrameImage::Stored`].
 #[derive(Debug)]
 pub struct Archive {
     pub bundle: RecordingBundle,
-    pub images: HashMap<String, Vec<u8>>,
+    pub images: BTreeMap<String, FrameImage>,
 }
 
-/// Writes a recording and its images as one export file's bytes.
-pub fn encode(bundle: &RecordingBundle, images: &HashMap<String, Vec<u8>>) -> Vec<u8> {
-    let engine = base64::engine::general_purpose::STANDARD;
-    let payload = Payload {
+/// Writes a recording and its images as one export file's bytes (format 2).
+/// `images` holds every image the bundle's frames use and the key frame of
+/// every patch among them; a [`FrameImage::Stored`] entry is not written
+/// (so the result fails [`decode`], naming the frame).
+pub fn encode(bundle: &RecordingBundle, images: &BTreeMap<String, FrameImage>) -> Vec<u8> {
+    let mut entries = BTreeMap::new();
+    let mut contents: Vec<(String, &[u8])> = Vec::new();
+    for (hash, image) in images {
+        let (dir, png, patch_of) = match image {
+            FrameImage::Stored => continue,
+            FrameImage::Full(png) => ("frames", png, None),
+            FrameImage::Patch {
+                base_hash,
+                x,
+                y,
+                png,
+            } => (
+                "patches",
+                png,
+                Some(PatchPlace {
+                    key_frame: base_hash.clone(),
+                    x: *x,
+                    y: *y,
+                }),
+            ),
+        };
+        let entry = format!("{dir}/{}.png", entry_stem(hash));
+        contents.push((entry.clone(), png.as_slice()));
+        entries.insert(
+            hash.clone(),
+            ImageEntry {
+                entry,
+                bytes: png.len() as u64,
+                sha256: screenshot::hex(&Sha256::digest(png)),
+                patch_of,
+            },
+        );
+    }
+    let manifest = Manifest {
+        format: FORMAT_NAME.to_owned(),
+        version: ARCHIVE_VERSION,
         bundle: bundle.clone(),
-        images: images
-            .iter()
-            .map(|(hash, png)| (hash.clone(), engine.encode(png)))
-            .collect(),
+        images: entries,
     };
-    let payload_json = serde_json::to_vec(&payload).expect("bundles always serialize");
-    let header = Header {
-        payload_bytes: payload_json.len() as u64,
-        payload_sha256: screenshot::hex(&Sha256::digest(&payload_json)),
+    let manifest = serde_json::to_vec_pretty(&manifest).expect("manifests always serialize");
+    let options = zip::write::SimpleFileOptions::default()
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o644)
+        .large_file(false);
+    // Writing to memory fails only on a size over the zip's limits.
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let mut write = || -> zip::result::ZipResult<()> {
+        zip.start_file(
+            MANIFEST,
+            options
+                .compression_method(zip::CompressionMethod::Deflated)
+                .large_file(manifest.len() as u64 >= u64::from(u32::MAX)),
+        )?;
+        zip.write_all(&manifest)?;
+        for (entry, png) in &contents {
+            zip.start_file(
+                entry.as_str(),
+                options.compression_method(zip::CompressionMethod::Stored),
+            )?;
+            zip.write_all(png)?;
+        }
+        Ok(())
     };
-    let mut out = format!("{MAGIC} {ARCHIVE_VERSION}\n").into_bytes();
-    out.extend(serde_json::to_vec(&header).expect("headers always serialize"));
-    out.push(b'\n');
-    out.extend(payload_json);
-    out
+    write().expect("an export's entries fit a zip");
+    zip.finish()
+        .expect("an export's entries fit a zip")
+        .into_inner()
 }
 
-/// Reads and validates an export file's bytes completely: framing, checksum,
-/// data, internal consistency, and every image (decoded, with its size and
-/// content hash checked). Nothing is trusted until all of it has passed.
+/// An image's name inside the zip: its content hash with what some file
+/// systems refuse (the `:` of `blake3:`) replaced.
+fn entry_stem(hash: &str) -> String {
+    hash.replace(
+        |c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+        "-",
+    )
+}
+
+/// Reads and validates an export file's bytes completely (either format):
+/// framing, checksums, data, internal consistency, and every image (decoded,
+/// with its size and content hash checked). Nothing is trusted until all of
+/// it has passed.
 pub fn decode(bytes: &[u8]) -> Result<Archive, ArchiveError> {
+    read(std::io::Cursor::new(bytes))
+}
+
+/// [`decode`] from a reader: a zip is read one entry at a time (a file is
+/// never held whole), a format 1 file whole.
+pub fn read<R: Read + Seek>(mut reader: R) -> Result<Archive, ArchiveError> {
+    let mut start = Vec::with_capacity(ZIP_MAGIC.len());
+    (&mut reader)
+        .take(ZIP_MAGIC.len() as u64)
+        .read_to_end(&mut start)
+        .map_err(ArchiveError::Read)?;
+    reader
+        .seek(SeekFrom::Start(0))
+        .map_err(ArchiveError::Read)?;
+    if start.as_slice() == ZIP_MAGIC {
+        return read_zip(reader);
+    }
+    if !start.is_empty() && ZIP_MAGIC.starts_with(&start) {
+        return Err(ArchiveError::Damaged(
+            "it ends inside the zip's first header".into(),
+        ));
+    }
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).map_err(ArchiveError::Read)?;
+    decode_v1(&bytes)
+}
+
+fn read_zip<R: Read + Seek>(reader: R) -> Result<Archive, ArchiveError> {
+    let zip_error = |err: zip::result::ZipError| ArchiveError::Damaged(err.to_string());
+    let mut zip = zip::ZipArchive::new(reader).map_err(zip_error)?;
+    let manifest_bytes = read_entry(&mut zip, MANIFEST, MAX_MANIFEST_BYTES)?
+        .ok_or_else(|| ArchiveError::Inconsistent(format!("the zip holds no {MANIFEST}")))?;
+    let version: ManifestVersion = serde_json::from_slice(&manifest_bytes)
+        .map_err(|err| ArchiveError::BadPayload(format!("{MANIFEST}: {err}")))?;
+    if version.format.as_deref() != Some(FORMAT_NAME) {
+        return Err(ArchiveError::NotAnExport);
+    }
+    match &version.version {
+        Some(serde_json::Value::Number(n)) if n.as_u64() == Some(u64::from(ARCHIVE_VERSION)) => {}
+        Some(other) => return Err(ArchiveError::UnknownVersion(other.to_string())),
+        None => {
+            return Err(ArchiveError::BadPayload(format!(
+                "{MANIFEST} has no version"
+            )));
+        }
+    }
+    let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
+        .map_err(|err| ArchiveError::BadPayload(format!("{MANIFEST}: {err}")))?;
+    drop(manifest_bytes);
+    manifest.bundle.validate()?;
+
+    // The zip holds the manifest and the entries it lists, nothing else.
+    let mut listed: HashMap<&str, &str> = HashMap::with_capacity(manifest.images.len());
+    for (hash, entry) in &manifest.images {
+        if entry.entry == MANIFEST || listed.insert(entry.entry.as_str(), hash).is_some() {
+            return Err(ArchiveError::Inconsistent(format!(
+                "its manifest names the entry {} twice",
+                entry.entry
+            )));
+        }
+    }
+    for index in 0..zip.len() {
+        let file = zip.by_index_raw(index).map_err(zip_error)?;
+        let name = file.name().map_err(zip_error)?;
+        if name != MANIFEST && !listed.contains_key(name.as_ref()) {
+            return Err(ArchiveError::Inconsistent(format!(
+                "the zip holds {name}, which its manifest does not list"
+            )));
+        }
+    }
+
+    // Whole images first: each is decoded and checked, and kept decoded
+    // only while patches still need it as their key frame.
+    let mut key_frames: HashMap<&str, usize> = HashMap::new();
+    for entry in manifest.images.values() {
+        if let Some(place) = &entry.patch_of {
+            *key_frames.entry(place.key_frame.as_str()).or_default() += 1;
+        }
+    }
+    let mut decoded: HashMap<&str, RgbaImage> = HashMap::new();
+    let mut sizes: HashMap<&str, (u32, u32)> = HashMap::with_capacity(manifest.images.len());
+    let mut images = BTreeMap::new();
+    for (hash, entry) in manifest.images.iter().filter(|(_, e)| e.patch_of.is_none()) {
+        let png = read_image_entry(&mut zip, hash, entry)?;
+        let bad = |reason: String| ArchiveError::BadImage {
+            hash: hash.clone(),
+            reason,
+        };
+        let image = crate::frames::decode_png(&png).map_err(|err| bad(err.to_string()))?;
+        if !screenshot::content_hash_matches(hash, image.width(), image.height(), image.as_raw()) {
+            return Err(bad("its pixels do not match its content hash".into()));
+        }
+        sizes.insert(hash, image.dimensions());
+        if key_frames.contains_key(hash.as_str()) {
+            decoded.insert(hash, image);
+        }
+        images.insert(hash.clone(), FrameImage::Full(png));
+    }
+    for (hash, entry) in &manifest.images {
+        let Some(place) = &entry.patch_of else {
+            continue;
+        };
+        let bad = |reason: String| ArchiveError::BadImage {
+            hash: hash.clone(),
+            reason,
+        };
+        let Some(key) = decoded.get(place.key_frame.as_str()) else {
+            return Err(bad(format!(
+                "it is a patch of {}, which the export does not hold whole",
+                place.key_frame
+            )));
+        };
+        let png = read_image_entry(&mut zip, hash, entry)?;
+        let image = crate::frames::patched_onto(key.clone(), place.x, place.y, &png)
+            .map_err(|err| bad(err.to_string()))?;
+        if !screenshot::content_hash_matches(hash, image.width(), image.height(), image.as_raw()) {
+            return Err(bad("its pixels do not match its content hash".into()));
+        }
+        sizes.insert(hash, image.dimensions());
+        let uses = key_frames
+            .get_mut(place.key_frame.as_str())
+            .expect("counted above");
+        *uses -= 1;
+        if *uses == 0 {
+            decoded.remove(place.key_frame.as_str());
+        }
+        images.insert(
+            hash.clone(),
+            FrameImage::Patch {
+                base_hash: place.key_frame.clone(),
+                x: place.x,
+                y: place.y,
+                png,
+            },
+        );
+    }
+    check_recording(&manifest.bundle, &images, &sizes)?;
+    Ok(Archive {
+        bundle: manifest.bundle,
+        images,
+    })
+}
+
+/// An entry's bytes (`None` when the zip has no such entry), read to its
+/// end so that the zip's CRC-32 is checked, and cut at `limit`.
+fn read_entry<R: Read + Seek>(
+    zip: &mut zip::ZipArchive<R>,
+    name: &str,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, ArchiveError> {
+    let mut file = match zip.by_name(name) {
+        Ok(file) => file,
+        Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+        Err(err) => return Err(ArchiveError::Damaged(err.to_string())),
+    };
+    if file.size() > limit {
+        return Err(ArchiveError::Damaged(format!(
+            "its entry {name} says it holds {} bytes, more than an export may ({limit})",
+            file.size()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(file.size() as usize);
+    (&mut file)
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| ArchiveError::Damaged(format!("its entry {name}: {err}")))?;
+    if bytes.len() as u64 > limit {
+        return Err(ArchiveError::Damaged(format!(
+            "its entry {name} holds more than an export may ({limit} bytes)"
+        )));
+    }
+    Ok(Some(bytes))
+}
+
+/// An image's entry, checked against the manifest's size and SHA-256.
+fn read_image_entry<R: Read + Seek>(
+    zip: &mut zip::ZipArchive<R>,
+    hash: &str,
+    entry: &ImageEntry,
+) -> Result<Vec<u8>, ArchiveError> {
+    let bad = |reason: String| ArchiveError::BadImage {
+        hash: hash.to_owned(),
+        reason,
+    };
+    let png = read_entry(zip, &entry.entry, entry.bytes.min(MAX_IMAGE_BYTES))?
+        .ok_or_else(|| bad(format!("its entry {} is not in the zip", entry.entry)))?;
+    if png.len() as u64 != entry.bytes {
+        return Err(bad(format!(
+            "its entry holds {} bytes where the manifest says {}",
+            png.len(),
+            entry.bytes
+        )));
+    }
+    if screenshot::hex(&Sha256::digest(&png)) != entry.sha256 {
+        return Err(bad("its bytes do not match the manifest's SHA-256".into()));
+    }
+    Ok(png)
+}
+
+/// What both formats check once the images are read: the recording's id and
+/// name, every frame's image held with the frame's size, and no image held
+/// that no frame uses (a key frame counts as used by its patches).
+fn check_recording(
+    bundle: &RecordingBundle,
+    images: &BTreeMap<String, FrameImage>,
+    sizes: &HashMap<&str, (u32, u32)>,
+) -> Result<(), ArchiveError> {
+    let recording = &bundle.recording;
+    reprise_models::recording::check_id(&recording.id)?;
+    reprise_models::recording::check_name(&recording.name)?;
+    let mut used: std::collections::HashSet<&str> = bundle
+        .screenshots
+        .iter()
+        .map(|shot| shot.content_hash.as_str())
+        .collect();
+    for shot in &bundle.screenshots {
+        if let Some(FrameImage::Patch { base_hash, .. }) = images.get(&shot.content_hash) {
+            used.insert(base_hash);
+        }
+    }
+    for hash in images.keys() {
+        if !used.contains(hash.as_str()) {
+            return Err(ArchiveError::Inconsistent(format!(
+                "it holds image {hash}, which none of its frames uses"
+            )));
+        }
+    }
+    for shot in &bundle.screenshots {
+        match sizes.get(shot.content_hash.as_str()) {
+            None => {
+                return Err(ArchiveError::Inconsistent(format!(
+                    "screenshot {} refers to image {}, which the export does not hold",
+                    shot.id, shot.content_hash
+                )));
+            }
+            Some(&(width, height)) if (width, height) != (shot.width, shot.height) => {
+                return Err(ArchiveError::Inconsistent(format!(
+                    "screenshot {} says {}x{} but its image is {width}x{height}",
+                    shot.id, shot.width, shot.height
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Format 1, read whole.
+fn decode_v1(bytes: &[u8]) -> Result<Archive, ArchiveError> {
     let (magic_line, rest) = split_line(bytes).ok_or_else(|| {
         if bytes.starts_with(MAGIC.as_bytes()) || MAGIC.as_bytes().starts_with(bytes) {
             ArchiveError::TruncatedHeader
@@ -114,7 +500,7 @@ pub fn decode(bytes: &[u8]) -> Result<Archive, ArchiveError> {
         .strip_prefix(MAGIC)
         .and_then(|v| v.strip_prefix(' '))
         .ok_or(ArchiveError::NotAnExport)?;
-    if version != ARCHIVE_VERSION.to_string() {
+    if version != "1" {
         return Err(ArchiveError::UnknownVersion(version.to_owned()));
     }
     let (header_line, payload) = split_line(rest).ok_or(ArchiveError::TruncatedHeader)?;
@@ -138,7 +524,7 @@ pub fn decode(bytes: &[u8]) -> Result<Archive, ArchiveError> {
     payload.bundle.validate()?;
 
     let engine = base64::engine::general_purpose::STANDARD;
-    let mut images = HashMap::with_capacity(payload.images.len());
+    let mut images = BTreeMap::new();
     let mut sizes = HashMap::with_capacity(payload.images.len());
     for (hash, base64_png) in &payload.images {
         let bad = |reason: String| ArchiveError::BadImage {
@@ -152,29 +538,10 @@ pub fn decode(bytes: &[u8]) -> Result<Archive, ArchiveError> {
         if !screenshot::content_hash_matches(hash, image.width(), image.height(), image.as_raw()) {
             return Err(bad("its pixels do not match its content hash".into()));
         }
-        sizes.insert(hash.clone(), image.dimensions());
-        images.insert(hash.clone(), png);
+        sizes.insert(hash.as_str(), image.dimensions());
+        images.insert(hash.clone(), FrameImage::Full(png));
     }
-    let recording = &payload.bundle.recording;
-    reprise_models::recording::check_id(&recording.id)?;
-    reprise_models::recording::check_name(&recording.name)?;
-    for shot in &payload.bundle.screenshots {
-        match sizes.get(&shot.content_hash) {
-            None => {
-                return Err(ArchiveError::Inconsistent(format!(
-                    "screenshot {} refers to image {}, which the export does not hold",
-                    shot.id, shot.content_hash
-                )));
-            }
-            Some(&(width, height)) if (width, height) != (shot.width, shot.height) => {
-                return Err(ArchiveError::Inconsistent(format!(
-                    "screenshot {} says {}x{} but its image is {width}x{height}",
-                    shot.id, shot.width, shot.height
-                )));
-            }
-            Some(_) => {}
-        }
-    }
+    check_recording(&payload.bundle, &images, &sizes)?;
     Ok(Archive {
         bundle: payload.bundle,
         images,
@@ -196,18 +563,24 @@ pub fn export_bytes(store: &crate::store::Store, id: &str) -> anyhow::Result<Vec
 }
 
 /// A loaded recording as an export file's bytes, its frames read from
-/// `store`, checked as an import would check them.
+/// `store` as they are kept there (key frames whole, the others as patches
+/// of them), checked as an import would check them.
 pub fn export(store: &crate::store::Store, bundle: &RecordingBundle) -> anyhow::Result<Vec<u8>> {
     use anyhow::Context as _;
     let id = &bundle.recording.id;
-    let mut images = std::collections::HashMap::new();
+    let mut images = BTreeMap::new();
     for screenshot in &bundle.screenshots {
-        if !images.contains_key(&screenshot.content_hash) {
-            images.insert(
-                screenshot.content_hash.clone(),
-                store.image_png(&screenshot.content_hash)?,
-            );
+        let hash = &screenshot.content_hash;
+        if images.contains_key(hash) {
+            continue;
         }
+        let image = store.image_as_stored(hash)?;
+        if let FrameImage::Patch { base_hash, .. } = &image
+            && !images.contains_key(base_hash)
+        {
+            images.insert(base_hash.clone(), store.image_as_stored(base_hash)?);
+        }
+        images.insert(hash.clone(), image);
     }
     let bytes = encode(bundle, &images);
     // What import would refuse is not written: a damaged stored image (or
@@ -225,32 +598,102 @@ mod tests {
     use super::*;
     use crate::store::tests_support::sample_bundle;
 
+    /// The sample recording with one more frame, stored as a patch of the
+    /// first: a zip holding both kinds of entry.
+    fn sample_with_a_patch(id: &str) -> (RecordingBundle, BTreeMap<String, FrameImage>) {
+        let (mut bundle, mut images) = sample_bundle(id);
+        let first = bundle.screenshots[0].clone();
+        let FrameImage::Full(key_png) = &images[&first.content_hash] else {
+            panic!("the sample's frames are whole");
+        };
+        let key = crate::frames::decode_png(key_png).unwrap();
+        let mut frame = key.clone();
+        frame.put_pixel(30, 20, image::Rgba([255, 0, 255, 255]));
+        let (rect, png) = crate::frames::encode_patch(&key, &frame).unwrap().unwrap();
+        let hash = screenshot::content_hash(frame.width(), frame.height(), frame.as_raw());
+        images.insert(
+            hash.clone(),
+            FrameImage::Patch {
+                base_hash: first.content_hash.clone(),
+                x: rect.x,
+                y: rect.y,
+                png,
+            },
+        );
+        bundle.screenshots.push(reprise_models::Screenshot {
+            id: bundle.screenshots.len() as u32,
+            timestamp: 2.0,
+            content_hash: hash,
+            ..first
+        });
+        (bundle, images)
+    }
+
     fn sample_bytes() -> Vec<u8> {
-        let (bundle, images) = sample_bundle("00000000-0000-4000-8000-0000000000aa");
+        let (bundle, images) = sample_with_a_patch("00000000-0000-4000-8000-0000000000aa");
         encode(&bundle, &images)
     }
 
+    /// A zip of these entries, written as [`encode`] writes.
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (name, bytes) in entries {
+            zip.start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    /// The entries of an export, by name.
+    fn entries_of(bytes: &[u8]) -> BTreeMap<String, Vec<u8>> {
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        (0..zip.len())
+            .map(|index| {
+                let mut file = zip.by_index(index).unwrap();
+                let mut content = Vec::new();
+                file.read_to_end(&mut content).unwrap();
+                (file.name().unwrap().into_owned(), content)
+            })
+            .collect()
+    }
+
     #[test]
-    fn round_trip_is_exact_and_deterministic() {
-        let (bundle, images) = sample_bundle("00000000-0000-4000-8000-0000000000aa");
+    fn round_trip_is_exact_and_deterministic_and_keeps_patches() {
+        let (bundle, images) = sample_with_a_patch("00000000-0000-4000-8000-0000000000aa");
         let bytes = encode(&bundle, &images);
+        assert!(bytes.starts_with(ZIP_MAGIC));
         assert_eq!(bytes, encode(&bundle, &images));
         let archive = decode(&bytes).unwrap();
         assert_eq!(archive.bundle, bundle);
         assert_eq!(archive.images, images);
+        let names: Vec<String> = entries_of(&bytes).into_keys().collect();
+        assert_eq!(names.len(), 4, "{names:?}");
+        assert!(names.contains(&MANIFEST.to_owned()));
+        assert_eq!(
+            names.iter().filter(|n| n.starts_with("patches/")).count(),
+            1
+        );
+        assert_eq!(names.iter().filter(|n| n.starts_with("frames/")).count(), 2);
     }
 
     #[test]
     fn every_truncation_is_refused() {
         let bytes = sample_bytes();
-        for cut in [0, 5, 15, 40, bytes.len() / 2, bytes.len() - 1] {
+        for cut in [
+            0,
+            2,
+            15,
+            40,
+            bytes.len() / 2,
+            bytes.len() - 30,
+            bytes.len() - 1,
+        ] {
             let err = decode(&bytes[..cut]).unwrap_err();
             assert!(
                 matches!(
                     err,
-                    ArchiveError::Truncated { .. }
-                        | ArchiveError::TruncatedHeader
-                        | ArchiveError::NotAnExport
+                    ArchiveError::Damaged(_) | ArchiveError::TruncatedHeader
                 ),
                 "cut at {cut}: {err}"
             );
@@ -258,29 +701,46 @@ mod tests {
     }
 
     #[test]
-    fn a_flipped_byte_is_refused() {
+    fn a_flipped_byte_anywhere_in_an_entry_is_refused() {
         let bytes = sample_bytes();
-        let mut corrupted = bytes.clone();
-        let idx = bytes.len() - 100;
-        corrupted[idx] ^= 0x01;
-        assert!(matches!(
-            decode(&corrupted).unwrap_err(),
-            ArchiveError::ChecksumMismatch
-        ));
+        let manifest_at = bytes
+            .windows(MANIFEST.len())
+            .position(|w| w == MANIFEST.as_bytes())
+            .unwrap();
+        // A byte of the (compressed) manifest, and one in the last image.
+        let last_entry = bytes
+            .windows(9)
+            .rposition(|w| w == b"PK\x03\x04\x14\x00\x00\x00\x00")
+            .unwrap_or(bytes.len() / 2);
+        for idx in [manifest_at + MANIFEST.len() + 40, last_entry + 120] {
+            let mut corrupted = bytes.clone();
+            corrupted[idx] ^= 0x01;
+            let err = decode(&corrupted).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    ArchiveError::Damaged(_)
+                        | ArchiveError::BadImage { .. }
+                        | ArchiveError::BadPayload(_)
+                ),
+                "byte {idx}: {err}"
+            );
+        }
     }
 
     #[test]
-    fn an_edit_with_a_recomputed_checksum_is_still_checked() {
-        let (mut bundle, images) = sample_bundle("00000000-0000-4000-8000-0000000000ab");
+    fn an_edit_with_recomputed_checksums_is_still_checked() {
+        let (mut bundle, images) = sample_with_a_patch("00000000-0000-4000-8000-0000000000ab");
         bundle.events[0].screenshot_id = Some(99);
         let err = decode(&encode(&bundle, &images)).unwrap_err();
         assert!(err.to_string().contains("missing screenshot 99"), "{err}");
 
-        let (bundle, mut images) = sample_bundle("00000000-0000-4000-8000-0000000000ac");
+        // A frame's entry replaced by another image.
+        let (bundle, mut images) = sample_with_a_patch("00000000-0000-4000-8000-0000000000ac");
         let hash = bundle.screenshots[0].content_hash.clone();
         let other = images
             .values()
-            .find(|png| **png != images[&hash])
+            .find(|image| matches!(image, FrameImage::Full(_)) && **image != images[&hash])
             .unwrap()
             .clone();
         images.insert(hash, other);
@@ -289,17 +749,173 @@ mod tests {
             err.to_string().contains("do not match its content hash"),
             "{err}"
         );
+
+        // A patch moved: the frame it makes is not the recorded one.
+        let (bundle, mut images) = sample_with_a_patch("00000000-0000-4000-8000-0000000000ad");
+        for image in images.values_mut() {
+            if let FrameImage::Patch { x, .. } = image {
+                *x += 1;
+            }
+        }
+        let err = decode(&encode(&bundle, &images)).unwrap_err();
+        assert!(
+            err.to_string().contains("do not match its content hash"),
+            "{err}"
+        );
     }
 
     #[test]
-    fn an_unknown_version_is_refused() {
+    fn a_patch_without_its_key_frame_or_an_unused_image_is_refused() {
+        let (mut bundle, images) = sample_with_a_patch("00000000-0000-4000-8000-0000000000ae");
+        // No frame shows the key frame itself: it is held for its patch.
+        let key = bundle.screenshots[0].content_hash.clone();
+        let patched = bundle.screenshots.last().unwrap().content_hash.clone();
+        for shot in &mut bundle.screenshots {
+            if shot.content_hash == key {
+                shot.content_hash = patched.clone();
+            }
+        }
+        decode(&encode(&bundle, &images)).unwrap();
+        let mut without_key = images.clone();
+        without_key.remove(&key);
+        let err = decode(&encode(&bundle, &without_key)).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!(
+                "a patch of {key}, which the export does not hold whole"
+            )),
+            "{err}"
+        );
+        // An image no frame uses.
+        let (bundle, mut images) = sample_bundle("00000000-0000-4000-8000-0000000000af");
+        let (_, extra) = sample_with_a_patch("00000000-0000-4000-8000-0000000000af");
+        let (extra_hash, extra_image) = extra
+            .into_iter()
+            .find(|(hash, _)| !images.contains_key(hash))
+            .unwrap();
+        let FrameImage::Patch { .. } = extra_image else {
+            panic!("the extra image is the patch");
+        };
+        images.insert(extra_hash.clone(), extra_image);
+        let err = decode(&encode(&bundle, &images)).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!(
+                "it holds image {extra_hash}, which none of its frames uses"
+            )),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn entries_the_manifest_does_not_list_and_listed_ones_missing_are_refused() {
         let bytes = sample_bytes();
+        let entries = entries_of(&bytes);
+        let mut with_extra: Vec<(&str, &[u8])> = entries
+            .iter()
+            .map(|(name, content)| (name.as_str(), content.as_slice()))
+            .collect();
+        with_extra.push(("notes.txt", b"hello"));
+        let err = decode(&zip_of(&with_extra)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("the zip holds notes.txt, which its manifest does not list"),
+            "{err}"
+        );
+        let missing: Vec<(&str, &[u8])> = entries
+            .iter()
+            .filter(|(name, _)| !name.starts_with("patches/"))
+            .map(|(name, content)| (name.as_str(), content.as_slice()))
+            .collect();
+        let err = decode(&zip_of(&missing)).unwrap_err();
+        assert!(err.to_string().contains("is not in the zip"), "{err}");
+        let no_manifest: Vec<(&str, &[u8])> = entries
+            .iter()
+            .filter(|(name, _)| name.as_str() != MANIFEST)
+            .map(|(name, content)| (name.as_str(), content.as_slice()))
+            .collect();
+        let err = decode(&zip_of(&no_manifest)).unwrap_err();
+        assert!(err.to_string().contains("holds no manifest.json"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_version_or_another_zip_is_refused() {
+        let bytes = sample_bytes();
+        let entries = entries_of(&bytes);
+        let manifest = String::from_utf8(entries[MANIFEST].clone()).unwrap();
+        let newer = manifest.replacen("\"version\": 2", "\"version\": 3", 1);
+        assert_ne!(newer, manifest);
+        let err = decode(&zip_of(&[(MANIFEST, newer.as_bytes())])).unwrap_err();
+        assert!(
+            matches!(&err, ArchiveError::UnknownVersion(v) if v == "3"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("reads 1 and 2"), "{err}");
+        let err = decode(&zip_of(&[("readme.txt", b"a zip of something else")])).unwrap_err();
+        assert!(err.to_string().contains("holds no manifest.json"), "{err}");
+        let err = decode(&zip_of(&[(MANIFEST, b"{\"name\": \"other\"}")])).unwrap_err();
+        assert!(matches!(err, ArchiveError::NotAnExport), "{err}");
+    }
+
+    /// Format 1 as Reprise wrote it before the zip.
+    fn encode_v1(bundle: &RecordingBundle, images: &BTreeMap<String, FrameImage>) -> Vec<u8> {
+        let engine = base64::engine::general_purpose::STANDARD;
+        let payload = Payload {
+            bundle: bundle.clone(),
+            images: images
+                .iter()
+                .map(|(hash, image)| {
+                    let FrameImage::Full(png) = image else {
+                        panic!("format 1 holds whole frames");
+                    };
+                    (hash.clone(), engine.encode(png))
+                })
+                .collect(),
+        };
+        let payload_json = serde_json::to_vec(&payload).unwrap();
+        let header = Header {
+            payload_bytes: payload_json.len() as u64,
+            payload_sha256: screenshot::hex(&Sha256::digest(&payload_json)),
+        };
+        let mut out = format!("{MAGIC} 1\n").into_bytes();
+        out.extend(serde_json::to_vec(&header).unwrap());
+        out.push(b'\n');
+        out.extend(payload_json);
+        out
+    }
+
+    #[test]
+    fn format_1_is_still_read_and_still_checked() {
+        let (bundle, images) = sample_bundle("00000000-0000-4000-8000-0000000000b1");
+        let bytes = encode_v1(&bundle, &images);
+        let archive = decode(&bytes).unwrap();
+        assert_eq!(archive.bundle, bundle);
+        assert_eq!(archive.images, images);
+        for cut in [5, 15, 40, bytes.len() / 2, bytes.len() - 1] {
+            let err = decode(&bytes[..cut]).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    ArchiveError::Truncated { .. } | ArchiveError::TruncatedHeader
+                ),
+                "cut at {cut}: {err}"
+            );
+        }
+        let mut corrupted = bytes.clone();
+        let idx = bytes.len() - 100;
+        corrupted[idx] ^= 0x01;
+        assert!(matches!(
+            decode(&corrupted).unwrap_err(),
+            ArchiveError::ChecksumMismatch
+        ));
         let text =
             String::from_utf8(bytes)
                 .unwrap()
-                .replacen("REPRISE-EXPORT 1", "REPRISE-EXPORT 2", 1);
+                .replacen("REPRISE-EXPORT 1", "REPRISE-EXPORT 7", 1);
         assert!(
-            matches!(decode(text.as_bytes()).unwrap_err(), ArchiveError::UnknownVersion(v) if v == "2")
+            matches!(decode(text.as_bytes()).unwrap_err(), ArchiveError::UnknownVersion(v) if v == "7")
         );
+        assert!(matches!(
+            decode(b"GIF89a, not an export").unwrap_err(),
+            ArchiveError::NotAnExport
+        ));
     }
 }

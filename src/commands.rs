@@ -372,9 +372,9 @@ fn export(store: &Store, args: &ExportArgs) -> Result<()> {
 }
 
 fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
-    let bytes =
-        std::fs::read(&args.file).with_context(|| format!("read {}", args.file.display()))?;
-    let mut archive = archive::decode(&bytes)
+    let file =
+        std::fs::File::open(&args.file).with_context(|| format!("read {}", args.file.display()))?;
+    let mut archive = archive::read(std::io::BufReader::new(file))
         .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;
     if let Some(name) = &args.as_name {
         reprise_models::recording::check_name(name).map_err(|err| UsageError(err.to_string()))?;

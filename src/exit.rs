@@ -49,7 +49,9 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 _ => Code::Failure,
             };
         }
-        if cause.downcast_ref::<ArchiveError>().is_some()
+        if cause
+            .downcast_ref::<ArchiveError>()
+            .is_some_and(|err| !matches!(err, ArchiveError::Read(_)))
             || cause.downcast_ref::<serde_json::Error>().is_some()
             || cause
                 .downcast_ref::<reprise_models::FormatVersionError>()

@@ -270,11 +270,25 @@ pub fn apply_patch(
 /// The frame a patch (PNG) at `x`, `y` makes of its key frame (PNG), as
 /// pixels: what [`apply_patch`] gives, without encoding it again.
 pub fn patched(key_png: &[u8], x: u32, y: u32, patch_png: &[u8]) -> Result<RgbaImage, PatchError> {
-    let decode = |png: &[u8], what: &'static str| {
-        decode_png(png).map_err(|source| PatchError::Decode { what, source })
-    };
-    let mut frame = decode(key_png, "key frame")?;
-    let patch = decode(patch_png, "patch")?;
+    let frame = decode_png(key_png).map_err(|source| PatchError::Decode {
+        what: "key frame",
+        source,
+    })?;
+    patched_onto(frame, x, y, patch_png)
+}
+
+/// A frame stored as a patch, composed: `patch_png` pasted at `x`, `y` onto
+/// its key frame's pixels (for callers that decoded the key frame once).
+pub fn patched_onto(
+    mut frame: RgbaImage,
+    x: u32,
+    y: u32,
+    patch_png: &[u8],
+) -> Result<RgbaImage, PatchError> {
+    let patch = decode_png(patch_png).map_err(|source| PatchError::Decode {
+        what: "patch",
+        source,
+    })?;
     let fits = u64::from(x) + u64::from(patch.width()) <= u64::from(frame.width())
         && u64::from(y) + u64::from(patch.height()) <= u64::from(frame.height());
     if !fits {

@@ -361,7 +361,7 @@ fn an_export_replaces_its_target_whole_and_leaves_no_temporary_file() {
     std::fs::write(&own, "mine").unwrap();
     std::fs::write(&out, "old").unwrap();
     run_ok(reprise_with_store(&store).args(["export", "demo", "-o", out.to_str().unwrap()]));
-    assert!(std::fs::read(&out).unwrap().starts_with(b"REPRISE"));
+    assert!(std::fs::read(&out).unwrap().starts_with(b"PK\x03\x04"));
     assert_eq!(std::fs::read_to_string(&own).unwrap(), "mine");
     // Through a link: the file it names is written, the link stays.
     let real = dir.path().join("real.reprise");
@@ -374,7 +374,7 @@ fn an_export_replaces_its_target_whole_and_leaves_no_temporary_file() {
             .file_type()
             .is_symlink()
     );
-    assert!(std::fs::read(&real).unwrap().starts_with(b"REPRISE"));
+    assert!(std::fs::read(&real).unwrap().starts_with(b"PK\x03\x04"));
     // A device is written to, never replaced by a file.
     let out = reprise_with_store(&store)
         .args(["export", "demo", "-o", "/dev/full"])

@@ -4,7 +4,6 @@
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use base64::Engine as _;
 use serde_json::Value;
 
 use crate::harness::{
@@ -77,26 +76,75 @@ fn all_nodes(trees: &Value) -> Vec<&Value> {
     out
 }
 
-/// The images of an export file, by content hash, decoded.
-fn export_images(path: &std::path::Path) -> std::collections::HashMap<String, image::RgbaImage> {
-    let bytes = std::fs::read(path).unwrap();
-    let mut lines = bytes.splitn(3, |byte| *byte == b'\n');
-    assert_eq!(lines.next().unwrap(), b"REPRISE-EXPORT 1");
-    lines.next().unwrap();
-    let payload: Value = serde_json::from_slice(lines.next().unwrap()).unwrap();
-    let engine = base64::engine::general_purpose::STANDARD;
-    payload["images"]
-        .as_object()
-        .unwrap()
+/// The images of an export file, by content hash, decoded, read as a tool
+/// other than Reprise would read it: `unzip` tests the zip and extracts it,
+/// the manifest names each image's entry, and a patch is pasted onto its key
+/// frame at the place the manifest gives. Also how many frames the export
+/// keeps as patches.
+fn export_images(
+    path: &std::path::Path,
+) -> (std::collections::HashMap<String, image::RgbaImage>, usize) {
+    let tested = std::process::Command::new("unzip")
+        .arg("-tq")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        tested.status.success(),
+        "unzip -t: {}",
+        String::from_utf8_lossy(&tested.stdout)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let extracted = std::process::Command::new("unzip")
+        .arg("-q")
+        .arg(path)
+        .arg("-d")
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(extracted.success());
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["format"], "reprise-export");
+    assert_eq!(manifest["version"], 2);
+    let read = |entry: &Value| {
+        let png = std::fs::read(dir.path().join(entry["entry"].as_str().unwrap())).unwrap();
+        image::load_from_memory(&png).unwrap().into_rgba8()
+    };
+    let entries = manifest["images"].as_object().unwrap();
+    let mut images: std::collections::HashMap<String, image::RgbaImage> = entries
         .iter()
-        .map(|(hash, png)| {
-            let png = engine.decode(png.as_str().unwrap()).unwrap();
-            (
-                hash.clone(),
-                image::load_from_memory(&png).unwrap().into_rgba8(),
-            )
-        })
-        .collect()
+        .filter(|(_, entry)| entry["patch_of"].is_null())
+        .map(|(hash, entry)| (hash.clone(), read(entry)))
+        .collect();
+    let mut patches = 0;
+    for (hash, entry) in entries {
+        let place = &entry["patch_of"];
+        if place.is_null() {
+            continue;
+        }
+        let mut frame = images[place["key_frame"].as_str().unwrap()].clone();
+        image::imageops::replace(
+            &mut frame,
+            &read(entry),
+            place["x"].as_i64().unwrap(),
+            place["y"].as_i64().unwrap(),
+        );
+        images.insert(hash.clone(), frame);
+        patches += 1;
+    }
+    for (hash, frame) in &images {
+        assert!(
+            reprise_models::screenshot::content_hash_matches(
+                hash,
+                frame.width(),
+                frame.height(),
+                frame.as_raw()
+            ),
+            "image {hash} read from the zip is the frame it names"
+        );
+    }
+    (images, patches)
 }
 
 fn near(value: &Value, expected: i32) -> bool {
@@ -331,7 +379,9 @@ fn record_captures_a_scripted_session_on_xcalc_and_xterm() {
             .reprise()
             .args(["export", "e2e", "-o", export.to_str().unwrap()]),
     );
-    let images = export_images(&export);
+    let (images, patches) = export_images(&export);
+    // The export keeps the store's saving: the frames of typing are patches.
+    assert!(patches > 0, "no frame of {} is a patch", images.len());
     let shot = &shown["screenshots"][calc_click["screenshot_id"].as_u64().unwrap() as usize];
     let frame = &images[shot["content_hash"].as_str().unwrap()];
     let (cx, cy, cw, ch) = calc_rect;
@@ -423,9 +473,9 @@ fn record_captures_a_scripted_session_on_xcalc_and_xterm() {
         before
     );
 
-    // A corrupted copy (one byte changed) is refused too.
+    // A corrupted copy (one byte of a frame changed) is refused too.
     let mut corrupted = bytes.clone();
-    let idx = corrupted.len() - 10;
+    let idx = corrupted.len() / 2;
     corrupted[idx] ^= 0x20;
     std::fs::write(&truncated, &corrupted).unwrap();
     let out = reprise_with_store(&fresh_store)
@@ -433,7 +483,11 @@ fn record_captures_a_scripted_session_on_xcalc_and_xterm() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(4));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("corrupted or was modified"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("damaged") && stderr.contains("the store was not changed"),
+        "{stderr}"
+    );
     assert_eq!(
         run_ok(reprise_with_store(&fresh_store).args(["list", "--json"])),
         before

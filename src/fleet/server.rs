@@ -476,7 +476,7 @@ async fn export(State(fleet): State<Shared>, Path(id): Path<String>) -> ApiResul
             )
         })?
     };
-    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+    Ok(([(header::CONTENT_TYPE, "application/zip")], bytes).into_response())
 }
 
 fn check_name(what: &str, name: &str) -> ApiResult<()> {

@@ -63,39 +63,64 @@ impl Store {
 
     /// An image's row, and its key frame's bytes when it is a patch.
     fn stored_image(&self, hash: &str) -> Result<StoredImage> {
-        let (png, base): (Vec<u8>, Option<(String, u32, u32)>) = self
-            .conn
+        let (base_hash, x, y, png) = match self.image_as_stored(hash)? {
+            FrameImage::Patch {
+                base_hash,
+                x,
+                y,
+                png,
+            } => (base_hash, x, y, png),
+            FrameImage::Full(png) => return Ok(StoredImage::Whole(png)),
+            // `image_as_stored` answers with the image's bytes.
+            FrameImage::Stored => return Err(StoreError::NotFound(format!("image {hash}"))),
+        };
+        // A base is always a whole image: the recorder stores every key frame
+        // whole (see `append_rows`).
+        let key = self.whole_png(&base_hash).map_err(|err| match err {
+            StoreError::NotFound(_) => StoreError::BadImage {
+                hash: hash.to_owned(),
+                reason: format!("it is a patch of {base_hash}, which is not stored whole"),
+            },
+            err => err,
+        })?;
+        Ok(StoredImage::Patch { key, x, y, png })
+    }
+
+    /// An image as the store keeps it: a whole PNG, or a patch with the key
+    /// frame it is pasted onto (what an export writes, keeping the saving).
+    pub fn image_as_stored(&self, hash: &str) -> Result<FrameImage> {
+        self.conn
             .query_row(
                 "SELECT png, base_hash, patch_x, patch_y FROM images WHERE hash = ?1",
                 params![hash],
                 |row| {
+                    let png = row.get(0)?;
                     let base: Option<String> = row.get(1)?;
-                    Ok((
-                        row.get(0)?,
-                        base.map(|base| (base, row.get(2).unwrap_or(0), row.get(3).unwrap_or(0))),
-                    ))
+                    Ok(match base {
+                        None => FrameImage::Full(png),
+                        Some(base_hash) => FrameImage::Patch {
+                            base_hash,
+                            x: row.get(2).unwrap_or(0),
+                            y: row.get(3).unwrap_or(0),
+                            png,
+                        },
+                    })
                 },
             )
             .optional()?
-            .ok_or_else(|| StoreError::NotFound(format!("image {hash}")))?;
-        let Some((base_hash, x, y)) = base else {
-            return Ok(StoredImage::Whole(png));
-        };
-        // A base is always a whole image: the recorder stores every key frame
-        // whole (see `append_rows`).
-        let key: Vec<u8> = self
-            .conn
+            .ok_or_else(|| StoreError::NotFound(format!("image {hash}")))
+    }
+
+    /// The PNG of an image stored whole.
+    fn whole_png(&self, hash: &str) -> Result<Vec<u8>> {
+        self.conn
             .query_row(
                 "SELECT png FROM images WHERE hash = ?1 AND base_hash IS NULL",
-                params![base_hash],
+                params![hash],
                 |row| row.get(0),
             )
             .optional()?
-            .ok_or_else(|| StoreError::BadImage {
-                hash: hash.to_owned(),
-                reason: format!("it is a patch of {base_hash}, which is not stored whole"),
-            })?;
-        Ok(StoredImage::Patch { key, x, y, png })
+            .ok_or_else(|| StoreError::NotFound(format!("image {hash}")))
     }
 }
 

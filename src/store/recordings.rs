@@ -1,7 +1,7 @@
 //! Recordings in the store: writing them as they are recorded, reading,
 //! listing, resolving a user's reference, deleting and importing whole.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use reprise_models::{ActionEvent, Recording, RecordingBundle, Screenshot, WindowState};
 use rusqlite::{OptionalExtension, Transaction, params};
@@ -306,11 +306,13 @@ impl Store {
     }
 
     /// Imports a whole recording in one transaction: either all of it is
-    /// stored or nothing is. `images` maps content hashes to PNG bytes.
+    /// stored or nothing is. `images` maps content hashes to images as the
+    /// store keeps them (whole, or patches of key frames `images` also holds
+    /// or the store has); an image already stored is kept as it is.
     pub fn import(
         &mut self,
         bundle: &RecordingBundle,
-        images: &HashMap<String, Vec<u8>>,
+        images: &BTreeMap<String, FrameImage>,
     ) -> Result<()> {
         let tx = self.conn.transaction()?;
         let exists: Option<i64> = tx
@@ -324,14 +326,19 @@ impl Store {
             return Err(StoreError::AlreadyExists(bundle.recording.id.clone()));
         }
         insert_recording_row(&tx, &bundle.recording)?;
+        // Key frames before the patches that refer to them.
+        let (whole, patches): (Vec<_>, Vec<_>) = images
+            .iter()
+            .partition(|(_, image)| !matches!(image, FrameImage::Patch { .. }));
+        for (hash, image) in whole.into_iter().chain(patches) {
+            super::images::insert_image(&tx, hash, image)?;
+        }
         let blobs: Vec<ScreenshotBlob> = bundle
             .screenshots
             .iter()
             .map(|screenshot| ScreenshotBlob {
                 screenshot: screenshot.clone(),
-                image: images
-                    .get(&screenshot.content_hash)
-                    .map_or(FrameImage::Stored, |png| FrameImage::Full(png.clone())),
+                image: FrameImage::Stored,
             })
             .collect();
         append_rows(

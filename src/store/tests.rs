@@ -1,6 +1,6 @@
 //! Tests of the store against real SQLite files.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use reprise_models::{
     ActionEvent, DoubleClickSettings, EventName, FORMAT_VERSION, Recording, RecordingBundle, Rect,
@@ -13,12 +13,12 @@ use crate::frames::FrameImage;
 use rusqlite::params;
 
 /// A small but complete recording with two distinct images, one used twice.
-pub(crate) fn sample_bundle(id: &str) -> (RecordingBundle, HashMap<String, Vec<u8>>) {
+pub(crate) fn sample_bundle(id: &str) -> (RecordingBundle, BTreeMap<String, FrameImage>) {
     let monitor = ScreenGeometry {
         rect: Rect::new(0, 0, 64, 48),
         scale_factor: 1.0,
     };
-    let mut images = HashMap::new();
+    let mut images = BTreeMap::new();
     let mut screenshots = Vec::new();
     for (idx, shade) in [10u8, 200, 10].into_iter().enumerate() {
         let image =
@@ -28,7 +28,7 @@ pub(crate) fn sample_bundle(id: &str) -> (RecordingBundle, HashMap<String, Vec<u
         image
             .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
             .unwrap();
-        images.insert(hash.clone(), png);
+        images.insert(hash.clone(), FrameImage::Full(png));
         screenshots.push(Screenshot {
             id: idx as u32,
             timestamp: idx as f64 * 0.5,
@@ -223,8 +223,8 @@ fn export_then_import_into_another_store_is_exact() {
     let (_dir2, mut target) = temp_store();
     target.import(&decoded.bundle, &decoded.images).unwrap();
     assert_eq!(target.load(&bundle.recording.id).unwrap(), bundle);
-    for (hash, png) in &images {
-        assert_eq!(&target.image_png(hash).unwrap(), png);
+    for (hash, image) in &images {
+        assert_eq!(&target.image_as_stored(hash).unwrap(), image);
     }
 }
 
@@ -342,13 +342,34 @@ fn frames_stored_as_patches_read_back_exactly_and_take_little_room() {
         patch * 5 < whole,
         "a patch of {patch} bytes against {whole}"
     );
-    // Exported, the frames are whole and their content hashes check out.
-    let images: HashMap<String, Vec<u8>> = hashes
+    // Exported, the patches stay patches, and the frames they make check
+    // out against their content hashes; imported, they are stored as they
+    // were.
+    let id = "5e7c0000-0000-4000-8000-00000000a7c1";
+    let bytes = archive::export(&store, &store.load(id).unwrap()).unwrap();
+    let whole_frames: usize = frames
         .iter()
-        .map(|hash| (hash.clone(), store.image_png(hash).unwrap()))
-        .collect();
-    let bundle = store.load("5e7c0000-0000-4000-8000-00000000a7c1").unwrap();
-    archive::decode(&archive::encode(&bundle, &images)).unwrap();
+        .map(|frame| crate::frames::encode_png(frame).len())
+        .sum();
+    assert!(
+        bytes.len() * 2 < whole_frames,
+        "an export of {} bytes for {whole_frames} bytes of whole frames",
+        bytes.len()
+    );
+    let archive = archive::decode(&bytes).unwrap();
+    assert!(matches!(
+        &archive.images[&hashes[1]],
+        FrameImage::Patch { base_hash, .. } if *base_hash == hashes[0]
+    ));
+    let (_dir2, mut copy) = temp_store();
+    copy.import(&archive.bundle, &archive.images).unwrap();
+    for (frame, hash) in frames.iter().zip(&hashes) {
+        assert_eq!(&read_frame(&copy, hash), frame, "frame {hash} reads back");
+        assert_eq!(
+            copy.image_as_stored(hash).unwrap(),
+            store.image_as_stored(hash).unwrap()
+        );
+    }
 }
 
 #[test]
@@ -574,6 +595,7 @@ fn runs_are_pruned_by_age_and_count_with_the_frames_only_they_use() {
     let (new_hash, new_png) = noise(2);
     // A recorded frame, also seen by the old run: it must stay.
     let recorded = bundle.screenshots[0].content_hash.clone();
+    let recorded_png = store.image_png(&recorded).unwrap();
     insert_run_with_frame(
         &mut store,
         "run-old",
@@ -586,7 +608,7 @@ fn runs_are_pruned_by_age_and_count_with_the_frames_only_they_use() {
         "run-mid",
         recording,
         "2026-11-01T00:00:00.000Z",
-        (&recorded, &images[&recorded]),
+        (&recorded, &recorded_png),
     );
     insert_run_with_frame(
         &mut store,
