@@ -2,9 +2,9 @@
 # The recorder's benchmark (figures go to BENCHMARKS.md): a scripted 60-second
 # session on xcalc and xterm on a private Xvfb, as measured for OpenAdapt's
 # recorder (736 moves, 60 clicks, 200 typed characters, 20 scroll ticks), then
-# an input burst. Reports CPU, memory over time, stored bytes, lost events and
-# the time from Ctrl-C to exit, then starts and stops the recorder STARTS
-# times and counts hangs.
+# an input burst. Reports CPU, memory over time, stored bytes, lost events,
+# the time from Ctrl-C to exit and the size of the session's export, then
+# starts and stops the recorder STARTS times and counts hangs.
 # Usage: [BASELINE=older-reprise] scripts/bench-record.sh [SECONDS] [STARTS] [release|debug]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,7 +68,8 @@ stop_recorder
 read -r user sys max_kb <"$work/$1.time"
 events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
 shots=$("$reprise" list --json | grep -o '"n_screenshots": [0-9]*' | tail -1 | grep -o '[0-9]*$')
-store_bytes=$(du -cb "$work/$1".sqlite* | tail -1 | cut -f1)
+# The store and its log, not the 4 MiB kept free beside it for deletions.
+store_bytes=$(find "$work" -maxdepth 1 -name "$1.sqlite*" ! -name '*-reserve' -printf '%s\n' | paste -sd+ | bc)
 expected=$((20 * (37 + 3 * 2 + 10 * 2 + 1)))
 echo "events stored after the readiness wiggle: $((events - base_events)) (injected: $expected, moves to an unchanged position send none)"
 echo "screenshots stored: $shots"
@@ -86,6 +87,8 @@ print(f"  events: {n}, {size} bytes of JSON")
 PY
 echo "Ctrl-C to exit: $exit_seconds s"
 grep -h "note:" "$work/$1.err" || true
+"$reprise" export "$1" -o "$work/$1.export" >/dev/null
+echo "export: $(stat -c %s "$work/$1.export") bytes ($(head -c 4 "$work/$1.export" | tr -dc 'A-Z'))"
 }
 # With BASELINE=/path/to/an/older/reprise, that build's session first: the
 # figure a change is measured against, in the same run. Then the recorder's
