@@ -195,7 +195,7 @@ pub fn encode(bundle: &RecordingBundle, images: &BTreeMap<String, FrameImage>) -
         bundle: bundle.clone(),
         images: entries,
     };
-    let manifest = serde_json::to_vec_pretty(&manifest).expect("manifests always serialize");
+    let manifest = serde_json::to_vec(&manifest).expect("manifests always serialize");
     let options = zip::write::SimpleFileOptions::default()
         .last_modified_time(zip::DateTime::default())
         .unix_permissions(0o644)
@@ -841,7 +841,7 @@ mod tests {
         let bytes = sample_bytes();
         let entries = entries_of(&bytes);
         let manifest = String::from_utf8(entries[MANIFEST].clone()).unwrap();
-        let newer = manifest.replacen("\"version\": 2", "\"version\": 3", 1);
+        let newer = manifest.replacen("\"version\":2", "\"version\":3", 1);
         assert_ne!(newer, manifest);
         let err = decode(&zip_of(&[(MANIFEST, newer.as_bytes())])).unwrap_err();
         assert!(
