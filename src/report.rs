@@ -1,13 +1,15 @@
 //! Self-contained HTML pages (images inline) that a person can follow: the
 //! report of a replay run, and a recording's events over its screenshots.
+//! Written with maud's templates: every value is escaped unless it is
+//! marked as markup.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use anyhow::{Context as _, Result};
 use base64::Engine as _;
-use reprise_models::{ActionEvent, ReduceOptions, ScreenGeometry, reduce};
-use reprise_strategies::StepStatus;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+use reprise_models::{ActionEvent, RecordingBundle, Rect, ReduceOptions, ScreenGeometry, reduce};
+use reprise_strategies::{Sought, StepStatus};
 
 use crate::present::event_label;
 use crate::store::Store;
@@ -16,11 +18,12 @@ const STYLE: &str = "
 body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1100px; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
 table.meta td { padding: 2px 12px 2px 0; vertical-align: top; }
+table.candidates td, table.candidates th { padding: 2px 12px 2px 0; text-align: left; }
 .badge { display: inline-block; padding: 2px 8px; border-radius: 4px; color: #fff; font-weight: bold; }
 .verified, .completed, .dry_run { background: #2e7d32; } .failed, .step_limit { background: #c62828; }
 .aborted, .skipped { background: #ef6c00; } .unverified { background: #6d4c41; }
 .shot { position: relative; display: inline-block; max-width: 100%; border: 1px solid #999; }
-.frames { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+.frames { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; margin-top: 8px; }
 .frames figure { margin: 0; max-width: 100%; } .frames figcaption { font-weight: bold; }
 .shot img { display: block; max-width: 100%; height: auto; }
 .shot svg { position: absolute; left: 0; top: 0; width: 100%; height: 100%; }
@@ -29,53 +32,93 @@ table.meta td { padding: 2px 12px 2px 0; vertical-align: top; }
 ul.events { font-family: monospace; }
 ";
 
-/// Escapes text for HTML.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// The colour of where a step aimed (and a recording's pointer).
+const MARK_RED: &str = "#e53935";
+/// The colour of the candidates a failed search saw.
+const MARK_BLUE: &str = "#1e63c6";
+
+fn page(title: &str, body: Markup) -> String {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                title { (title) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body { (body) }
+        }
+    }
+    .into_string()
 }
 
-fn page(title: &str, body: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head>\n<body>\n{body}</body></html>\n",
-        escape(title)
-    )
+/// What is drawn over a frame: a labelled point (a circle with a cross),
+/// or a labelled box.
+enum Mark {
+    Point { x: f64, y: f64, label: String },
+    Box { rect: Rect, label: String },
 }
 
-/// An image with markers (numbered circles) at logical screen points.
+impl Mark {
+    fn point((x, y): (f64, f64), label: String) -> Mark {
+        Mark::Point { x, y, label }
+    }
+
+    /// The logical points a crop must show for this mark.
+    fn points(&self) -> Vec<(f64, f64)> {
+        match self {
+            Mark::Point { x, y, .. } => vec![(*x, *y)],
+            Mark::Box { rect, .. } => vec![
+                (f64::from(rect.left), f64::from(rect.top)),
+                (rect.right() as f64, rect.bottom() as f64),
+            ],
+        }
+    }
+}
+
+/// One decimal, as SVG coordinates are written.
+fn d1(value: f64) -> String {
+    format!("{value:.1}")
+}
+
+/// An image with marks at logical screen points and boxes.
 fn marked_image(
     png: &[u8],
     width: u32,
     height: u32,
     screen: &ScreenGeometry,
-    marks: &[(f64, f64, String)],
-) -> String {
+    marks: &[Mark],
+) -> Markup {
     let data = base64::engine::general_purpose::STANDARD.encode(png);
-    let mut svg = String::new();
-    for (x, y, label) in marks {
-        let px = (x - f64::from(screen.rect.left)) * screen.scale_factor;
-        let py = (y - f64::from(screen.rect.top)) * screen.scale_factor;
-        let _ = write!(
-            svg,
-            "<g class=\"mark\"><circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"14\" fill=\"none\" stroke=\"#e53935\" stroke-width=\"3\"/>\
-             <line x1=\"{:.1}\" y1=\"{py:.1}\" x2=\"{:.1}\" y2=\"{py:.1}\" stroke=\"#e53935\" stroke-width=\"2\"/>\
-             <line x1=\"{px:.1}\" y1=\"{:.1}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#e53935\" stroke-width=\"2\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" fill=\"#e53935\" font-size=\"16\" font-weight=\"bold\">{}</text></g>",
-            px - 22.0,
-            px + 22.0,
-            py - 22.0,
-            py + 22.0,
-            px + 16.0,
-            py - 16.0,
-            escape(label)
-        );
+    let px = |x: f64| (x - f64::from(screen.rect.left)) * screen.scale_factor;
+    let py = |y: f64| (y - f64::from(screen.rect.top)) * screen.scale_factor;
+    html! {
+        div.shot {
+            img alt="screenshot" src={ "data:image/png;base64," (data) };
+            svg viewBox={ "0 0 " (width) " " (height) } preserveAspectRatio="none" {
+                @for mark in marks {
+                    @match mark {
+                        Mark::Point { x, y, label } => {
+                            @let (x, y) = (px(*x), py(*y));
+                            g class="mark" {
+                                circle cx=(d1(x)) cy=(d1(y)) r="14" fill="none" stroke=(MARK_RED) stroke-width="3" {}
+                                line x1=(d1(x - 22.0)) y1=(d1(y)) x2=(d1(x + 22.0)) y2=(d1(y)) stroke=(MARK_RED) stroke-width="2" {}
+                                line x1=(d1(x)) y1=(d1(y - 22.0)) x2=(d1(x)) y2=(d1(y + 22.0)) stroke=(MARK_RED) stroke-width="2" {}
+                                text x=(d1(x + 16.0)) y=(d1(y - 16.0)) fill=(MARK_RED) font-size="16" font-weight="bold" { (label) }
+                            }
+                        }
+                        Mark::Box { rect, label } => {
+                            @let (x, y) = (px(f64::from(rect.left)), py(f64::from(rect.top)));
+                            g class="candidate" {
+                                rect x=(d1(x)) y=(d1(y)) width=(d1(f64::from(rect.width) * screen.scale_factor)) height=(d1(f64::from(rect.height) * screen.scale_factor)) fill="none" stroke=(MARK_BLUE) stroke-width="2" stroke-dasharray="6 3" {}
+                                text x=(d1(x + 2.0)) y=(d1(y - 4.0)) fill=(MARK_BLUE) font-size="14" font-weight="bold" { (label) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
-    format!(
-        "<div class=\"shot\"><img alt=\"screenshot\" src=\"data:image/png;base64,{data}\">\
-         <svg viewBox=\"0 0 {width} {height}\" preserveAspectRatio=\"none\">{svg}</svg></div>"
-    )
 }
 
 /// A JSON value as a person reads it: a string without quotes, `none` for
@@ -88,39 +131,47 @@ fn plain_value(value: &serde_json::Value) -> String {
     }
 }
 
+/// Rows of a key and a value, as a table.
+fn meta_rows(rows: &[(String, String)]) -> Markup {
+    html! {
+        table.meta {
+            @for (key, value) in rows {
+                tr { td { (key) } td { (value) } }
+            }
+        }
+    }
+}
+
+/// A point as a person reads it: `(412, 300)`.
+fn at((x, y): (f64, f64)) -> String {
+    format!("({x:.0}, {y:.0})")
+}
+
 /// The table at the top of a run's report: a row per step (its number
 /// linking to it, the action, how its target was found, its outcome and
 /// time).
-fn summary_table(body: &mut String, steps: &[crate::store::RunStep]) {
-    let _ = writeln!(
-        body,
-        "<table class=\"meta\" id=\"summary\"><tr><th>step</th><th>action</th><th>found by</th><th>outcome</th><th>time</th></tr>"
-    );
-    for stored in steps {
-        let record = &stored.step.record;
-        let status = record.status.as_str();
-        let (label, found_by) =
-            record
-                .step
-                .as_ref()
-                .map_or(("(no step decided)".to_owned(), "-"), |step| {
-                    (
-                        step.label.clone(),
-                        step.found_by
-                            .map_or("-", reprise_strategies::FoundBy::words),
-                    )
-                });
-        let _ = writeln!(
-            body,
-            "<tr><td><a href=\"#step-{number}\">{number}</a></td><td>{}</td><td class=\"found-by\">{}</td><td><span class=\"badge {status}\">{}</span></td><td>{:.0} ms</td></tr>",
-            escape(&label),
-            escape(found_by),
-            status.replace('_', " "),
-            record.duration_seconds * 1000.0,
-            number = record.step_idx + 1,
-        );
+fn summary_table(steps: &[crate::store::RunStep]) -> Markup {
+    html! {
+        table.meta #summary {
+            tr { th { "step" } th { "action" } th { "found by" } th { "outcome" } th { "time" } }
+            @for stored in steps {
+                @let record = &stored.step.record;
+                @let status = record.status.as_str();
+                @let number = record.step_idx + 1;
+                @let (label, found_by) = record.step.as_ref().map_or(
+                    ("(no step decided)".to_owned(), "-"),
+                    |step| (step.label.clone(), step.found_by.map_or("-", reprise_strategies::FoundBy::words)),
+                );
+                tr {
+                    td { a href={ "#step-" (number) } { (number) } }
+                    td { (label) }
+                    td class="found-by" { (found_by) }
+                    td { span class={ "badge " (status) } { (status.replace('_', " ")) } }
+                    td { (format!("{:.0} ms", record.duration_seconds * 1000.0)) }
+                }
+            }
+        }
     }
-    let _ = writeln!(body, "</table>");
 }
 
 /// An outcome's name, for a row whose outcome gives no reason.
@@ -137,20 +188,18 @@ pub fn batch_report(
     run_ids: &[String],
     row_link: &dyn Fn(u64) -> String,
 ) -> Result<String> {
-    let mut body = String::new();
-    let _ = writeln!(
-        body,
-        "<h1>Replay batch <code>{}</code></h1>",
-        escape(batch_id)
-    );
-    let _ = writeln!(
-        body,
-        "<table class=\"meta\" id=\"rows\"><tr><th>row</th><th>values</th><th>outcome</th><th>steps</th><th>seconds</th><th>failing step</th></tr>"
-    );
+    struct Row {
+        row: u64,
+        values: String,
+        class: String,
+        steps: usize,
+        seconds: String,
+        failing: String,
+    }
+    let mut rows = Vec::with_capacity(run_ids.len());
     for run_id in run_ids {
         let (run, steps) = store.load_run(run_id)?;
         let batch = &run.arguments["batch"];
-        let row = batch["row"].as_u64().unwrap_or(0);
         let values: Vec<String> = batch["values"]
             .as_array()
             .into_iter()
@@ -193,32 +242,44 @@ pub fn batch_report(
                 None => outcome_name_or(outcome).to_owned(),
             })
             .unwrap_or_default();
-        let seconds = run
-            .summary
-            .as_ref()
-            .and_then(|summary| summary["seconds"].as_f64())
-            .map_or(String::new(), |seconds| format!("{seconds:.1}"));
-        let _ = writeln!(
-            body,
-            "<tr class=\"row\"><td><a href=\"{}\">{row}</a></td><td>{}</td><td><span class=\"badge {class}\">{}</span></td><td>{}</td><td>{seconds}</td><td>{}</td></tr>",
-            escape(&row_link(row)),
-            escape(&values.join(", ")),
-            escape(class),
-            steps.len(),
-            escape(failing.trim())
-        );
+        rows.push(Row {
+            row: batch["row"].as_u64().unwrap_or(0),
+            values: values.join(", "),
+            class: class.to_owned(),
+            steps: steps.len(),
+            seconds: run
+                .summary
+                .as_ref()
+                .and_then(|summary| summary["seconds"].as_f64())
+                .map_or(String::new(), |seconds| format!("{seconds:.1}")),
+            failing: failing.trim().to_owned(),
+        });
     }
-    let _ = writeln!(body, "</table>");
-    Ok(page(&format!("Replay batch {batch_id}"), &body))
+    let body = html! {
+        h1 { "Replay batch " code { (batch_id) } }
+        table.meta #rows {
+            tr { th { "row" } th { "values" } th { "outcome" } th { "steps" } th { "seconds" } th { "failing step" } }
+            @for row in &rows {
+                tr class="row" {
+                    td { a href=(row_link(row.row)) { (row.row) } }
+                    td { (row.values) }
+                    td { span class={ "badge " (row.class) } { (row.class) } }
+                    td { (row.steps) }
+                    td { (row.seconds) }
+                    td { (row.failing) }
+                }
+            }
+        }
+    };
+    Ok(page(&format!("Replay batch {batch_id}"), body))
 }
 
 /// The report of one replay run.
 pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
     let (run, steps) = store.load_run(run_id)?;
-    let recording = store
-        .load(&run.recording_id)
-        .map(|bundle| bundle.recording)
-        .ok();
+    // The recording, for its frames beside the replay's (it may have been
+    // deleted since).
+    let bundle = store.load(&run.recording_id).ok();
     let outcome_name = run
         .outcome
         .as_ref()
@@ -250,17 +311,8 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
         "completed" => ("completed", "completed, every step verified".to_owned()),
         other => (other, other.to_owned()),
     };
-    let mut body = String::new();
-    let _ = writeln!(body, "<h1>Replay run <code>{}</code></h1>", escape(&run.id));
-    let _ = writeln!(
-        body,
-        "<p>Outcome: <span class=\"badge {}\" id=\"outcome\">{}</span></p>",
-        escape(outcome_class),
-        escape(&outcome_text)
-    );
-    let _ = writeln!(body, "<table class=\"meta\">");
-    let recording_label = recording.as_ref().map_or(run.recording_id.clone(), |r| {
-        format!("{} ({})", r.name, r.id)
+    let recording_label = bundle.as_ref().map_or(run.recording_id.clone(), |b| {
+        format!("{} ({})", b.recording.name, b.recording.id)
     });
     let mut rows: Vec<(String, String)> = vec![
         ("recording".into(), recording_label),
@@ -303,16 +355,6 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             },
         ));
     }
-    for (key, value) in rows {
-        let _ = writeln!(
-            body,
-            "<tr><td>{}</td><td>{}</td></tr>",
-            escape(&key),
-            escape(&value)
-        );
-    }
-    let _ = writeln!(body, "</table>");
-    summary_table(&mut body, &steps);
     // Each step's "after" is the frame the next step's decision saw.
     let after: BTreeMap<usize, (String, ScreenGeometry)> = steps
         .windows(2)
@@ -324,124 +366,243 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             ))
         })
         .collect();
+    let mut sections = Vec::with_capacity(steps.len());
     for stored in &steps {
-        let (record, screen) = (&stored.step.record, stored.step.screen);
-        let status = record.status.as_str();
-        let label = record
-            .step
-            .as_ref()
-            .map_or("(no step decided)".to_owned(), |step| step.label.clone());
-        let _ = writeln!(
-            body,
-            "<div class=\"step\" id=\"step-{number}\"><h2>Step {number}: {} <span class=\"badge {status}\">{status}</span></h2>",
-            escape(&label),
-            number = record.step_idx + 1
-        );
-        let _ = writeln!(body, "<table class=\"meta\">");
-        if let Some(step) = &record.step {
-            let target = step
-                .target
-                .map_or("none".to_owned(), |(x, y)| format!("({x:.0}, {y:.0})"));
-            let _ = writeln!(
-                body,
-                "<tr><td>target</td><td class=\"target\">{}</td></tr>",
-                escape(&target)
-            );
-            let _ = writeln!(
-                body,
-                "<tr><td>reason</td><td>{}</td></tr>",
-                escape(&step.reason)
-            );
-            let _ = writeln!(
-                body,
-                "<tr><td>actions</td><td>{}</td></tr>",
-                step.actions.len()
-            );
-        }
-        if let Some(check) = &record.check {
-            let _ = writeln!(
-                body,
-                "<tr><td>{}</td><td class=\"check\">{}</td></tr>",
-                if record.status == StepStatus::Verified {
-                    "verified by"
-                } else {
-                    "not checked"
-                },
-                escape(check)
-            );
-        }
-        let window = record.window_title.clone().unwrap_or_else(|| "none".into());
-        let _ = writeln!(
-            body,
-            "<tr><td>active window</td><td>{}</td></tr>",
-            escape(&window)
-        );
-        let _ = writeln!(
-            body,
-            "<tr><td>timing</td><td>at {:.2} s, decided in {:.1} ms, {:.2} s in all; attempts {}{}</td></tr>",
-            record.started_seconds,
-            record.decide_seconds * 1000.0,
-            record.duration_seconds,
-            record.attempts,
-            if record.settled {
-                ""
-            } else {
-                "; the screen had not settled"
-            }
-        );
-        // Attempts that failed alike are one row, with their count.
-        let mut errors: Vec<(&String, usize)> = Vec::new();
-        for error in &record.errors {
-            match errors.last_mut() {
-                Some((last, count)) if *last == error => *count += 1,
-                _ => errors.push((error, 1)),
-            }
-        }
-        for (error, count) in errors {
-            let times = if count > 1 {
-                format!(" (attempts: {count})")
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                body,
-                "<tr><td>error</td><td class=\"error\">{}{times}</td></tr>",
-                escape(error)
-            );
-        }
-        let _ = writeln!(body, "</table>");
-        if let (Some(hash), Some(screen)) = (&stored.screenshot_hash, screen) {
-            let marks: Vec<(f64, f64, String)> = record
-                .step
-                .as_ref()
-                .and_then(|step| step.target)
-                .map(|(x, y)| (x, y, format!("found {}", record.step_idx + 1)))
-                .into_iter()
-                .collect();
-            // The step's window, before it (with where the step aimed) and
-            // after it (the frame the next step saw); the whole screen
-            // where the window is not known.
-            let _ = writeln!(
-                body,
-                "<div class=\"frames\"><figure><figcaption>before</figcaption>"
-            );
-            let points: Vec<(f64, f64)> = marks.iter().map(|&(x, y, _)| (x, y)).collect();
-            let (png, width, height, shown) =
-                window_crop(store, hash, &screen, record.window_rect, &points)?;
-            body.push_str(&marked_image(&png, width, height, &shown, &marks));
-            let _ = writeln!(body, "</figure>");
-            if let Some((next_hash, next_screen)) = after.get(&record.step_idx) {
-                let _ = writeln!(body, "<figure><figcaption>after</figcaption>");
-                let (png, width, height, shown) =
-                    window_crop(store, next_hash, next_screen, record.window_rect, &points)?;
-                body.push_str(&marked_image(&png, width, height, &shown, &[]));
-                let _ = writeln!(body, "</figure>");
-            }
-            let _ = writeln!(body, "</div>");
-        }
-        body.push_str("</div>\n");
+        sections.push(step_section(
+            store,
+            bundle.as_ref(),
+            stored,
+            after.get(&stored.step.record.step_idx),
+        )?);
     }
-    Ok(page(&format!("Replay run {}", run.id), &body))
+    let body = html! {
+        h1 { "Replay run " code { (run.id) } }
+        p { "Outcome: " span class={ "badge " (outcome_class) } id="outcome" { (outcome_text) } }
+        (meta_rows(&rows))
+        (summary_table(&steps))
+        @for section in sections { (section) }
+    };
+    Ok(page(&format!("Replay run {}", run.id), body))
+}
+
+/// One step of a run's report: what it did and why, what it looked for and
+/// what it found (the recorded target's crop beside the found one), the
+/// closest candidates when it found nothing, and its window before and
+/// after.
+fn step_section(
+    store: &Store,
+    bundle: Option<&RecordingBundle>,
+    stored: &crate::store::RunStep,
+    after: Option<&(String, ScreenGeometry)>,
+) -> Result<Markup> {
+    let (record, screen) = (&stored.step.record, stored.step.screen);
+    let status = record.status.as_str();
+    let number = record.step_idx + 1;
+    let label = record
+        .step
+        .as_ref()
+        .map_or("(no step decided)".to_owned(), |step| step.label.clone());
+    let target = record.step.as_ref().and_then(|step| step.target);
+    let sought = record.sought.as_ref();
+    let candidates = sought.map_or(&[][..], |sought| sought.candidates.as_slice());
+    // Attempts that failed alike are one row, with their count.
+    let mut errors: Vec<(&String, usize)> = Vec::new();
+    for error in &record.errors {
+        match errors.last_mut() {
+            Some((last, count)) if *last == error => *count += 1,
+            _ => errors.push((error, 1)),
+        }
+    }
+    let recorded = sought
+        .and_then(|sought| recorded_crop(store, bundle, sought).transpose())
+        .transpose()?;
+    let mut found = None;
+    let mut before = None;
+    let mut after_image = None;
+    if let (Some(hash), Some(screen)) = (&stored.screenshot_hash, screen) {
+        if let Some(point) = target {
+            let region = around(point, sought.and_then(|sought| sought.recorded_rect));
+            let (png, width, height, shown) =
+                window_crop(store, hash, &screen, Some(region), &[point])?;
+            found = Some(marked_image(
+                &png,
+                width,
+                height,
+                &shown,
+                &[Mark::point(point, "found".into())],
+            ));
+        }
+        // The step's window, before it (with where the step aimed, or the
+        // candidates it saw) and after it (the frame the next step saw); the
+        // whole screen where the window is not known.
+        let mut marks: Vec<Mark> = target
+            .map(|point| Mark::point(point, format!("found {number}")))
+            .into_iter()
+            .collect();
+        marks.extend(
+            candidates
+                .iter()
+                .enumerate()
+                .filter_map(|(idx, candidate)| {
+                    candidate.rect.map(|rect| Mark::Box {
+                        rect,
+                        label: (idx + 1).to_string(),
+                    })
+                }),
+        );
+        let points: Vec<(f64, f64)> = marks.iter().flat_map(Mark::points).collect();
+        let (png, width, height, shown) =
+            window_crop(store, hash, &screen, record.window_rect, &points)?;
+        before = Some(marked_image(&png, width, height, &shown, &marks));
+        if let Some((next_hash, next_screen)) = after {
+            let (png, width, height, shown) =
+                window_crop(store, next_hash, next_screen, record.window_rect, &points)?;
+            after_image = Some(marked_image(&png, width, height, &shown, &[]));
+        }
+    }
+    Ok(html! {
+        div.step id={ "step-" (number) } {
+            h2 { "Step " (number) ": " (label) " " span class={ "badge " (status) } { (status) } }
+            table.meta {
+                @if let Some(sought) = sought {
+                    tr {
+                        td { "looking for" }
+                        td class="sought" { (sought.description.as_deref().unwrap_or("the recorded action")) }
+                    }
+                    @if let Some(point) = sought.recorded_point {
+                        tr { td { "recorded at" } td class="recorded" { (at(point)) } }
+                    }
+                }
+                @if let Some(step) = &record.step {
+                    tr { td { "found at" } td class="target" { (step.target.map_or("none".to_owned(), at)) } }
+                    tr { td { "reason" } td { (step.reason) } }
+                    tr { td { "actions" } td { (step.actions.len()) } }
+                }
+                @if let Some(check) = &record.check {
+                    tr {
+                        td { (if record.status == StepStatus::Verified { "verified by" } else { "not checked" }) }
+                        td class="check" { (check) }
+                    }
+                }
+                tr { td { "active window" } td { (record.window_title.as_deref().unwrap_or("none")) } }
+                tr {
+                    td { "timing" }
+                    td {
+                        (format!(
+                            "at {:.2} s, decided in {:.1} ms, {:.2} s in all; attempts {}{}",
+                            record.started_seconds,
+                            record.decide_seconds * 1000.0,
+                            record.duration_seconds,
+                            record.attempts,
+                            if record.settled { "" } else { "; the screen had not settled" }
+                        ))
+                    }
+                }
+                @for (error, count) in &errors {
+                    tr {
+                        td { "error" }
+                        td class="error" {
+                            (error)
+                            @if *count > 1 { " (attempts: " (count) ")" }
+                        }
+                    }
+                }
+            }
+            @if !candidates.is_empty() {
+                table.candidates {
+                    tr { th { "closest candidates, not taken" } th { "alike by" } th { "score" } }
+                    @for (idx, candidate) in candidates.iter().enumerate() {
+                        tr class="candidate" {
+                            td { (idx + 1) ". " (candidate.description) }
+                            td { (candidate.measure) }
+                            td { (format!("{:.2}", candidate.score)) }
+                        }
+                    }
+                }
+            }
+            @if recorded.is_some() || found.is_some() {
+                div.frames.compare {
+                    @if let Some(image) = &recorded {
+                        figure.recorded {
+                            figcaption {
+                                "recorded"
+                                @if let Some(point) = sought.and_then(|sought| sought.recorded_point) { " at " (at(point)) }
+                            }
+                            (image)
+                        }
+                    }
+                    @if let (Some(image), Some(point)) = (&found, target) {
+                        figure.found { figcaption { "found at " (at(point)) } (image) }
+                    }
+                }
+            }
+            @if let Some(before) = before {
+                div.frames {
+                    figure.before { figcaption { "before" } (before) }
+                    @if let Some(after_image) = after_image {
+                        figure.after { figcaption { "after" } (after_image) }
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// The size of the region shown around a target whose box is not known,
+/// in logical pixels.
+const TARGET_REGION: (u32, u32) = (240, 120);
+
+/// The region a target's crop shows: its recorded box's size (with room
+/// around it) centred on `point`, or [`TARGET_REGION`].
+fn around((x, y): (f64, f64), recorded: Option<Rect>) -> Rect {
+    let (width, height) = recorded.map_or(TARGET_REGION, |rect| {
+        (
+            rect.width.saturating_add(80).max(TARGET_REGION.0 / 2),
+            rect.height.saturating_add(40).max(TARGET_REGION.1 / 2),
+        )
+    });
+    Rect::new(
+        (x - f64::from(width) / 2.0).round() as i32,
+        (y - f64::from(height) / 2.0).round() as i32,
+        width,
+        height,
+    )
+}
+
+/// The recorded target on the recording's frame (its box, or the region
+/// around where the action landed), marked; nothing when the recording or
+/// its frame is gone.
+fn recorded_crop(
+    store: &Store,
+    bundle: Option<&RecordingBundle>,
+    sought: &Sought,
+) -> Result<Option<Markup>> {
+    let Some(shot) = sought
+        .recorded_frame
+        .and_then(|id| bundle?.screenshots.get(id as usize))
+    else {
+        return Ok(None);
+    };
+    let Some(point) = sought.recorded_point.or_else(|| {
+        sought.recorded_rect.map(|rect| {
+            (
+                f64::from(rect.left) + f64::from(rect.width) / 2.0,
+                f64::from(rect.top) + f64::from(rect.height) / 2.0,
+            )
+        })
+    }) else {
+        return Ok(None);
+    };
+    let region = around(point, sought.recorded_rect);
+    let marks = [Mark::point(point, "recorded".into())];
+    let (png, width, height, shown) = window_crop(
+        store,
+        &shot.content_hash,
+        &shot.screen,
+        Some(region),
+        &[point],
+    )?;
+    Ok(Some(marked_image(&png, width, height, &shown, &marks)))
 }
 
 /// Room around a window crop, in logical pixels.
@@ -535,10 +696,7 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
             double_click: recording.double_click,
         },
     );
-    let mut body = String::new();
-    let _ = writeln!(body, "<h1>Recording {}</h1>", escape(&recording.name));
-    let _ = writeln!(body, "<table class=\"meta\">");
-    for (key, value) in [
+    let rows: Vec<(String, String)> = [
         ("id", recording.id.clone()),
         ("task", recording.task_description.clone()),
         ("created", recording.created.clone()),
@@ -576,25 +734,10 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
                 .collect::<Vec<_>>()
                 .join("; "),
         ),
-    ] {
-        let _ = writeln!(body, "<tr><td>{key}</td><td>{}</td></tr>", escape(&value));
-    }
-    let _ = writeln!(body, "</table>");
-    // An index of the actions, each linking to the frame it is shown on.
-    let _ = writeln!(
-        body,
-        "<table class=\"meta\" id=\"index\"><tr><th>#</th><th>at</th><th>action</th></tr>"
-    );
-    for (idx, tree) in trees.iter().enumerate() {
-        let anchor = frame_anchor(tree.screenshot_id);
-        let _ = writeln!(
-            body,
-            "<tr><td><a href=\"#{anchor}\">{idx}</a></td><td>{:.2} s</td><td>{}</td></tr>",
-            tree.timestamp,
-            escape(&event_label(tree))
-        );
-    }
-    let _ = writeln!(body, "</table>");
+    ]
+    .into_iter()
+    .map(|(key, value)| (key.to_owned(), value))
+    .collect();
     // Group the top-level trees by the frame they link to, in order.
     let mut by_frame: BTreeMap<Option<u32>, Vec<(usize, &ActionEvent)>> = BTreeMap::new();
     for (idx, tree) in trees.iter().enumerate() {
@@ -603,48 +746,67 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
             .or_default()
             .push((idx, tree));
     }
+    let mut frames = Vec::with_capacity(by_frame.len());
     for (frame_id, events) in by_frame {
         let state = events[0]
             .1
             .window_state_id
             .and_then(|id| bundle.window_states.get(id as usize));
-        let window_rect = state.map(|state| state.rect);
         let window = state.map_or("no window".to_owned(), |state| {
             format!("{} ({})", state.title, state.app_class)
         });
-        let _ = writeln!(
-            body,
-            "<div class=\"frame\" id=\"{}\"><h2>{} <small>in {}</small></h2><ul class=\"events\">",
-            frame_anchor(frame_id),
-            frame_id.map_or("No screenshot".to_owned(), |id| format!("Screenshot {id}")),
-            escape(&window)
-        );
-        for (idx, tree) in &events {
-            let _ = writeln!(
-                body,
-                "<li>#{idx} at {:.3} s: {}</li>",
-                tree.timestamp,
-                escape(&event_label(tree))
-            );
-        }
-        let _ = writeln!(body, "</ul>");
-        if let Some(shot) = frame_id.and_then(|id| bundle.screenshots.get(id as usize)) {
-            let marks: Vec<(f64, f64, String)> = events
-                .iter()
-                .filter_map(|(idx, tree)| tree.position().map(|(x, y)| (x, y, format!("#{idx}"))))
-                .collect();
-            // The window the actions were in, and where the pointer was.
-            let points: Vec<(f64, f64)> = marks.iter().map(|&(x, y, _)| (x, y)).collect();
-            let (png, width, height, shown) = window_crop(
-                store,
-                &shot.content_hash,
-                &shot.screen,
-                window_rect,
-                &points,
-            )?;
-            body.push_str(&marked_image(&png, width, height, &shown, &marks));
-        }
-        body.push_str("</div>\n");
+        let image = match frame_id.and_then(|id| bundle.screenshots.get(id as usize)) {
+            Some(shot) => {
+                let marks: Vec<Mark> = events
+                    .iter()
+                    .filter_map(|(idx, tree)| {
+                        tree.position()
+                            .map(|point| Mark::point(point, format!("#{idx}")))
+                    })
+                    .collect();
+                // The window the actions were in, and where the pointer was.
+                let points: Vec<(f64, f64)> = marks.iter().flat_map(Mark::points).collect();
+                let (png, width, height, shown) = window_crop(
+                    store,
+                    &shot.content_hash,
+                    &shot.screen,
+                    state.map(|state| state.rect),
+                    &points,
+                )?;
+                Some(marked_image(&png, width, height, &shown, &marks))
+            }
+            None => None,
+        };
+        frames.push(html! {
+            div.frame id=(frame_anchor(frame_id)) {
+                h2 {
+                    (frame_id.map_or("No screenshot".to_owned(), |id| format!("Screenshot {id}")))
+                    " " small { "in " (window) }
+                }
+                ul.events {
+                    @for (idx, tree) in &events {
+                        li { (format!("#{idx} at {:.3} s: ", tree.timestamp)) (event_label(tree)) }
+                    }
+                }
+                @if let Some(image) = image { (image) }
+            }
+        });
     }
-    Ok(page(&format!("Recording {}", recording.name), &body))
+    let body = html! {
+        h1 { "Recording " (recording.name) }
+        (meta_rows(&rows))
+        // An index of the actions, each linking to the frame it is shown on.
+        table.meta #index {
+            tr { th { "#" } th { "at" } th { "action" } }
+            @for (idx, tree) in trees.iter().enumerate() {
+                tr {
+                    td { a href={ "#" (frame_anchor(tree.screenshot_id)) } { (idx) } }
+                    td { (format!("{:.2} s", tree.timestamp)) }
+                    td { (event_label(tree)) }
+                }
+            }
+        }
+        @for frame in frames { (frame) }
+    };
+    Ok(page(&format!("Recording {}", recording.name), body))
 }

@@ -189,11 +189,44 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
     // the screen). The first click missed the moved window (421,320
     // 420x400) at (230, 387): its crop reaches from x 206 to 865. Each step
     // but the last shows the frame after.
-    let boxes = crate::harness::view_boxes(&html);
+    let boxes: Vec<&str> = html
+        .split("<figure class=\"")
+        .skip(1)
+        .filter(|figure| figure.starts_with("before\"") || figure.starts_with("after\""))
+        .flat_map(|figure| crate::harness::view_boxes(figure).into_iter().take(1))
+        .collect();
     assert!(
         boxes.get(2) == Some(&"0 0 659 448") && boxes.get(3) == Some(&"0 0 659 448"),
         "the frames show the window: {boxes:?}"
     );
+    // Each step shows the recorded target beside where the replay aimed,
+    // each labelled with its coordinates: the recording's frame around the
+    // recorded point, the replay's around the point it used (naive: the
+    // same coordinates, on a screen where the window has moved).
+    let step_2 = html
+        .split("id=\"step-2\"")
+        .nth(1)
+        .unwrap()
+        .split("id=\"step-3\"")
+        .next()
+        .unwrap();
+    let recorded_at = step_2
+        .split("class=\"recorded\">")
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .expect("the step says where it was recorded");
+    assert!(
+        step_2.contains(&format!(
+            "<figcaption>recorded at {recorded_at}</figcaption>"
+        )) && step_2.contains(&format!("<figcaption>found at {recorded_at}</figcaption>")),
+        "{step_2}"
+    );
+    assert_eq!(
+        html.matches("<figure class=\"recorded\">").count(),
+        html.matches("class=\"recorded\">(").count(),
+        "every step that was recorded at a point shows its recorded target"
+    );
+    assert!(html.matches("<figure class=\"recorded\">").count() >= 4);
     assert_eq!(
         html.matches("<figcaption>after</figcaption>").count(),
         html.matches("<figcaption>before</figcaption>").count() - 1

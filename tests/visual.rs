@@ -68,6 +68,20 @@ fn replay(
     )
 }
 
+/// The last run's report, written to `name` in the test's folder: its path
+/// and its HTML.
+fn last_report(display: &Display, name: &str) -> (std::path::PathBuf, String) {
+    let report = display.dir.path().join(name);
+    run_ok(
+        display
+            .reprise()
+            .args(["report", "last", "-o"])
+            .arg(&report),
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    (report, html)
+}
+
 #[test]
 fn visual_offline_succeeds_where_the_screen_drifted() {
     let mut display = display_with_sample();
@@ -109,6 +123,51 @@ fn visual_refuses_an_ambiguous_target_rather_than_click_the_wrong_one() {
         got.contains(&"double_click row:Gamma".to_owned()),
         "the steps before it ran: {got:?}"
     );
+    // The report says what the refused step looked for (the recorded
+    // description and crop) and the look-alikes it could not tell apart,
+    // with their scores, marked on the frame.
+    let (report, html) = last_report(&display, "ambiguous.html");
+    let failed = html
+        .split("<div class=\"step\"")
+        .skip(1)
+        .find(|step| step.contains("<span class=\"badge failed\">"))
+        .expect("a failed step");
+    assert!(
+        failed.contains("class=\"sought\">button &quot;save&quot;</td>"),
+        "{failed}"
+    );
+    let candidates: Vec<&str> = failed.split("<tr class=\"candidate\">").skip(1).collect();
+    assert!(candidates.len() >= 2, "{failed}");
+    for candidate in &candidates[..2] {
+        assert!(
+            candidate.starts_with("<td>")
+                && candidate.contains("button &quot;save&quot;</td><td>text</td><td>1.00</td>"),
+            "{candidate}"
+        );
+    }
+    assert!(failed.contains("<figure class=\"recorded\">"), "{failed}");
+    assert!(
+        failed.matches("<g class=\"candidate\">").count() >= 2,
+        "the candidates are marked on the frame"
+    );
+    // Tall enough for the whole page: the refused step is the fifth.
+    let (dom, shot) = crate::harness::chromium_render(&report, 1200, 10000);
+    if let Ok(dir) = std::env::var("REPRISE_DOCS_SHOTS") {
+        shot.save(std::path::Path::new(&dir).join("report-refused.png"))
+            .unwrap();
+    }
+    assert!(
+        dom.contains("closest candidates, not taken") && dom.contains("looking for"),
+        "{dom}"
+    );
+    let blue = shot
+        .pixels()
+        .filter(|pixel| {
+            let [r, g, b, _] = pixel.0;
+            r < 60 && (80..=120).contains(&g) && b > 170
+        })
+        .count();
+    assert!(blue > 50, "the candidates' boxes are drawn ({blue} pixels)");
 }
 
 #[test]
@@ -182,14 +241,7 @@ fn a_step_with_no_visible_effect_is_retried_then_fails_clearly() {
         "it stopped there: {got:?}"
     );
     // The report shows the two attempts' one error once, with its count.
-    let report = display.dir.path().join("inert.html");
-    run_ok(
-        display
-            .reprise()
-            .args(["report", "last", "-o"])
-            .arg(&report),
-    );
-    let html = std::fs::read_to_string(&report).unwrap();
+    let (_, html) = last_report(&display, "inert.html");
     let errors: Vec<&str> = html
         .split("<td class=\"error\">")
         .skip(1)

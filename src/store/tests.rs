@@ -549,6 +549,7 @@ fn insert_run_with_frame(
         .unwrap();
     let step = StoredStep {
         record: reprise_strategies::StepRecord {
+            sought: None,
             step_idx: 0,
             status: reprise_strategies::StepStatus::Verified,
             step: None,

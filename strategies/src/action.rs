@@ -131,6 +131,45 @@ impl FoundBy {
     }
 }
 
+/// What a step was after, as the recording has it, for a report to show
+/// beside what the replay found; when the step's target was not found, the
+/// closest the last attempt saw instead.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Sought {
+    /// How the recording describes the target (`button "Save"`), when it
+    /// names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The recording's frame the action was taken on (its screenshot id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_frame: Option<u32>,
+    /// Where the recorded action landed (logical screen coordinates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_point: Option<(f64, f64)>,
+    /// The recorded element's box (logical), when the recording names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_rect: Option<reprise_models::Rect>,
+    /// The closest elements the last attempt saw, best first, when the
+    /// target was not found or could not be told apart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<Candidate>,
+}
+
+/// An element that was considered for a step's target and not taken.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// Its description (`button "Sav"`).
+    pub description: String,
+    /// How alike it is to the target, 0 to 1, by `measure`.
+    pub score: f64,
+    /// What `score` measures: `text` (its reading against the recorded one)
+    /// or `look` (its pixels against the recorded crop).
+    pub measure: String,
+    /// Where it is on the screen (logical).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rect: Option<reprise_models::Rect>,
+}
+
 /// What one step does: the actions, where they aim, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {

@@ -40,6 +40,15 @@ impl ReplayStrategy for NaiveStrategy {
         "naive"
     }
 
+    fn sought(&self, step_idx: usize) -> Option<crate::Sought> {
+        let tree = self.trees.get(step_idx)?;
+        Some(crate::Sought {
+            recorded_frame: tree.screenshot_id,
+            recorded_point: tree.position(),
+            ..crate::Sought::default()
+        })
+    }
+
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
         let idx = observation.step_idx;
         let Some(tree) = self.trees.get(idx) else {

@@ -100,6 +100,10 @@ pub struct StepRecord {
     /// report can show the window rather than the whole screen.
     #[serde(default)]
     pub window_rect: Option<reprise_models::Rect>,
+    /// What the step was after, as recorded, and the closest candidates
+    /// when its target was not found (strategies that replay a recording).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sought: Option<crate::Sought>,
     /// Seconds since the replay started.
     pub started_seconds: f64,
     /// Seconds the strategy took to decide (the last attempt).
@@ -156,6 +160,7 @@ pub fn run_replay(
             settled: false,
             window_title: None,
             window_rect: None,
+            sought: None,
             started_seconds: desktop.now().duration_since(replay_started).as_secs_f64(),
             decide_seconds: 0.0,
             duration_seconds: 0.0,
@@ -265,6 +270,7 @@ pub fn run_replay(
                 })
             }
         };
+        record.sought = strategy.sought(step_idx);
         on_step(&record, last_frame.as_ref());
         history.push(record);
         if let Some(outcome) = outcome {

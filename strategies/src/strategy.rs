@@ -92,6 +92,14 @@ pub trait ReplayStrategy {
         None
     }
 
+    /// What step `step_idx` was after, as recorded (and, after a failed
+    /// attempt, the closest the strategy saw): the loop keeps it with the
+    /// step for the report.
+    fn sought(&self, step_idx: usize) -> Option<crate::Sought> {
+        let _ = step_idx;
+        None
+    }
+
     /// Whether the loop should check each step's effect with [`Self::verify`]
     /// (it costs a wait for the screen to settle after every step). A step
     /// that is not checked is recorded as unverified, never as verified.

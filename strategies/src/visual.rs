@@ -167,6 +167,9 @@ pub struct VisualStrategy {
     /// The recorded element and press of the last step the structural rung
     /// decided, for its effect check.
     last_structural: Option<(ElementIdentity, (f64, f64))>,
+    /// The closest elements the last attempt saw when it did not find its
+    /// target (for the report).
+    last_candidates: Vec<crate::Candidate>,
     rungs: Rungs,
     /// The recording's window states, for where its keys went.
     windows: Vec<WindowState>,
@@ -189,6 +192,7 @@ impl VisualStrategy {
             options: MatchOptions::default(),
             last_target: None,
             last_structural: None,
+            last_candidates: Vec::new(),
             rungs: Rungs::default(),
             windows: Vec::new(),
         }
@@ -279,6 +283,23 @@ impl ReplayStrategy for VisualStrategy {
         }
     }
 
+    fn sought(&self, step_idx: usize) -> Option<crate::Sought> {
+        let planned = self.steps.get(step_idx)?;
+        let tree = &planned.tree;
+        let element = pressed_element(tree);
+        let description = match &planned.target {
+            Target::Element { fingerprint, .. } => Some(fingerprint.description.text.clone()),
+            _ => element.map(ElementIdentity::label),
+        };
+        Some(crate::Sought {
+            description,
+            recorded_frame: tree.screenshot_id,
+            recorded_point: tree.position(),
+            recorded_rect: element.map(|element| element.rect),
+            candidates: self.last_candidates.clone(),
+        })
+    }
+
     fn window_after(&self, step_idx: usize) -> Option<&WindowState> {
         (step_idx + 1 == self.steps.len())
             .then(|| self.windows.last())
@@ -359,6 +380,7 @@ impl VisualStrategy {
         let idx = observation.step_idx;
         self.last_target = None;
         self.last_structural = None;
+        self.last_candidates.clear();
         let Some(planned) = self.steps.get(idx).cloned() else {
             return Ok(Decision::Done);
         };
@@ -505,16 +527,32 @@ impl VisualStrategy {
                     .vision
                     .analyse(&image, hint)
                     .map_err(|err| StrategyError::Retryable(err.to_string()))?;
+                let candidate = |idx: usize, score: f64, measure: &str| crate::Candidate {
+                    description: descriptions[idx].text.clone(),
+                    score,
+                    measure: measure.to_owned(),
+                    rect: Some(image_rect_on_screen(&mapping, &segments[idx].rect)),
+                };
                 let found =
-                    find_target(fingerprint, &segments, &descriptions, &image, &self.options)
-                        .map_err(|err| match err {
-                            matching::MatchError::NotFound(_) => {
-                                StrategyError::Retryable(err.to_string())
-                            }
-                            matching::MatchError::Ambiguous(_) => {
-                                StrategyError::Fatal(err.to_string())
-                            }
-                        })?;
+                    match find_target(fingerprint, &segments, &descriptions, &image, &self.options)
+                    {
+                        Ok(found) => found,
+                        Err(err) => {
+                            self.last_candidates =
+                                matching::closest(fingerprint, &segments, &descriptions, &image)
+                                    .into_iter()
+                                    .map(|(idx, score, measure)| candidate(idx, score, measure))
+                                    .collect();
+                            return Err(match err {
+                                matching::MatchError::NotFound(_) => {
+                                    StrategyError::Retryable(err.to_string())
+                                }
+                                matching::MatchError::Ambiguous(_) => {
+                                    StrategyError::Fatal(err.to_string())
+                                }
+                            });
+                        }
+                    };
                 // The recording named the element (its accessibility tree
                 // did): what the pixels found must read as that name, or it
                 // is something else at a familiar place.
@@ -522,6 +560,11 @@ impl VisualStrategy {
                     && let Some(name) = element.name.as_deref()
                     && !crate::identity::reads_as(name, &descriptions[found.segment_idx].label)
                 {
+                    self.last_candidates = vec![candidate(
+                        found.segment_idx,
+                        matching::text_similarity(&descriptions[found.segment_idx].label, name),
+                        "text",
+                    )];
                     return Err(StrategyError::Retryable(format!(
                         "the recording names the target {}, but what the pixels found for it in {:?} reads {:?}: refusing to act on something else",
                         element.label(),

@@ -219,6 +219,54 @@ pub fn find_target(
     }
 }
 
+/// How many candidates a failed search reports.
+pub const CLOSEST: usize = 3;
+
+/// The segments closest to the recorded target, best first (at most
+/// [`CLOSEST`], none that shares nothing with it): by reading when the
+/// target has text and the segment reads something, else by look among the
+/// segments of its kind. What a failed search shows a person, so that "not
+/// found" says what was there instead.
+pub fn closest(
+    fingerprint: &Fingerprint,
+    segments: &[Segment],
+    descriptions: &[Description],
+    window: &RgbaImage,
+) -> Vec<(usize, f64, &'static str)> {
+    let wanted = &fingerprint.description;
+    let mut scored: Vec<(usize, f64, &'static str)> = (0..segments.len())
+        .filter_map(|idx| {
+            let label = &descriptions[idx].label;
+            if !wanted.label.is_empty() && !label.is_empty() {
+                return Some((idx, text_similarity(label, &wanted.label), "text"));
+            }
+            (descriptions[idx].role == wanted.role).then(|| {
+                let rect = segments[idx].rect;
+                let crop =
+                    image::imageops::crop_imm(window, rect.x, rect.y, rect.width, rect.height)
+                        .to_image();
+                (idx, crop_similarity(&fingerprint.crop, &crop), "look")
+            })
+        })
+        .filter(|(_, score, _)| *score > 0.0)
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    // A label inside a button is the button, once.
+    let mut kept: Vec<(usize, f64, &'static str)> = Vec::with_capacity(CLOSEST);
+    for candidate in scored {
+        if kept.len() == CLOSEST {
+            break;
+        }
+        if !kept
+            .iter()
+            .any(|(taken, _, _)| nested(&segments[*taken], &segments[candidate.0]))
+        {
+            kept.push(candidate);
+        }
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,6 +300,55 @@ mod tests {
             nth,
             n_same,
         }
+    }
+
+    #[test]
+    fn the_closest_candidates_are_best_first_each_element_once() {
+        let label_inside = Segment::full(
+            SegmentKind::Region,
+            PixelRect {
+                x: 55,
+                y: 5,
+                width: 20,
+                height: 10,
+            },
+        )
+        .unwrap();
+        let segments = vec![
+            segment(0, 0),
+            segment(50, 0),
+            label_inside,
+            segment(100, 0),
+            segment(150, 0),
+        ];
+        let descriptions = vec![
+            description("button \"cancel\"", "cancel"),
+            description("button \"sav\"", "sav"),
+            Description {
+                role: "text".into(),
+                ..description("text \"sav\"", "sav")
+            },
+            description("button \"seve\"", "seve"),
+            description("button \"\"", ""),
+        ];
+        let window = RgbaImage::new(200, 40);
+        let wanted = fingerprint("button \"save\"", "save", 0, 1);
+        let closest = closest(&wanted, &segments, &descriptions, &window);
+        let found: Vec<(usize, String, &str)> = closest
+            .iter()
+            .map(|(idx, score, measure)| (*idx, format!("{score:.2}"), *measure))
+            .collect();
+        // The text-less button compared by look (its black crop is the
+        // recorded one's), then "sav" (its label inside it not again) and
+        // "seve" by their readings; "cancel", further, is left out.
+        assert_eq!(
+            found,
+            [
+                (4, "1.00".to_owned(), "look"),
+                (1, "0.75".to_owned(), "text"),
+                (3, "0.75".to_owned(), "text")
+            ]
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use reprise_models::element::outline;
 use reprise_models::{A11yTree, ActionEvent, ElementState, EventName, MouseButton, Rect};
 
 use super::*;
+use crate::StepRecord;
 use crate::describe::{DescribeError, Describer};
 use crate::scripted::ScriptedDesktop;
 use crate::settle::SettleOptions;
@@ -105,7 +106,7 @@ fn check_replay(
     trees: Vec<A11yTree>,
     rungs: Rungs,
 ) -> (ReplayOutcome, Vec<(f64, f64)>, usize) {
-    let (outcome, desktop) = replay_with(step, no_pixels(), trees, rungs, 1);
+    let (outcome, desktop, _) = replay_with(step, no_pixels(), trees, rungs, 1);
     let moves = desktop
         .injected
         .iter()
@@ -128,14 +129,15 @@ fn no_pixels() -> Vision {
 }
 
 /// Replays `step` with `vision` on a desktop showing the window
-/// "Customers" and answering with `trees`.
+/// "Customers" and answering with `trees`; returns the outcome, the desktop
+/// and the step's records.
 fn replay_with(
     step: PlannedStep,
     vision: Vision,
     trees: Vec<A11yTree>,
     rungs: Rungs,
     max_retries: u32,
-) -> (ReplayOutcome, ScriptedDesktop) {
+) -> (ReplayOutcome, ScriptedDesktop, Vec<StepRecord>) {
     let mut strategy = VisualStrategy::new(vec![step], vision, 1.0).with_rungs(rungs);
     let mut desktop = ScriptedDesktop::new().with_window("Customers", Rect::new(0, 0, 200, 100));
     desktop.trees = trees.into();
@@ -147,14 +149,15 @@ fn replay_with(
         },
         ..Default::default()
     };
+    let mut records = Vec::new();
     let outcome = run_replay(
         &mut strategy,
         &mut desktop,
         &options,
         &|| false,
-        &mut |_, _| {},
+        &mut |record, _| records.push(record.clone()),
     );
-    (outcome, desktop)
+    (outcome, desktop, records)
 }
 
 #[test]
@@ -253,7 +256,7 @@ fn a_row_not_yet_in_the_list_is_looked_for_again_within_the_attempts() {
     assert_eq!(requests, 3);
     // Without a retry left, the step fails with the reason, and nothing is
     // clicked: never the row that took its place.
-    let (outcome, desktop) = replay_with(
+    let (outcome, desktop, _) = replay_with(
         recorded_click(ROWS, 1),
         no_pixels(),
         vec![list(filling, None)],
@@ -464,23 +467,33 @@ fn pixels_found_at_a_named_elements_place_must_read_as_its_name() {
             cache: None,
             stats: VisualStats::default(),
         };
-        let (outcome, desktop) = replay_with(step, vision, vec![], Rungs::default(), 0);
+        let (outcome, desktop, records) = replay_with(step, vision, vec![], Rungs::default(), 0);
         let pressed = desktop
             .injected
             .iter()
             .any(|action| matches!(action, Action::ButtonDown { .. }));
-        (outcome, pressed)
+        (outcome, pressed, records)
     };
-    // What the pixels read is not the name: refused, nothing pressed.
+    // What the pixels read is not the name: refused, nothing pressed; the
+    // step's record says what it looked for, where it was recorded, and
+    // what it saw instead (the box it did not take, on the screen).
     for other in ["", "maria olson", "per hansen"] {
-        let (outcome, pressed) = run(other);
+        let (outcome, pressed, records) = run(other);
         assert!(
             matches!(&outcome, ReplayOutcome::Failed { reason, .. } if reason.contains("refusing to act on something else")),
             "{other:?}: {outcome:?}"
         );
         assert!(!pressed, "{other:?}");
+        let sought = records[0].sought.as_ref().expect("what the step sought");
+        assert_eq!(sought.description.as_deref(), Some("box"));
+        assert!(sought.recorded_point.is_some() && sought.recorded_rect.is_some());
+        assert_eq!(sought.candidates.len(), 1, "{sought:?}");
+        assert_eq!(sought.candidates[0].measure, "text");
+        assert_eq!(sought.candidates[0].rect, Some(Rect::new(10, 20, 60, 18)));
     }
-    // It reads as the name: pressed.
-    let (_, pressed) = run("maria olsen");
+    // It reads as the name: pressed, and nothing is left over from the
+    // failed search.
+    let (_, pressed, records) = run("maria olsen");
     assert!(pressed);
+    assert!(records[0].sought.as_ref().unwrap().candidates.is_empty());
 }
