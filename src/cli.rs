@@ -362,6 +362,11 @@ pub struct ReplayArgs {
     /// (default: refuse to start while any is held).
     #[arg(long)]
     pub release_held_keys: bool,
+    /// Start the application the recording begins in, with the command
+    /// line the recording kept, when none of its windows is open; wait for
+    /// its window (at most 30 s), and end it when the replay ends.
+    #[arg(long)]
+    pub launch: bool,
     /// Secret values (TOML, or NAME=VALUE lines) for the secrets the
     /// recording types, after `REPRISE_SECRET_<NAME>` in the environment;
     /// only its owner may read it. A secret found in neither is asked for

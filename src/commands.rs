@@ -500,6 +500,7 @@ fn replay(
         instructions: args.instructions.clone(),
         describer: args.describer,
         release_held: args.release_held_keys,
+        launch: args.launch,
         secrets_file: args.secrets_file.clone(),
         // Once every argument, the recording and its secrets are checked.
         progress: crate::replay::Progress {

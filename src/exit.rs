@@ -92,6 +92,18 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         {
             return Code::Usage;
         }
+        // `--launch` asked of a recording that cannot give it, or of a dry
+        // run; the application failing to start is an ordinary failure.
+        if let Some(launch) = cause.downcast_ref::<crate::replay::launch::LaunchError>() {
+            use crate::replay::launch::LaunchError;
+            return match launch {
+                LaunchError::NoWindow
+                | LaunchError::NoCommand { .. }
+                | LaunchError::DryRun { .. } => Code::Usage,
+                LaunchError::Interrupted { .. } => Code::ReplayAborted,
+                _ => Code::Failure,
+            };
+        }
     }
     Code::Failure
 }

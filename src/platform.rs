@@ -89,7 +89,35 @@ impl ActiveWindow {
             window_id: self.window_id,
             rect: self.rect,
             a11y: None,
+            command: None,
         }
+    }
+}
+
+/// How process `pid` was started: its command line and folder, where the
+/// platform tells (Linux: `/proc`); `None` for a process that is gone or
+/// shows no command line (a kernel thread, a zombie).
+pub fn process_command(pid: u32) -> Option<reprise_models::ProcessCommand> {
+    #[cfg(target_os = "linux")]
+    {
+        let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        let raw = raw.strip_suffix(&[0]).unwrap_or(&raw);
+        if raw.is_empty() {
+            return None;
+        }
+        let argv = raw
+            .split(|byte| *byte == 0)
+            .map(|arg| String::from_utf8_lossy(arg).into_owned())
+            .collect();
+        let dir = std::fs::read_link(format!("/proc/{pid}/cwd"))
+            .ok()
+            .map(|dir| dir.to_string_lossy().into_owned());
+        Some(reprise_models::ProcessCommand { argv, dir })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod abort;
 mod desktop;
+pub mod launch;
 pub mod reset;
 pub mod secrets;
 
@@ -65,6 +66,9 @@ pub struct ReplayRequest {
     /// `--release-held-keys`: release modifiers and buttons held down
     /// before the replay instead of refusing to start.
     pub release_held: bool,
+    /// `--launch`: start the application the recording begins in when none
+    /// of its windows is open, and end it afterwards.
+    pub launch: bool,
     /// How each step is reported as it ends.
     pub progress: Progress,
     /// `--secrets-file`: secret values, after the environment's.
@@ -282,6 +286,15 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     };
     // Vanilla decides its own steps: their number is not known ahead.
     let total = (request.strategy != StrategyChoice::Vanilla).then_some(trees.len());
+    let to_launch = if request.launch {
+        Some(
+            launch::first_window(&trees, &bundle.window_states)
+                .cloned()
+                .ok_or(launch::LaunchError::NoWindow)?,
+        )
+    } else {
+        None
+    };
     let mut strategy: Box<dyn ReplayStrategy> = match request.strategy {
         StrategyChoice::Naive if request.instructions.is_some() => {
             anyhow::bail!(crate::exit::UsageError(
@@ -335,6 +348,32 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     {
         return Err(Withdrawn.into());
     }
+    // Ctrl-C, SIGTERM and SIGHUP abort the replay like the abort keys, so
+    // the loop releases every key and button it holds before Reprise exits
+    // (and an application it launched is ended).
+    let signalled = Flag::default();
+    let _signals = SignalFlags::register(&signalled)?;
+    let _launched = match &to_launch {
+        Some(window) => {
+            let launched = launch::launch(
+                window,
+                request.options.dry_run,
+                &mut |class| desktop.has_window_of(class).map_err(|err| err.to_string()),
+                &|| signalled.load(Ordering::SeqCst),
+            )?;
+            if let Some(launched) = &launched
+                && (request.progress.lines || request.progress.banner.is_some())
+            {
+                eprintln!(
+                    "started {} (`{}`) for the replay; it is ended when the replay ends",
+                    crate::present::terminal_safe(&launched.app),
+                    launched.command
+                );
+            }
+            launched
+        }
+        None => None,
+    };
     if let Some(banner) = &request.progress.banner {
         eprintln!("{banner}");
     }
@@ -365,20 +404,6 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let mut store_error: Option<anyhow::Error> = None;
     let mut n_steps = 0;
     let aborted = watcher.flag();
-    // Ctrl-C, SIGTERM and SIGHUP abort the replay like the abort keys, so
-    // the loop releases every key and button it holds before Reprise exits.
-    let signalled = Flag::default();
-    let mut signal_ids = Vec::new();
-    for signal in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_ids.push(
-            signal_hook::flag::register(signal, Arc::clone(&signalled))
-                .context("install the signal handler")?,
-        );
-    }
     let outcome = run_replay(
         strategy.as_mut(),
         &mut desktop,
@@ -435,9 +460,6 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     );
     let seconds = started.elapsed().as_secs_f64();
     drop(watcher);
-    for id in signal_ids {
-        signal_hook::low_level::unregister(id);
-    }
     if let Some(err) = store_error {
         return Err(err.context("store a replay step"));
     }
@@ -472,6 +494,35 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         n_steps,
         seconds,
     })
+}
+
+/// Signal handlers that set a flag, removed when dropped (a replay embedded
+/// in the fleet's worker leaves none behind).
+struct SignalFlags(Vec<signal_hook::SigId>);
+
+impl SignalFlags {
+    fn register(flag: &Flag) -> Result<SignalFlags> {
+        let mut ids = SignalFlags(Vec::new());
+        for signal in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
+            ids.0.push(
+                signal_hook::flag::register(signal, Arc::clone(flag))
+                    .context("install the signal handler")?,
+            );
+        }
+        Ok(ids)
+    }
+}
+
+impl Drop for SignalFlags {
+    fn drop(&mut self) {
+        for id in self.0.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
 }
 
 /// How a replay that is not a plain success ended, in words; `None` for

@@ -143,6 +143,54 @@ fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
     assert_eq!(result(&display, "replayed", "txt"), "hello qt");
 }
 
+/// `replay --launch`: the recording keeps how FeatherPad was started; with
+/// none open, the replay starts it so, saves the file, and ends it; with one
+/// open, it starts nothing and leaves that one running.
+#[test]
+fn launch_starts_the_recorded_editor_when_none_is_open_and_ends_only_what_it_started() {
+    let display = run_scenario("featherpad-launch.sh", 1280, 800);
+    assert_eq!(result(&display, "recorded", "txt"), "hello launch");
+    let shown: Value = serde_json::from_str(&run_ok(
+        display.reprise().args(["show", "launch", "--json"]),
+    ))
+    .unwrap();
+    assert!(
+        shown["window_states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|state| state["app_class"] == "FeatherPad"
+                && state["command"]["argv"] == serde_json::json!(["featherpad"])),
+        "{}",
+        shown["window_states"]
+    );
+    let err = result(&display, "launched", "err");
+    assert_unverified(
+        result(&display, "launched", "code").parse().ok(),
+        &err,
+        None,
+    );
+    assert!(
+        err.contains("started FeatherPad (`featherpad`) for the replay"),
+        "{err}"
+    );
+    assert_eq!(result(&display, "launched", "txt"), "hello launch");
+    assert_eq!(
+        result(&display, "left", "txt"),
+        "",
+        "the FeatherPad it started is ended"
+    );
+    let err = result(&display, "open", "err");
+    assert_unverified(result(&display, "open", "code").parse().ok(), &err, None);
+    assert!(!err.contains("started FeatherPad"), "{err}");
+    assert_eq!(result(&display, "open", "txt"), "hello launch");
+    assert_eq!(
+        result(&display, "alive", "txt"),
+        "yes",
+        "the open one is left running"
+    );
+}
+
 #[test]
 fn a_qt_menu_item_in_its_popup_is_found_by_identity_and_the_file_saved() {
     let display = run_scenario("featherpad-menu.sh", 1280, 800);

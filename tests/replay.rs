@@ -253,6 +253,34 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
     );
 }
 
+/// A recording made before command lines were kept (the committed sample)
+/// cannot be launched: a clear refusal, nothing started.
+#[test]
+fn launch_refuses_a_recording_that_does_not_say_how_its_application_was_started() {
+    let display = Display::start(1024, 768);
+    run_ok(display.reprise().args(["import", crate::harness::SAMPLE]));
+    let out = display
+        .reprise()
+        .args(["replay", "demo", "--launch"])
+        .output()
+        .unwrap();
+    crate::harness::assert_fails(
+        &out,
+        2,
+        &[
+            "replay --launch: the recording does not say how",
+            "was started",
+        ],
+        "",
+    );
+    let out = display
+        .reprise()
+        .args(["replay", "demo", "--launch", "--dry-run"])
+        .output()
+        .unwrap();
+    crate::harness::assert_fails(&out, 2, &["replay --launch"], "");
+}
+
 #[test]
 fn dry_run_injects_nothing() {
     let mut display = Display::start(1280, 800);

@@ -23,4 +23,4 @@ pub use recording::{
 };
 pub use reduce::{ReduceOptions, reduce};
 pub use screenshot::Screenshot;
-pub use window::{A11yNode, A11yTree, WindowState};
+pub use window::{A11yNode, A11yTree, ProcessCommand, WindowState};

@@ -23,6 +23,19 @@ pub struct WindowState {
     pub rect: Rect,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub a11y: Option<A11yTree>,
+    /// How the window's process was started, where the platform tells
+    /// (`replay --launch` starts it again so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<ProcessCommand>,
+}
+
+/// A process's command line and the folder it was started in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessCommand {
+    /// The program, then its arguments.
+    pub argv: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
 }
 
 impl WindowState {

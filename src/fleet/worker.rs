@@ -420,6 +420,7 @@ fn replay_job(
         config: options.config.clone(),
         describer: crate::replay::DescriberChoice::Offline,
         release_held: false,
+        launch: false,
         progress: crate::replay::Progress {
             banner: Some(format!(
                 "job {}: replaying; move the pointer into a screen corner or press {} to abort",

@@ -37,27 +37,44 @@ impl WindowProbe {
         Ok(Vec::new())
     }
 
+    /// Every window the platform lists.
+    pub fn client_windows(&self) -> Result<Vec<ActiveWindow>, PlatformError> {
+        xcap::Window::all()
+            .map_err(xcap_error)?
+            .iter()
+            .map(listed)
+            .collect()
+    }
+
     pub fn active_window(&mut self) -> Result<Option<ActiveWindow>, PlatformError> {
-        let err = |err: xcap::XCapError| PlatformError::Query(err.to_string());
-        for window in xcap::Window::all().map_err(err)? {
+        for window in xcap::Window::all().map_err(xcap_error)? {
             if window.is_focused().unwrap_or(false) {
-                return Ok(Some(ActiveWindow {
-                    title: window.title().unwrap_or_default(),
-                    app_class: window.app_name().unwrap_or_default(),
-                    pid: window.pid().ok(),
-                    window_id: u64::from(window.id().map_err(err)?),
-                    rect: Rect::new(
-                        window.x().map_err(err)?,
-                        window.y().map_err(err)?,
-                        window.width().map_err(err)?,
-                        window.height().map_err(err)?,
-                    ),
-                    popup: false,
-                }));
+                return listed(&window).map(Some);
             }
         }
         Ok(None)
     }
+}
+
+fn xcap_error(err: xcap::XCapError) -> PlatformError {
+    PlatformError::Query(err.to_string())
+}
+
+/// A window as xcap lists it.
+fn listed(window: &xcap::Window) -> Result<ActiveWindow, PlatformError> {
+    Ok(ActiveWindow {
+        title: window.title().unwrap_or_default(),
+        app_class: window.app_name().unwrap_or_default(),
+        pid: window.pid().ok(),
+        window_id: u64::from(window.id().map_err(xcap_error)?),
+        rect: Rect::new(
+            window.x().map_err(xcap_error)?,
+            window.y().map_err(xcap_error)?,
+            window.width().map_err(xcap_error)?,
+            window.height().map_err(xcap_error)?,
+        ),
+        popup: false,
+    })
 }
 
 /// No raw capture here: xcap is the platform's own path. No value of this

@@ -47,6 +47,8 @@ pub(super) struct Writer {
     current_tree: Option<(u32, reprise_models::A11yTree)>,
     /// Each window state's class and title, by its id.
     window_names: Vec<(String, String)>,
+    /// How each process with a window was started, read once per process.
+    commands: std::collections::HashMap<u32, Option<reprise_models::ProcessCommand>>,
     /// Secret keys out, before anything is written.
     pub(super) scrubber: secrets::Scrubber,
 }
@@ -77,6 +79,7 @@ impl Writer {
             elements: std::collections::HashMap::new(),
             current_tree: None,
             window_names: Vec::new(),
+            commands: std::collections::HashMap::new(),
             scrubber: secrets::Scrubber::new(secrets),
         }
     }
@@ -152,8 +155,15 @@ impl Writer {
             .push((window.app_class.clone(), window.title.clone()));
         self.current_window = Some(window.clone());
         self.current_tree = tree.clone().map(|tree| (id, tree));
+        let pid = window.pid;
         let mut state = window.into_state(id, timestamp);
         state.a11y = tree;
+        state.command = pid.and_then(|pid| {
+            self.commands
+                .entry(pid)
+                .or_insert_with(|| platform::process_command(pid))
+                .clone()
+        });
         self.window_states.push(state);
     }
 

@@ -59,6 +59,16 @@ impl LiveDesktop {
         })
     }
 
+    /// Whether a window of the application `class` (its WM_CLASS on X11)
+    /// is open.
+    pub fn has_window_of(&self, class: &str) -> Result<bool, crate::platform::PlatformError> {
+        Ok(self
+            .probe
+            .client_windows()?
+            .iter()
+            .any(|window| window.app_class == class))
+    }
+
     /// The secret values this desktop types.
     pub fn set_secrets(&mut self, secrets: super::secrets::SecretValues) {
         self.secrets = secrets;

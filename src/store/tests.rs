@@ -47,6 +47,7 @@ pub(crate) fn sample_bundle(id: &str) -> (RecordingBundle, BTreeMap<String, Fram
         window_id: 0x200001,
         rect: Rect::new(10, 20, 40, 20),
         a11y: None,
+        command: None,
     };
     let mut events = Vec::new();
     for (idx, (name, pressed)) in [

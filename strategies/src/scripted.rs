@@ -72,6 +72,7 @@ impl ScriptedDesktop {
             window_id: 1,
             rect,
             a11y: None,
+            command: None,
         });
         self
     }

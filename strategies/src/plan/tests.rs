@@ -45,6 +45,7 @@ fn windows() -> Vec<WindowState> {
         window_id,
         rect: Rect::new(0, 0, 100, 100),
         a11y: None,
+        command: None,
     };
     vec![
         window(0, 7, "notes"),

@@ -332,6 +332,7 @@ fn window_state(title: &str, app: &str) -> WindowState {
         window_id: 1,
         rect: Rect::new(0, 0, 10, 10),
         a11y: None,
+        command: None,
     }
 }
 
