@@ -253,6 +253,45 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
     );
 }
 
+/// The display going away in the middle of a replay (the recorder's case of
+/// issue 14, for replay): the run ends and is stored with its outcome, and
+/// Reprise says why in its own words, not Xlib's (which ended the process
+/// and left the run unfinished).
+#[test]
+fn a_display_that_goes_away_mid_replay_ends_the_run_with_its_outcome_stored() {
+    let mut display = Display::start(1280, 800);
+    run_ok(display.reprise().args(["import", crate::harness::SAMPLE]));
+    display.spawn_fixture("gone.log", &["--x", "200", "--y", "150"]);
+    let replay = display
+        .reprise()
+        .args(["replay", "demo", "--speed", "0.25"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A step or two in: the run is stored and under way.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    display.kill_server();
+    let out = crate::harness::wait_with_limit(replay, std::time::Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Failed (10), at once: the step is not tried again against nothing.
+    assert_eq!(out.status.code(), Some(10), "{stderr}");
+    assert!(
+        !stderr.contains("XIO") && !stderr.contains("X connection"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the display's connection was lost"),
+        "{stderr}"
+    );
+    let run: Value = serde_json::from_str(&run_ok(
+        display.reprise().args(["runs", "show", "last", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(run["run"]["outcome"]["outcome"], "failed", "{run}");
+    assert!(run["run"]["ended"].is_string(), "{run}");
+}
+
 /// A recording made before command lines were kept (the committed sample)
 /// cannot be launched: a clear refusal, nothing started.
 #[test]
@@ -480,6 +519,26 @@ fn moving_the_pointer_into_a_corner_aborts_with_nothing_held() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("was aborted"));
+    assert!(
+        latency < Duration::from_secs(2),
+        "the abort took {latency:?}"
+    );
+    let state = xtest_pointer_state(&display);
+    assert!(!state.contains("=down"), "nothing stays pressed:\n{state}");
+}
+
+/// The abort keys, pressed while the replay holds the button: aborted,
+/// nothing held (the keyboard is listened to in a child process).
+#[test]
+fn the_abort_keys_abort_with_nothing_held() {
+    let mut display = Display::start(1024, 768);
+    record_slow_hold(&mut display);
+    let replay = replay_holding_the_button(&display);
+    let pressed = Instant::now();
+    display.xdotool(&["key", "ctrl+alt+shift+q"]);
+    let out = wait_with_limit(replay, Duration::from_secs(5));
+    let latency = pressed.elapsed();
+    assert_fails(&out, 11, &["was aborted"], "the abort keys");
     assert!(
         latency < Duration::from_secs(2),
         "the abort took {latency:?}"

@@ -115,6 +115,14 @@ pub struct InputListener {
     child: Arc<Mutex<Child>>,
 }
 
+impl InputListener {
+    /// The events, for a reader on another thread; the child still ends
+    /// when this is dropped (and the events with it).
+    pub fn take_messages(&mut self) -> mpsc::Receiver<InputMessage> {
+        std::mem::replace(&mut self.messages, mpsc::channel().1)
+    }
+}
+
 impl Drop for InputListener {
     fn drop(&mut self) {
         if let Ok(mut child) = self.child.lock() {
@@ -258,66 +266,87 @@ fn wait_bounded(child: &Mutex<Child>) -> Option<std::process::ExitStatus> {
 /// The documented abort key combination.
 pub const ABORT_KEYS: &str = "Ctrl+Alt+Shift+Q";
 
-/// Sets `flag` when the person presses [`ABORT_KEYS`]; a modifier the
-/// display reports as held counts, whoever pressed it (a Shift stuck before
-/// the watch began sent no press). rdev's listener lives for the rest of the
-/// process (it has no stop call), so it is started once and sets whichever
-/// flag was given last.
-pub fn watch_abort_chord(flag: Arc<AtomicBool>) {
-    static CURRENT: std::sync::Mutex<Option<Arc<AtomicBool>>> = std::sync::Mutex::new(None);
-    static STARTED: AtomicBool = AtomicBool::new(false);
-    if let Ok(mut current) = CURRENT.lock() {
-        *current = Some(flag);
-    }
-    if STARTED.swap(true, Ordering::SeqCst) {
-        return;
-    }
-    let _ = std::thread::Builder::new()
+/// Watches for [`ABORT_KEYS`] until dropped, setting `flag` when the person
+/// presses them; a modifier the display reports as held counts, whoever
+/// pressed it (a Shift stuck before the watch began sent no press). The
+/// keyboard is listened to by a child process, as the recorder's is
+/// ([`spawn_listener`]): through Xlib, a listener in this process would end
+/// it when the display's connection is lost, leaving the replay's run
+/// unfinished.
+pub fn watch_abort_chord(flag: Arc<AtomicBool>) -> std::io::Result<AbortChord> {
+    let mut listener = spawn_listener(|| None)?;
+    let messages = listener.take_messages();
+    let thread = std::thread::Builder::new()
         .name("reprise-abort-keys".into())
-        .spawn(|| {
+        .spawn(move || {
             let mut held: Vec<Key> = Vec::new();
             // The display's own record of held modifiers: a modifier that was
             // down before the listener started (a stuck Shift) sent it no
             // press, yet it is held, and the chord must still work.
             let probe = super::WindowProbe::connect().ok();
-            let result = rdev::listen(move |event| match event.event_type {
-                EventType::KeyPress(key) => {
-                    if !held.contains(&key) {
-                        held.push(key);
+            for message in messages {
+                let event_type = match message {
+                    InputMessage::Input { event_type, .. } => event_type,
+                    InputMessage::Failed(reason) => {
+                        tracing::debug!(
+                            "the abort keys are no longer watched ({reason}); the screen corners still abort"
+                        );
+                        break;
                     }
-                    if key != Key::KeyQ {
-                        return;
-                    }
-                    let on_display = probe
-                        .as_ref()
-                        .and_then(|probe| probe.held_input().ok())
-                        .unwrap_or_default();
-                    let has = |keys: &[Key], modifier: super::HeldInput| {
-                        keys.iter().any(|key| held.contains(key)) || on_display.contains(&modifier)
-                    };
-                    if has(
-                        &[Key::ControlLeft, Key::ControlRight],
-                        super::HeldInput::Ctrl,
-                    ) && has(&[Key::Alt, Key::AltGr], super::HeldInput::Alt)
-                        && has(&[Key::ShiftLeft, Key::ShiftRight], super::HeldInput::Shift)
-                    {
-                        tracing::warn!("{ABORT_KEYS} pressed: aborting the replay");
-                        if let Ok(current) = CURRENT.lock()
-                            && let Some(flag) = current.as_ref()
+                };
+                match event_type {
+                    EventType::KeyPress(key) => {
+                        if !held.contains(&key) {
+                            held.push(key);
+                        }
+                        if key != Key::KeyQ {
+                            continue;
+                        }
+                        let on_display = probe
+                            .as_ref()
+                            .and_then(|probe| probe.held_input().ok())
+                            .unwrap_or_default();
+                        let has = |keys: &[Key], modifier: super::HeldInput| {
+                            keys.iter().any(|key| held.contains(key))
+                                || on_display.contains(&modifier)
+                        };
+                        if has(
+                            &[Key::ControlLeft, Key::ControlRight],
+                            super::HeldInput::Ctrl,
+                        ) && has(&[Key::Alt, Key::AltGr], super::HeldInput::Alt)
+                            && has(&[Key::ShiftLeft, Key::ShiftRight], super::HeldInput::Shift)
                         {
+                            tracing::warn!("{ABORT_KEYS} pressed: aborting the replay");
                             flag.store(true, Ordering::SeqCst);
                         }
                     }
+                    EventType::KeyRelease(key) => held.retain(|held_key| *held_key != key),
+                    _ => {}
                 }
-                EventType::KeyRelease(key) => held.retain(|held_key| *held_key != key),
-                _ => {}
-            });
-            if let Err(err) = result {
-                tracing::warn!(
-                    "the abort keys cannot be watched ({err:?}); the screen corners still abort"
-                );
             }
-        });
+        })?;
+    Ok(AbortChord {
+        listener: Some(listener),
+        thread: Some(thread),
+    })
+}
+
+/// The watch of [`watch_abort_chord`]: dropping it ends the listener process
+/// and the thread that read it.
+#[derive(Debug)]
+pub struct AbortChord {
+    listener: Option<InputListener>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for AbortChord {
+    fn drop(&mut self) {
+        // The child first: its output ends, and with it the reading thread.
+        drop(self.listener.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Turns rdev events into raw action events. It keeps the pointer position

@@ -12,7 +12,7 @@ use reprise_models::ScreenGeometry;
 use super::{Flag, LastMove};
 use crate::platform::WindowProbe;
 pub use crate::platform::listen::ABORT_KEYS;
-use crate::platform::listen::watch_abort_chord;
+use crate::platform::listen::{AbortChord, watch_abort_chord};
 
 /// How often the pointer is looked at.
 const POLL: Duration = Duration::from_millis(10);
@@ -24,10 +24,13 @@ pub struct AbortWatcher {
     flag: Flag,
     stop: Flag,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// The keyboard's watch (none where the listener could not start: the
+    /// corners still abort).
+    _chord: Option<AbortChord>,
 }
 
 impl AbortWatcher {
-    /// Starts watching the pointer (and, once per process, the keyboard).
+    /// Starts watching the pointer and the keyboard.
     pub fn start(screen: ScreenGeometry, last_move: LastMove) -> anyhow::Result<AbortWatcher> {
         let flag = Flag::default();
         let stop = Flag::default();
@@ -62,11 +65,18 @@ impl AbortWatcher {
                     std::thread::sleep(POLL);
                 }
             })?;
-        watch_abort_chord(Arc::clone(&flag));
+        let chord = watch_abort_chord(Arc::clone(&flag))
+            .inspect_err(|err| {
+                tracing::warn!(
+                    "the abort keys cannot be watched ({err}); the screen corners still abort"
+                );
+            })
+            .ok();
         Ok(AbortWatcher {
             flag,
             stop,
             thread: Some(thread),
+            _chord: chord,
         })
     }
 

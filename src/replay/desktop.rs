@@ -118,9 +118,23 @@ impl LiveDesktop {
     }
 }
 
+/// `err`, or [`DesktopError::Gone`] when the display no longer answers (a
+/// new connection and one question): the replay then stops at once, saying
+/// so, rather than trying the step again against nothing.
+fn or_gone(err: DesktopError) -> DesktopError {
+    if crate::platform::display_gone() {
+        DesktopError::Gone(err.to_string())
+    } else {
+        err
+    }
+}
+
 impl Desktop for LiveDesktop {
     fn screenshot(&mut self) -> Result<Frame, DesktopError> {
-        let image = self.capture.capture().map_err(DesktopError::capture)?;
+        let image = self
+            .capture
+            .capture()
+            .map_err(|err| or_gone(DesktopError::capture(err)))?;
         Ok(Frame {
             image,
             screen: self.capture.geometry(),
@@ -128,7 +142,10 @@ impl Desktop for LiveDesktop {
     }
 
     fn active_window(&mut self) -> Result<Option<WindowState>, DesktopError> {
-        let window = self.probe.active_window().map_err(DesktopError::window)?;
+        let window = self
+            .probe
+            .active_window()
+            .map_err(|err| or_gone(DesktopError::window(err)))?;
         Ok(window.map(|window| window.into_state(0, 0.0)))
     }
 
@@ -170,7 +187,9 @@ impl Desktop for LiveDesktop {
                 .type_text(value, SECRET_PACE)
                 .map_err(DesktopError::inject);
         }
-        injector.inject(action).map_err(DesktopError::inject)
+        injector
+            .inject(action)
+            .map_err(|err| or_gone(DesktopError::inject(err)))
     }
 
     fn release_all(&mut self) -> Result<(), DesktopError> {

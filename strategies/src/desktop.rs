@@ -24,6 +24,10 @@ pub enum DesktopError {
     Window(#[source] Cause),
     #[error("inject input: {0}")]
     Inject(#[source] Cause),
+    /// The display itself is gone (its connection was lost): nothing more
+    /// can be done on it, and no attempt is tried again.
+    #[error("the display's connection was lost ({0})")]
+    Gone(String),
 }
 
 fn cause(err: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Cause {

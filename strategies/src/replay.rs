@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::settle::{SettleOptions, wait_until_settled};
 use crate::{
-    Action, Decision, Desktop, Frame, Observation, ReplayStrategy, Step, StrategyError,
-    Verification,
+    Action, Decision, Desktop, DesktopError, Frame, Observation, ReplayStrategy, Step,
+    StrategyError, Verification,
 };
 
 /// How a replay runs.
@@ -296,6 +296,15 @@ enum AttemptError {
     Fatal(String),
 }
 
+/// A desktop's failure as an attempt's: tried again, unless the display
+/// is gone.
+fn attempt_error(err: DesktopError) -> AttemptError {
+    match err {
+        DesktopError::Gone(_) => AttemptError::Fatal(err.to_string()),
+        err => AttemptError::Retry(err.to_string()),
+    }
+}
+
 #[expect(
     clippy::too_many_arguments,
     reason = "the loop's state, passed once per attempt"
@@ -310,14 +319,12 @@ fn attempt(
     record: &mut StepRecord,
     last_frame: &mut Option<Frame>,
 ) -> Result<AttemptResult, AttemptError> {
-    let window = desktop
-        .active_window()
-        .map_err(|err| AttemptError::Retry(err.to_string()))?;
+    let window = desktop.active_window().map_err(attempt_error)?;
     record.window_title = window.as_ref().map(|window| window.title.clone());
     record.window_rect = window.as_ref().map(|window| window.rect);
     let region = window.as_ref().map(|window| window.rect);
-    let Some((frame, settled)) = wait_until_settled(desktop, &options.settle, region, abort)
-        .map_err(|err| AttemptError::Retry(err.to_string()))?
+    let Some((frame, settled)) =
+        wait_until_settled(desktop, &options.settle, region, abort).map_err(attempt_error)?
     else {
         return Ok(AttemptResult::Aborted);
     };
@@ -365,9 +372,7 @@ fn attempt(
                     return Ok(AttemptResult::Aborted);
                 }
             }
-            action => desktop
-                .inject(action)
-                .map_err(|err| AttemptError::Retry(err.to_string()))?,
+            action => desktop.inject(action).map_err(attempt_error)?,
         }
     }
     let only_moves = step
@@ -381,14 +386,14 @@ fn attempt(
                 .into(),
         )
     } else if strategy.verifies() {
-        let Some((after, _)) = wait_until_settled(desktop, &options.settle, region, abort)
-            .map_err(|err| AttemptError::Retry(err.to_string()))?
+        let Some((after, _)) =
+            wait_until_settled(desktop, &options.settle, region, abort).map_err(attempt_error)?
         else {
             return Ok(AttemptResult::Aborted);
         };
         let before = last_frame.as_ref().expect("the decision's frame is kept");
-        let Some(window_after) = wait_for_window_after(strategy, desktop, step_idx, abort)
-            .map_err(|err| AttemptError::Retry(err.to_string()))?
+        let Some(window_after) =
+            wait_for_window_after(strategy, desktop, step_idx, abort).map_err(attempt_error)?
         else {
             return Ok(AttemptResult::Aborted);
         };
@@ -441,7 +446,7 @@ fn wait_for_window_after(
     desktop: &mut dyn Desktop,
     step_idx: usize,
     abort: &dyn Fn() -> bool,
-) -> Result<Option<Option<reprise_models::WindowState>>, crate::desktop::DesktopError> {
+) -> Result<Option<Option<reprise_models::WindowState>>, DesktopError> {
     const SLICE: Duration = Duration::from_millis(100);
     let expected = strategy.window_after(step_idx).cloned();
     let n_looks = crate::strategy::WINDOW_AFTER_WAIT.as_millis() / SLICE.as_millis();
