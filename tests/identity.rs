@@ -208,6 +208,39 @@ fn a_qt_menu_item_in_its_popup_is_found_by_identity_and_the_file_saved() {
     assert_eq!(result(&display, "replayed", "txt"), "hello menu");
 }
 
+/// Keys go only to the field they were typed into: a GTK form whose fields
+/// come in another order opens with the focus on another field, and the
+/// replay types nothing there (it would have typed the name into City).
+#[test]
+fn keys_for_one_field_are_never_typed_into_another() {
+    let display = run_scenario("zenity-focus.sh", 1280, 800);
+    assert_eq!(result(&display, "recorded", "out"), "alice|Bergen");
+    // The recording named the entry each key group went to.
+    let elements = recorded_elements(&display, "customer");
+    assert!(
+        elements
+            .iter()
+            .any(|element| element.starts_with("textInput") && element.contains("[\"Name\"]")),
+        "{elements:?}"
+    );
+    // The same form: each value where it was typed.
+    let err = result(&display, "same", "err");
+    assert!(
+        matches!(result(&display, "same", "code").as_str(), "0" | "12"),
+        "{err}"
+    );
+    assert_eq!(result(&display, "same", "out"), "alice|Bergen", "{err}");
+    // Swapped: refused before the first key, nothing typed.
+    let err = result(&display, "swapped", "err");
+    assert_eq!(result(&display, "swapped", "code"), "10", "{err}");
+    assert!(
+        err.contains("the keys are for text field")
+            && err.contains("refusing to type into another field"),
+        "{err}"
+    );
+    assert_eq!(result(&display, "swapped", "out"), "", "{err}");
+}
+
 #[test]
 fn a_gtk_combo_box_choice_is_found_in_its_popup_and_refused_when_gone() {
     let display = run_scenario("zenity-combo.sh", 1280, 800);

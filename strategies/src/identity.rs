@@ -174,6 +174,55 @@ fn path_score(recorded: &ElementIdentity, live: &ElementIdentity) -> usize {
         .count()
 }
 
+/// Whether keys meant for `recorded` (the element that had the focus when the
+/// person typed) would go to another element: the recorded one is found in
+/// the live tree but does not have the focus, and another element, neither
+/// inside it nor around it, does. That element's description, or `None`
+/// when the keys would go to the recorded one, or the tree cannot tell
+/// (the element is not found, or nothing reports the focus).
+pub fn focus_elsewhere(recorded: &ElementIdentity, live: &A11yTree) -> Option<String> {
+    let centre = (
+        f64::from(recorded.rect.left) + f64::from(recorded.rect.width) / 2.0,
+        f64::from(recorded.rect.top) + f64::from(recorded.rect.height) / 2.0,
+    );
+    let StructuralAnswer::Found { node_idx, .. } = locate(recorded, centre, live) else {
+        return None;
+    };
+    let focused = |idx: usize| {
+        live.nodes[idx]
+            .states
+            .contains(&reprise_models::ElementState::Focused)
+    };
+    let parents = parents(live);
+    let within = |idx: u32, root: u32| {
+        let mut at = Some(idx);
+        while let Some(node) = at {
+            if node == root {
+                return true;
+            }
+            at = parents[node as usize];
+        }
+        false
+    };
+    let holder = (0..live.nodes.len() as u32).find(|&idx| focused(idx as usize))?;
+    if within(holder, node_idx) || within(node_idx, holder) {
+        return None;
+    }
+    let node = &live.nodes[holder as usize];
+    let role = reprise_models::element::role_name(node.role);
+    Some(match node.name.as_deref().filter(|name| !name.is_empty()) {
+        Some(name) => format!("{role} {name:?}"),
+        None => {
+            let band = band_of(live, parents[holder as usize], holder);
+            if band.is_empty() {
+                format!("another {role}")
+            } else {
+                format!("the {role} of {:?}", band.join(" "))
+            }
+        }
+    })
+}
+
 /// Finds `recorded` (pressed at `press`, logical screen coordinates) in the
 /// live tree of its window.
 pub fn locate(recorded: &ElementIdentity, press: (f64, f64), live: &A11yTree) -> StructuralAnswer {

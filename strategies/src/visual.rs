@@ -99,6 +99,18 @@ pub fn pressed_element(tree: &ActionEvent) -> Option<&ElementIdentity> {
         .filter(|element| element.version <= ELEMENT_VERSION)
 }
 
+/// For a step of keys, the element that had the focus at its first key, as
+/// the recording named it.
+pub fn typed_element(tree: &ActionEvent) -> Option<&ElementIdentity> {
+    if !tree.name.is_key() {
+        return None;
+    }
+    std::iter::once(tree)
+        .chain(&tree.children)
+        .find_map(|event| event.element.as_ref())
+        .filter(|element| element.version <= ELEMENT_VERSION)
+}
+
 /// The least time a step's keys wait for the window they were typed into.
 pub const KEYS_WINDOW_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -262,7 +274,8 @@ impl ReplayStrategy for VisualStrategy {
         if !self.rungs.structural {
             return None;
         }
-        let element = pressed_element(&self.steps.get(step_idx)?.tree)?;
+        let tree = &self.steps.get(step_idx)?.tree;
+        let element = pressed_element(tree).or_else(|| typed_element(tree))?;
         Some(TreeRequest {
             app: element.app.clone(),
             window: element.window.clone(),
@@ -426,6 +439,23 @@ impl VisualStrategy {
                         .max(std::time::Duration::from_secs_f64((3.0 * delay).min(30.0))),
                 }
             })?;
+        }
+        // Keys go to the element the person typed into: when the live tree
+        // shows that element without the focus, and another with it, the
+        // keys would land in the wrong field. Wait (the focus may still be
+        // on its way), then fail: never type into another field.
+        if self.rungs.structural
+            && let Some(element) = typed_element(tree)
+            && let Some(live) = observation.tree
+            && let Some(holder) = crate::identity::focus_elsewhere(element, live)
+        {
+            return Err(StrategyError::NotYet {
+                reason: format!(
+                    "the keys are for {}, but {holder} has the focus: refusing to type into another field",
+                    element.label()
+                ),
+                wait: KEYS_WINDOW_WAIT,
+            });
         }
         if self.rungs.structural
             && let Some(element) = pressed_element(tree)

@@ -498,3 +498,85 @@ fn pixels_found_at_a_named_elements_place_must_read_as_its_name() {
     assert!(pressed);
     assert!(records[0].sought.as_ref().unwrap().candidates.is_empty());
 }
+
+/// A form of labelled entries, top to bottom (a label, then its entry, on
+/// each row), the focus on entry `focused`.
+fn form(fields: &[&str], focused: usize) -> A11yTree {
+    let mut rows = vec![(0, Role::Dialog, "Customers", (0, 0, 200, 100))];
+    for (row, label) in fields.iter().enumerate() {
+        let top = 10 + 30 * row as i32;
+        rows.push((1, Role::Label, *label, (10, top, 50, 18)));
+        rows.push((1, Role::TextInput, "", (70, top, 100, 18)));
+    }
+    let mut tree = outline(&rows);
+    tree.app = "zenity".into();
+    tree.nodes[2 + 2 * focused]
+        .states
+        .push(ElementState::Focused);
+    tree
+}
+
+/// "a" typed into entry `field` of `fields`, which had the focus.
+fn recorded_typing(fields: &[&str], field: usize) -> PlannedStep {
+    let tree = form(fields, field);
+    let element = reprise_models::identity_of(&tree, "zenity", 2 + 2 * field as u32).unwrap();
+    let key = |name: EventName, timestamp: f64| {
+        let mut event = ActionEvent::new(name, timestamp);
+        event.key_char = Some("a".into());
+        event
+    };
+    let mut press = key(EventName::Press, 0.0);
+    press.element = Some(element);
+    let mut typed = ActionEvent::new(EventName::Type, 0.0);
+    typed.children = vec![press, key(EventName::Release, 0.05)];
+    PlannedStep {
+        tree: typed,
+        target: Target::AsRecorded,
+        expects_change: false,
+    }
+}
+
+#[test]
+fn keys_are_never_typed_into_a_field_other_than_the_one_typed_into() {
+    let typed = |live: A11yTree| {
+        let (outcome, desktop, records) = replay_with(
+            recorded_typing(&["Name", "City"], 0),
+            no_pixels(),
+            vec![live],
+            Rungs::default(),
+            0,
+        );
+        let keys = desktop
+            .injected
+            .iter()
+            .filter(|action| matches!(action, Action::KeyDown { .. }))
+            .count();
+        (outcome, keys, records)
+    };
+    // The recorded field has the focus: typed.
+    let (outcome, keys, _) = typed(form(&["Name", "City"], 0));
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert!(keys > 0);
+    // The fields swapped places and the focus is on the first, City: the
+    // keys for Name are not typed at all.
+    let (outcome, keys, records) = typed(form(&["City", "Name"], 0));
+    let ReplayOutcome::Failed { reason, .. } = &outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        reason.contains(r#"the keys are for text field (label: Name), but the text field of "City" has the focus"#),
+        "{reason}"
+    );
+    assert_eq!(keys, 0, "{:?}", records[0].errors);
+    // No field reports the focus: the tree cannot tell, and the keys go as
+    // recorded (the window check still holds them to their window).
+    let mut unfocused = form(&["City", "Name"], 0);
+    for node in &mut unfocused.nodes {
+        node.states.clear();
+    }
+    let (_, keys, _) = typed(unfocused);
+    assert!(keys > 0);
+}
