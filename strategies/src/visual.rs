@@ -299,7 +299,8 @@ impl ReplayStrategy for VisualStrategy {
     fn sought(&self, step_idx: usize) -> Option<crate::Sought> {
         let planned = self.steps.get(step_idx)?;
         let tree = &planned.tree;
-        let element = pressed_element(tree);
+        // A press's element, or the field its keys were typed into.
+        let element = pressed_element(tree).or_else(|| typed_element(tree));
         let description = match &planned.target {
             Target::Element { fingerprint, .. } => Some(fingerprint.description.text.clone()),
             _ => element.map(ElementIdentity::label),

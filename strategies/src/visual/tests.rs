@@ -571,6 +571,13 @@ fn keys_are_never_typed_into_a_field_other_than_the_one_typed_into() {
         "{reason}"
     );
     assert_eq!(keys, 0, "{:?}", records[0].errors);
+    // What the step was after, for the report: the field, and its box.
+    let sought = records[0].sought.as_ref().unwrap();
+    assert_eq!(
+        sought.description.as_deref(),
+        Some("text field (label: Name)")
+    );
+    assert_eq!(sought.recorded_rect, Some(Rect::new(70, 10, 100, 18)));
     // No field reports the focus: the tree cannot tell, and the keys go as
     // recorded (the window check still holds them to their window).
     let mut unfocused = form(&["City", "Name"], 0);
