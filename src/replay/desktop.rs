@@ -185,7 +185,7 @@ impl Desktop for LiveDesktop {
             })?;
             return injector
                 .type_text(value, SECRET_PACE)
-                .map_err(DesktopError::inject);
+                .map_err(|err| or_gone(DesktopError::inject(err)));
         }
         injector
             .inject(action)
