@@ -358,7 +358,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
             let launched = launch::launch(
                 window,
                 request.options.dry_run,
-                &mut |class| desktop.has_window_of(class).map_err(|err| err.to_string()),
+                &mut |class| desktop.has_window_of(class),
                 &|| signalled.load(Ordering::SeqCst),
             )?;
             if let Some(launched) = &launched

@@ -44,7 +44,7 @@ pub enum LaunchError {
     #[error("replay --launch: stopped while waiting for {app} to start")]
     Interrupted { app: String },
     #[error("replay --launch: could not list the open windows: {0}")]
-    Windows(String),
+    Windows(#[source] crate::platform::PlatformError),
 }
 
 /// The window the recording's first step acts in: the application to start.
@@ -84,7 +84,7 @@ fn shown(command: &ProcessCommand) -> String {
 pub fn launch(
     window: &WindowState,
     dry_run: bool,
-    is_open: &mut dyn FnMut(&str) -> Result<bool, String>,
+    is_open: &mut dyn FnMut(&str) -> Result<bool, crate::platform::PlatformError>,
     stop: &dyn Fn() -> bool,
 ) -> Result<Option<Launched>, LaunchError> {
     let app = window.app_class.clone();
@@ -153,10 +153,7 @@ pub fn launch(
 /// Ends a launched process and its group: SIGTERM, then SIGKILL if it has
 /// not ended within [`END_WAIT`]; reaped either way.
 fn end(child: &mut Child) {
-    if let Ok(Some(_)) = child.try_wait() {
-        signal_group(child, false);
-        return;
-    }
+    // The group too when the child has ended: what it started may not have.
     signal_group(child, false);
     let asked = Instant::now();
     while asked.elapsed() < END_WAIT {
