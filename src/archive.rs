@@ -323,14 +323,8 @@ fn read_zip<R: Read + Seek>(reader: R) -> Result<Archive, ArchiveError> {
     let mut images = BTreeMap::new();
     for (hash, entry) in manifest.images.iter().filter(|(_, e)| e.patch_of.is_none()) {
         let png = read_image_entry(&mut zip, hash, entry)?;
-        let bad = |reason: String| ArchiveError::BadImage {
-            hash: hash.clone(),
-            reason,
-        };
-        let image = crate::frames::decode_png(&png).map_err(|err| bad(err.to_string()))?;
-        if !screenshot::content_hash_matches(hash, image.width(), image.height(), image.as_raw()) {
-            return Err(bad("its pixels do not match its content hash".into()));
-        }
+        let image = crate::frames::decode_png(&png).map_err(|err| bad_image(hash, err))?;
+        check_pixels(hash, &image)?;
         sizes.insert(hash, image.dimensions());
         if key_frames.contains_key(hash.as_str()) {
             decoded.insert(hash, image);
@@ -341,22 +335,19 @@ fn read_zip<R: Read + Seek>(reader: R) -> Result<Archive, ArchiveError> {
         let Some(place) = &entry.patch_of else {
             continue;
         };
-        let bad = |reason: String| ArchiveError::BadImage {
-            hash: hash.clone(),
-            reason,
-        };
         let Some(key) = decoded.get(place.key_frame.as_str()) else {
-            return Err(bad(format!(
-                "it is a patch of {}, which the export does not hold whole",
-                place.key_frame
-            )));
+            return Err(bad_image(
+                hash,
+                format!(
+                    "it is a patch of {}, which the export does not hold whole",
+                    place.key_frame
+                ),
+            ));
         };
         let png = read_image_entry(&mut zip, hash, entry)?;
         let image = crate::frames::patched_onto(key.clone(), place.x, place.y, &png)
-            .map_err(|err| bad(err.to_string()))?;
-        if !screenshot::content_hash_matches(hash, image.width(), image.height(), image.as_raw()) {
-            return Err(bad("its pixels do not match its content hash".into()));
-        }
+            .map_err(|err| bad_image(hash, err))?;
+        check_pixels(hash, &image)?;
         sizes.insert(hash, image.dimensions());
         let uses = key_frames
             .get_mut(place.key_frame.as_str())
@@ -400,7 +391,8 @@ fn read_entry<R: Read + Seek>(
             file.size()
         )));
     }
-    let mut bytes = Vec::with_capacity(file.size() as usize);
+    // Grown as read: a size the zip merely claims is not allocated ahead.
+    let mut bytes = Vec::new();
     (&mut file)
         .take(limit + 1)
         .read_to_end(&mut bytes)
@@ -419,23 +411,42 @@ fn read_image_entry<R: Read + Seek>(
     hash: &str,
     entry: &ImageEntry,
 ) -> Result<Vec<u8>, ArchiveError> {
-    let bad = |reason: String| ArchiveError::BadImage {
-        hash: hash.to_owned(),
-        reason,
-    };
     let png = read_entry(zip, &entry.entry, entry.bytes.min(MAX_IMAGE_BYTES))?
-        .ok_or_else(|| bad(format!("its entry {} is not in the zip", entry.entry)))?;
+        .ok_or_else(|| bad_image(hash, format!("its entry {} is not in the zip", entry.entry)))?;
     if png.len() as u64 != entry.bytes {
-        return Err(bad(format!(
-            "its entry holds {} bytes where the manifest says {}",
-            png.len(),
-            entry.bytes
-        )));
+        return Err(bad_image(
+            hash,
+            format!(
+                "its entry holds {} bytes where the manifest says {}",
+                png.len(),
+                entry.bytes
+            ),
+        ));
     }
     if screenshot::hex(&Sha256::digest(&png)) != entry.sha256 {
-        return Err(bad("its bytes do not match the manifest's SHA-256".into()));
+        return Err(bad_image(
+            hash,
+            "its bytes do not match the manifest's SHA-256",
+        ));
     }
     Ok(png)
+}
+
+/// Image `hash` refused, for `reason`.
+fn bad_image(hash: &str, reason: impl std::fmt::Display) -> ArchiveError {
+    ArchiveError::BadImage {
+        hash: hash.to_owned(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Whether an image's pixels are the ones its content hash names.
+fn check_pixels(hash: &str, image: &RgbaImage) -> Result<(), ArchiveError> {
+    if screenshot::content_hash_matches(hash, image.width(), image.height(), image.as_raw()) {
+        Ok(())
+    } else {
+        Err(bad_image(hash, "its pixels do not match its content hash"))
+    }
 }
 
 /// What both formats check once the images are read: the recording's id and
@@ -527,17 +538,11 @@ fn decode_v1(bytes: &[u8]) -> Result<Archive, ArchiveError> {
     let mut images = BTreeMap::new();
     let mut sizes = HashMap::with_capacity(payload.images.len());
     for (hash, base64_png) in &payload.images {
-        let bad = |reason: String| ArchiveError::BadImage {
-            hash: hash.clone(),
-            reason,
-        };
         let png = engine
             .decode(base64_png)
-            .map_err(|err| bad(err.to_string()))?;
-        let image = crate::frames::decode_png(&png).map_err(|err| bad(err.to_string()))?;
-        if !screenshot::content_hash_matches(hash, image.width(), image.height(), image.as_raw()) {
-            return Err(bad("its pixels do not match its content hash".into()));
-        }
+            .map_err(|err| bad_image(hash, err))?;
+        let image = crate::frames::decode_png(&png).map_err(|err| bad_image(hash, err))?;
+        check_pixels(hash, &image)?;
         sizes.insert(hash.as_str(), image.dimensions());
         images.insert(hash.clone(), FrameImage::Full(png));
     }
