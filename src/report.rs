@@ -421,16 +421,15 @@ fn step_section(
     let mut after_image = None;
     if let (Some(hash), Some(screen)) = (&stored.screenshot_hash, screen) {
         if let Some(point) = target {
-            let region = around(point, sought.and_then(|sought| sought.recorded_rect));
-            let (png, width, height, shown) =
-                window_crop(store, hash, &screen, Some(region), &[point])?;
-            found = Some(marked_image(
-                &png,
-                width,
-                height,
-                &shown,
-                &[Mark::point(point, "found".into())],
-            ));
+            let recorded_rect = sought.and_then(|sought| sought.recorded_rect);
+            found = Some(target_crop(
+                store,
+                hash,
+                &screen,
+                point,
+                recorded_rect,
+                "found",
+            )?);
         }
         // The step's window, before it (with where the step aimed, or the
         // candidates it saw) and after it (the frame the next step saw); the
@@ -451,13 +450,23 @@ fn step_section(
                 }),
         );
         let points: Vec<(f64, f64)> = marks.iter().flat_map(Mark::points).collect();
-        let (png, width, height, shown) =
-            window_crop(store, hash, &screen, record.window_rect, &points)?;
-        before = Some(marked_image(&png, width, height, &shown, &marks));
+        before = Some(marked_crop(
+            store,
+            hash,
+            &screen,
+            record.window_rect,
+            &points,
+            &marks,
+        )?);
         if let Some((next_hash, next_screen)) = after {
-            let (png, width, height, shown) =
-                window_crop(store, next_hash, next_screen, record.window_rect, &points)?;
-            after_image = Some(marked_image(&png, width, height, &shown, &[]));
+            after_image = Some(marked_crop(
+                store,
+                next_hash,
+                next_screen,
+                record.window_rect,
+                &points,
+                &[],
+            )?);
         }
     }
     Ok(html! {
@@ -593,16 +602,48 @@ fn recorded_crop(
     }) else {
         return Ok(None);
     };
-    let region = around(point, sought.recorded_rect);
-    let marks = [Mark::point(point, "recorded".into())];
-    let (png, width, height, shown) = window_crop(
+    target_crop(
         store,
         &shot.content_hash,
         &shot.screen,
-        Some(region),
+        point,
+        sought.recorded_rect,
+        "recorded",
+    )
+    .map(Some)
+}
+
+/// A target on a frame: the region [`around`] `point`, the point marked
+/// with `label`.
+fn target_crop(
+    store: &Store,
+    hash: &str,
+    screen: &ScreenGeometry,
+    point: (f64, f64),
+    recorded_rect: Option<Rect>,
+    label: &str,
+) -> Result<Markup> {
+    marked_crop(
+        store,
+        hash,
+        screen,
+        Some(around(point, recorded_rect)),
         &[point],
-    )?;
-    Ok(Some(marked_image(&png, width, height, &shown, &marks)))
+        &[Mark::point(point, label.to_owned())],
+    )
+}
+
+/// A frame cropped as [`window_crop`] crops it, with `marks` drawn over it.
+fn marked_crop(
+    store: &Store,
+    hash: &str,
+    screen: &ScreenGeometry,
+    window: Option<Rect>,
+    points: &[(f64, f64)],
+    marks: &[Mark],
+) -> Result<Markup> {
+    let (png, width, height, shown) = window_crop(store, hash, screen, window, points)?;
+    Ok(marked_image(&png, width, height, &shown, marks))
 }
 
 /// Room around a window crop, in logical pixels.
@@ -766,14 +807,14 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
                     .collect();
                 // The window the actions were in, and where the pointer was.
                 let points: Vec<(f64, f64)> = marks.iter().flat_map(Mark::points).collect();
-                let (png, width, height, shown) = window_crop(
+                Some(marked_crop(
                     store,
                     &shot.content_hash,
                     &shot.screen,
                     state.map(|state| state.rect),
                     &points,
-                )?;
-                Some(marked_image(&png, width, height, &shown, &marks))
+                    &marks,
+                )?)
             }
             None => None,
         };
