@@ -24,6 +24,9 @@ tool_packages=(
 test_packages=(
   # A virtual display, a window manager, and applications to drive.
   xvfb xauth openbox xdotool x11-apps xterm x11-utils x11-xkb-utils x11-xserver-utils xinput
+  # Two monitors on one screen (RandR), which Xvfb cannot give: Xorg with
+  # the dummy video driver.
+  xserver-xorg-core xserver-xorg-video-dummy
   # A settings daemon: the recorder reads its double-click settings (XSETTINGS).
   xsettingsd
   # The fixture application's software OpenGL and fonts.

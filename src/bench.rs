@@ -58,7 +58,13 @@ pub fn answers(app: &str, n_samples: usize, interval_ms: u64) -> Result<String> 
 /// Measures capture, comparison, hashing and encoding; returns a report.
 pub fn capture(n_frames: usize) -> Result<String> {
     let n = n_frames.max(3);
-    let capture = ScreenCapture::primary().context("find the screen")?;
+    let capture = ScreenCapture::desktop().context("find the screen")?;
+    // xcap takes one monitor a frame, the recorder the whole desktop.
+    anyhow::ensure!(
+        capture.monitors().len() < 2,
+        "this display has {} monitors: xcap captures one of them, so its frames cannot be compared with the recorder's; measure on a display with one",
+        capture.monitors().len()
+    );
     let frame = capture.capture_xcap()?;
     let raw = capture
         .capture_raw()

@@ -923,7 +923,7 @@ fn segment(store_path: &std::path::Path, args: &crate::cli::SegmentArgs) -> Resu
 }
 
 fn screenshot(args: &crate::cli::ScreenshotArgs) -> Result<()> {
-    let capture = crate::platform::capture::ScreenCapture::primary()
+    let capture = crate::platform::capture::ScreenCapture::desktop()
         .context("find the screen (is DISPLAY set?)")?;
     let mut image = capture.capture()?;
     if args.active_window {

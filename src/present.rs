@@ -201,6 +201,26 @@ pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String
             " (incomplete: the recorder did not stop cleanly)"
         }
     );
+    if recording.monitors.len() > 1 {
+        let monitors: Vec<String> = recording
+            .monitors
+            .iter()
+            .enumerate()
+            .map(|(index, monitor)| {
+                format!(
+                    "{} \"{}\" {}x{} at {},{}{}",
+                    index + 1,
+                    terminal_safe(&monitor.name),
+                    monitor.rect.width,
+                    monitor.rect.height,
+                    monitor.rect.left,
+                    monitor.rect.top,
+                    if monitor.primary { " (primary)" } else { "" }
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "{} monitors: {}", monitors.len(), monitors.join("; "));
+    }
     let _ = writeln!(
         out,
         "{} raw events in {} trees over {:.1} s, {} screenshots, {} window states",
@@ -218,9 +238,21 @@ pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String
                 .and_then(|id| bundle.window_states.get(id as usize))
         {
             let rect = state.rect;
+            // With several monitors, the one holding the window's centre.
+            let on = (recording.monitors.len() > 1)
+                .then(|| {
+                    reprise_models::monitor_at(
+                        &recording.monitors,
+                        f64::from(rect.left) + f64::from(rect.width) / 2.0,
+                        f64::from(rect.top) + f64::from(rect.height) / 2.0,
+                    )
+                })
+                .flatten()
+                .map(|number| format!(" on monitor {number}"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "window \"{}\" ({}) at {},{} {}x{}",
+                "window \"{}\" ({}) at {},{} {}x{}{on}",
                 terminal_safe(&state.title),
                 terminal_safe(&state.app_class),
                 rect.left,

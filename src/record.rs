@@ -110,7 +110,7 @@ pub fn record(
 ) -> Result<RecordSummary> {
     check_frame_rate(options.frame_rate)?;
     let mut probe = WindowProbe::connect().context("connect to the display (is DISPLAY set?)")?;
-    let capture = ScreenCapture::primary().context("find the screen to capture")?;
+    let capture = ScreenCapture::desktop().context("find the screen to capture")?;
     let monitor = capture.geometry();
     let pointer = probe.pointer_position().ok();
     let first_window = probe.active_window().unwrap_or_else(|err| {
@@ -132,6 +132,7 @@ pub fn record(
         format_version: FORMAT_VERSION,
         complete: false,
         parameter_names: Default::default(),
+        monitors: capture.monitors().to_vec(),
     };
     store
         .insert_recording(&recording)

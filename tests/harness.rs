@@ -30,27 +30,98 @@ impl Display {
     /// `-displayfd`) and openbox, and waits until both answer.
     pub fn start(width: u32, height: u32) -> Display {
         let dir = tempfile::tempdir().expect("make a temporary folder");
+        Display::start_server(
+            dir,
+            &format!("Xvfb -displayfd 3 -screen 0 {width}x{height}x24 -nolisten tcp"),
+        )
+        .with_window_manager()
+    }
+
+    /// Two monitors side by side, each `width`x`height` (a mode of the
+    /// dummy driver's: 800x600, 1024x768), as a desktop with two screens
+    /// has them: one X screen, a RandR monitor on each of two outputs. The
+    /// server is Xorg with the dummy video driver: Xvfb takes no second
+    /// monitor (it ignores `xrandr --setmonitor`).
+    pub fn start_two_monitors(width: u32, height: u32) -> Display {
+        let dir = tempfile::tempdir().expect("make a temporary folder");
+        let config = dir.path().join("xorg.conf");
+        std::fs::write(
+            &config,
+            format!(
+                "Section \"ServerFlags\"\n  Option \"AutoAddDevices\" \"false\"\n  \
+                 Option \"DontVTSwitch\" \"true\"\nEndSection\n\
+                 Section \"Device\"\n  Identifier \"dummy\"\n  Driver \"dummy\"\n  \
+                 VideoRam 65536\nEndSection\n\
+                 Section \"Screen\"\n  Identifier \"screen\"\n  Device \"dummy\"\n  \
+                 DefaultDepth 24\n  SubSection \"Display\"\n    Depth 24\n    \
+                 Virtual {} {height}\n  EndSubSection\nEndSection\n",
+                2 * width
+            ),
+        )
+        .expect("write the X server's configuration");
+        let command = format!(
+            "Xorg -displayfd 3 -noreset -nolisten tcp -logfile '{}' -config '{}'",
+            dir.path().join("xorg.log").display(),
+            config.display()
+        );
+        let display = Display::start_server(dir, &command);
+        let mode = format!("{width}x{height}");
+        run_ok(
+            display
+                .command("xrandr")
+                .args(["--addmode", "DUMMY1", &mode]),
+        );
+        run_ok(display.command("xrandr").args([
+            "--output",
+            "DUMMY0",
+            "--mode",
+            &mode,
+            "--pos",
+            "0x0",
+            "--primary",
+            "--output",
+            "DUMMY1",
+            "--mode",
+            &mode,
+            "--right-of",
+            "DUMMY0",
+        ]));
+        let monitors = run_ok(display.command("xrandr").arg("--listmonitors"));
+        assert!(
+            monitors.starts_with("Monitors: 2"),
+            "two monitors on {}: {monitors}",
+            display.name
+        );
+        display.with_window_manager()
+    }
+
+    /// Starts an X server (`command`, which is told where to write its
+    /// display number: `-displayfd 3`) and waits until it answers.
+    fn start_server(dir: tempfile::TempDir, command: &str) -> Display {
         let number_file = dir.path().join("display-number");
-        let xvfb = Command::new("sh")
+        let server = Command::new("sh")
             .arg("-c")
-            .arg(format!(
-                "exec Xvfb -displayfd 3 -screen 0 {width}x{height}x24 -nolisten tcp 3>'{}'",
-                number_file.display()
-            ))
+            .arg(format!("exec {command} 3>'{}'", number_file.display()))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("start Xvfb (is the xvfb package installed?)");
+            .expect("start the X server (is the xvfb package installed?)");
         let mut display = Display {
             name: String::new(),
             dir,
-            children: vec![xvfb],
+            children: vec![server],
         };
-        let number = wait_for("Xvfb to report its display number", || {
+        let number = wait_for("the X server to report its display number", || {
             let text = std::fs::read_to_string(&number_file).ok()?;
             text.ends_with('\n').then(|| text.trim().to_owned())
         });
         display.name = format!(":{number}");
+        display
+    }
+
+    /// Starts openbox, and waits until it manages windows.
+    fn with_window_manager(mut self) -> Display {
+        let display = &mut self;
         let wm = display
             .command("openbox")
             .stdout(Stdio::null())
@@ -72,7 +143,7 @@ impl Display {
                 .then_some(())
         });
         display.wait_until_windows_are_managed();
-        display
+        self
     }
 
     /// Maps a probe window (xmessage) until openbox has managed one: a few

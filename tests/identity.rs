@@ -24,7 +24,11 @@ pub(crate) fn run_scenario_with(
     height: u32,
     env: &[(&str, &str)],
 ) -> Display {
-    let display = Display::start(width, height);
+    run_scenario_on(Display::start(width, height), script, env)
+}
+
+/// [`run_scenario_with`] on a display already started.
+pub(crate) fn run_scenario_on(display: Display, script: &str, env: &[(&str, &str)]) -> Display {
     // A comma in the path: the accessibility bus's address escapes it, and
     // the reader must still find the socket.
     let runtime = display.dir.path().join("run,time");
@@ -83,6 +87,43 @@ pub(crate) fn recorded_elements(display: &Display, recording: &str) -> Vec<Strin
     elements
 }
 
+/// Each case's replay completed (exit 0) and zenity printed the target's row.
+fn picked_the_target(display: &Display, cases: &[&str]) {
+    for &case in cases {
+        assert_eq!(
+            (result(display, case, "code"), result(display, case, "out")),
+            ("0".to_owned(), TARGET.to_owned()),
+            "{case}: {}",
+            result(display, case, "err")
+        );
+    }
+}
+
+/// Two monitors: a pick in a GTK list recorded with the dialog on the
+/// second monitor is made where the dialog is now: on the first monitor
+/// with its rows re-sorted, and elsewhere on the second. zenity is the judge.
+#[test]
+fn a_pick_recorded_on_the_second_monitor_is_made_where_the_list_is_now() {
+    let display = run_scenario_on(
+        Display::start_two_monitors(800, 600),
+        "zenity-monitors.sh",
+        &[],
+    );
+    assert_eq!(result(&display, "recorded", "out"), TARGET);
+    assert_eq!(
+        recorded_elements(&display, "pick"),
+        [r#"cell Maria Olsen ["Tromsø"]"#, "button OK null"]
+    );
+    let shown = result(&display, "pick", "show");
+    assert!(
+        shown.contains("2 monitors:")
+            && shown.contains("(Zenity) at 9")
+            && shown.contains("on monitor 2"),
+        "the dialog was recorded on the second monitor:\n{shown}"
+    );
+    picked_the_target(&display, &["first", "second"]);
+}
+
 #[test]
 fn a_row_in_a_gtk_list_is_found_by_its_identity_and_refused_when_gone_or_twinned() {
     let display = run_scenario("zenity-list.sh", 1600, 1200);
@@ -93,17 +134,7 @@ fn a_row_in_a_gtk_list_is_found_by_its_identity_and_refused_when_gone_or_twinned
     );
     // Unchanged, with decoys above it, re-sorted, in the dark theme, at
     // twice the scale: the same person.
-    for case in ["same", "decoys", "resorted", "dark", "scale2"] {
-        assert_eq!(
-            (
-                result(&display, case, "code"),
-                result(&display, case, "out")
-            ),
-            ("0".to_owned(), TARGET.to_owned()),
-            "{case}: {}",
-            result(&display, case, "err")
-        );
-    }
+    picked_the_target(&display, &["same", "decoys", "resorted", "dark", "scale2"]);
     // Gone: refused with the reason, and nothing chosen.
     assert_eq!(result(&display, "removed", "code"), "10");
     assert_eq!(result(&display, "removed", "out"), "");

@@ -583,7 +583,12 @@ fn xcalc_display(display: &Display) -> String {
 /// xcalc (no accessibility tree) at +100+100 computes 1 + 2 = while it is
 /// recorded as "calc"; returns where its client area is.
 fn record_one_plus_two(display: &mut Display) -> (i32, i32) {
-    display.spawn("xcalc", &["-geometry", "+100+100"]);
+    record_one_plus_two_at(display, "+100+100")
+}
+
+/// [`record_one_plus_two`] with xcalc at `geometry` (`+X+Y`).
+fn record_one_plus_two_at(display: &mut Display, geometry: &str) -> (i32, i32) {
+    display.spawn("xcalc", &["-geometry", geometry]);
     let window = display.wait_for_window("XCalc");
     let (x, y, _, _) = display.window_rect(window);
     let recorder = start_recorder(display, "calc", &[]);
@@ -628,26 +633,54 @@ fn naive_replay_computes_on_xcalc() {
 fn visual_replay_computes_on_a_moved_xcalc_that_has_no_tree() {
     let mut display = Display::start(1024, 768);
     record_one_plus_two(&mut display);
+    computes_three_again_at(&mut display, "+420+260");
+}
+
+/// A fresh xcalc at `geometry` shows 0, and after a visual replay of "calc",
+/// 3: completed, every step verified (0), or some whose effect the
+/// recording's frames do not show (12: a key's redraw can fall between two
+/// frames); never a failed or refused step. xcalc is the judge.
+fn computes_three_again_at(display: &mut Display, geometry: &str) {
     display.stop_apps();
-    display.spawn("xcalc", &["-geometry", "+420+260"]);
+    display.spawn("xcalc", &["-geometry", geometry]);
     display.wait_for_window("XCalc");
-    assert_eq!(xcalc_display(&display), "text \"0\"");
+    assert_eq!(xcalc_display(display), "text \"0\"", "{geometry}");
     let out = display
         .reprise()
         .env("OMP_THREAD_LIMIT", "1")
         .args(["replay", "calc", "--strategy", "visual", "--speed", "2"])
         .output()
         .unwrap();
-    // Completed: every step verified (0), or some whose effect the
-    // recording's frames do not show (12: a key's redraw can fall between
-    // two frames); never a failed or refused step. xcalc is the judge.
     assert!(
         matches!(out.status.code(), Some(0 | 12)),
-        "exit {:?}: {}",
+        "{geometry}: exit {:?}: {}",
         out.status.code(),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(xcalc_display(&display), "text \"3\"");
+    assert_eq!(xcalc_display(display), "text \"3\"", "{geometry}");
+}
+
+/// Two monitors: xcalc, which has no accessibility tree, is recorded on the
+/// second monitor and replayed where its window is now: on the first, then
+/// at another place on the second. The recording's frames hold both
+/// monitors (the keys' fingerprints come from the second), and so do the
+/// replay's; xcalc is the judge.
+#[test]
+fn a_task_recorded_on_the_second_monitor_is_replayed_where_its_window_is_now() {
+    let mut display = Display::start_two_monitors(800, 600);
+    record_one_plus_two_at(&mut display, "+900+100");
+    let shown = run_ok(display.reprise().args(["show", "calc"]));
+    for says in [
+        "screen 1600x600 at scale 1",
+        "2 monitors: 1 \"DUMMY0\" 800x600 at 0,0 (primary); 2 \"DUMMY1\" 800x600 at 800,0",
+        "(XCalc) at 901,",
+        "on monitor 2",
+    ] {
+        assert!(shown.contains(says), "`show` says {says:?}:\n{shown}");
+    }
+    for geometry in ["+100+100", "+1300+150"] {
+        computes_three_again_at(&mut display, geometry);
+    }
 }
 
 #[test]

@@ -36,6 +36,20 @@ impl Rect {
             && y < f64::from(self.top) + f64::from(self.height)
     }
 
+    /// The smallest rectangle that holds both.
+    pub fn union(&self, other: &Rect) -> Rect {
+        let left = self.left.min(other.left);
+        let top = self.top.min(other.top);
+        let right = self.right().max(other.right());
+        let bottom = self.bottom().max(other.bottom());
+        Rect::new(
+            left,
+            top,
+            (right - i64::from(left)) as u32,
+            (bottom - i64::from(top)) as u32,
+        )
+    }
+
     /// This rectangle with every coordinate multiplied by `factor`.
     pub fn scaled(&self, factor: f64) -> Rect {
         let left = (f64::from(self.left) * factor).round();
@@ -94,6 +108,27 @@ impl ScreenGeometry {
     }
 }
 
+/// One monitor of the desktop: its name (the output's, or `head N` where
+/// the display names none), its logical rectangle on the desktop, and
+/// whether it is the primary one. A recording keeps its desktop's monitors;
+/// its frames cover all of them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Monitor {
+    pub name: String,
+    pub rect: Rect,
+    #[serde(default)]
+    pub primary: bool,
+}
+
+/// The number (from 1, in the list's order) of the monitor holding a
+/// point, if one does.
+pub fn monitor_at(monitors: &[Monitor], x: f64, y: f64) -> Option<usize> {
+    monitors
+        .iter()
+        .position(|monitor| monitor.rect.contains(x, y))
+        .map(|index| index + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +151,44 @@ mod tests {
             "touching is not covering"
         );
         assert_eq!(check(Rect::new(5, 5, 0, 10)), None, "an empty rectangle");
+    }
+
+    #[test]
+    fn a_union_holds_both_rectangles() {
+        let check = |a: Rect, b: Rect| (a.union(&b), b.union(&a));
+        let side_by_side = Rect::new(0, 0, 1600, 600);
+        assert_eq!(
+            check(Rect::new(0, 0, 800, 600), Rect::new(800, 0, 800, 600)),
+            (side_by_side, side_by_side)
+        );
+        let offset = Rect::new(-100, 0, 900, 700);
+        assert_eq!(
+            check(Rect::new(0, 0, 800, 600), Rect::new(-100, 100, 200, 600)),
+            (offset, offset)
+        );
+        let inside = Rect::new(0, 0, 800, 600);
+        assert_eq!(check(inside, Rect::new(10, 10, 5, 5)), (inside, inside));
+    }
+
+    #[test]
+    fn a_point_is_on_the_monitor_that_holds_it() {
+        let monitor = |name: &str, left| Monitor {
+            name: name.into(),
+            rect: Rect::new(left, 0, 800, 600),
+            primary: left == 0,
+        };
+        let monitors = [monitor("left", 0), monitor("right", 800)];
+        let check = |x, y| monitor_at(&monitors, x, y);
+        assert_eq!(check(0.0, 0.0), Some(1));
+        assert_eq!(check(799.5, 599.0), Some(1));
+        assert_eq!(
+            check(800.0, 10.0),
+            Some(2),
+            "the right edge is the next one's"
+        );
+        assert_eq!(check(1599.0, 300.0), Some(2));
+        assert_eq!(check(1600.0, 300.0), None, "past the last");
+        assert_eq!(check(100.0, 600.0), None, "below both");
+        assert_eq!(monitor_at(&[], 1.0, 1.0), None);
     }
 }

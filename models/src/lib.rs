@@ -17,7 +17,7 @@ pub mod window;
 
 pub use element::{ElementIdentity, ElementState, PathStep, WindowIdentity, identity_of};
 pub use event::{ActionEvent, EventName, MouseButton};
-pub use geometry::{Point, Rect, ScreenGeometry};
+pub use geometry::{Monitor, Point, Rect, ScreenGeometry, monitor_at};
 pub use recording::{
     DoubleClickSettings, FORMAT_VERSION, FormatVersionError, Recording, RecordingBundle,
 };

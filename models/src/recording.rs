@@ -41,7 +41,13 @@ pub struct Recording {
     pub created: String,
     /// `linux-x11`, `macos` or `windows`.
     pub platform: String,
+    /// The desktop its frames cover: the primary monitor's, or with
+    /// several monitors all of them.
     pub monitor: ScreenGeometry,
+    /// The desktop's monitors, when there is more than one (empty in
+    /// recordings made before monitors were kept, and with one monitor).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub monitors: Vec<crate::Monitor>,
     pub double_click: DoubleClickSettings,
     pub format_version: u32,
     /// False while recording, and for a recording whose recorder was killed.

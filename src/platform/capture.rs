@@ -1,23 +1,28 @@
-//! Screenshots of a monitor: through a kept X11 connection
+//! Screenshots of the desktop (the primary monitor, or every monitor where
+//! there are several): through a kept X11 connection
 //! ([`super::os::RootCapture`]) where the screen's pixels allow and it is the
 //! cheaper path (it is about three times cheaper in a release build; its
 //! pixel loop is not optimised in a debug build, where xcap's, compiled
 //! optimised, is cheaper), else through xcap. `REPRISE_CAPTURE=xcap` or
 //! `=x11` forces one (the benchmark compares them; a way out should a
 //! server's raw pixels ever disagree). The choice is made once, when the
-//! capture is opened.
+//! capture is opened. With several monitors the raw path is the only one
+//! (xcap captures one monitor a frame), where the display has it.
 
 use image::RgbaImage;
-use reprise_models::{Rect, ScreenGeometry};
+use reprise_models::{Monitor, Rect, ScreenGeometry};
 
 use super::PlatformError;
 use super::os::{Drawn, RootCapture};
 
-/// The primary monitor, ready to be captured repeatedly.
+/// The desktop, ready to be captured repeatedly.
 #[derive(Debug)]
 pub struct ScreenCapture {
     monitor: xcap::Monitor,
     geometry: ScreenGeometry,
+    /// The desktop's monitors, when there are several (the frames hold
+    /// them all); empty with one.
+    monitors: Vec<Monitor>,
     /// The raw path, where the display has one.
     raw: Option<RootCapture>,
     /// Whether [`Self::capture`] takes the raw path.
@@ -44,22 +49,11 @@ fn timed(
     Ok((started.elapsed(), size))
 }
 
-/// The raw capture of the monitor xcap captures (at the size of xcap's
-/// frames), if the display has one.
-fn raw_of(xcap_size: (u32, u32)) -> Option<RootCapture> {
-    match RootCapture::primary() {
-        Ok(Some(raw)) if raw.size() == xcap_size => Some(raw),
-        Ok(_) => None,
-        Err(err) => {
-            tracing::debug!("no raw capture, xcap captures: {err}");
-            None
-        }
-    }
-}
-
 impl ScreenCapture {
-    /// The primary monitor (the first one when none says it is primary).
-    pub fn primary() -> Result<ScreenCapture, PlatformError> {
+    /// The desktop: every monitor where the display has several and the
+    /// raw path can take them in one frame; else the primary monitor (the
+    /// first one when none says it is primary).
+    pub fn desktop() -> Result<ScreenCapture, PlatformError> {
         let monitors = xcap::Monitor::all().map_err(capture_err)?;
         let monitor = monitors
             .iter()
@@ -67,6 +61,17 @@ impl ScreenCapture {
             .or(monitors.first())
             .cloned()
             .ok_or_else(|| PlatformError::Capture("the display reports no monitor".into()))?;
+        let scale_factor = f64::from(monitor.scale_factor().map_err(capture_err)?);
+        let raw = RootCapture::desktop()
+            .inspect_err(|err| tracing::debug!("no raw capture, xcap captures: {err}"))
+            .ok()
+            .flatten();
+        let raw = match raw {
+            Some(raw) if raw.monitors().len() > 1 => {
+                return Ok(Self::all_monitors(monitor, raw, scale_factor));
+            }
+            one => one,
+        };
         let geometry = ScreenGeometry {
             rect: Rect::new(
                 monitor.x().map_err(capture_err)?,
@@ -74,10 +79,12 @@ impl ScreenCapture {
                 monitor.width().map_err(capture_err)?,
                 monitor.height().map_err(capture_err)?,
             ),
-            scale_factor: f64::from(monitor.scale_factor().map_err(capture_err)?),
+            scale_factor,
         };
         let (xcap_took, xcap_size) = timed(&|| monitor.capture_image().map_err(capture_err))?;
-        let raw = raw_of(xcap_size);
+        // The raw capture of the monitor xcap captures (at the size of
+        // xcap's frames), if the display has one.
+        let raw = raw.filter(|raw| raw.size() == xcap_size);
         // The raw path when forced, or when its frame took less time than
         // xcap's (one of each: the difference is several times, either way).
         let use_raw = match (&raw, std::env::var("REPRISE_CAPTURE").as_deref()) {
@@ -92,6 +99,7 @@ impl ScreenCapture {
         Ok(ScreenCapture {
             monitor,
             geometry,
+            monitors: Vec::new(),
             raw,
             use_raw,
             owed: true,
@@ -99,12 +107,40 @@ impl ScreenCapture {
         })
     }
 
+    /// Every monitor of the desktop in each frame, on the raw path.
+    fn all_monitors(monitor: xcap::Monitor, raw: RootCapture, scale_factor: f64) -> ScreenCapture {
+        let monitors = raw.monitors().to_vec();
+        tracing::info!(
+            "{} monitors: every frame holds the desktop's {}x{} pixels",
+            monitors.len(),
+            raw.rect().width,
+            raw.rect().height
+        );
+        ScreenCapture {
+            monitor,
+            geometry: ScreenGeometry {
+                rect: raw.rect(),
+                scale_factor,
+            },
+            monitors,
+            raw: Some(raw),
+            use_raw: true,
+            owed: true,
+            last: None,
+        }
+    }
+
+    /// The desktop's monitors, when there are several; empty with one.
+    pub fn monitors(&self) -> &[Monitor] {
+        &self.monitors
+    }
+
     /// How frames are taken: "x11 GetImage" or "xcap".
     pub fn backend(&self) -> &'static str {
         if self.use_raw { "x11 GetImage" } else { "xcap" }
     }
 
-    /// The monitor's logical rectangle and scale factor.
+    /// The captured rectangle (the desktop's) and its scale factor.
     pub fn geometry(&self) -> ScreenGeometry {
         self.geometry
     }

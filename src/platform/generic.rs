@@ -92,8 +92,13 @@ pub enum Drawn {
 
 impl RootCapture {
     /// Always `None`: xcap captures.
-    pub fn primary() -> Result<Option<RootCapture>, PlatformError> {
+    pub fn desktop() -> Result<Option<RootCapture>, PlatformError> {
         Ok(None)
+    }
+
+    /// Never called: no value exists.
+    pub fn monitors(&self) -> &[reprise_models::Monitor] {
+        match *self {}
     }
 
     /// Never called: no value exists.

@@ -1,6 +1,6 @@
 //! X11 backend: the active window's data via EWMH over x11rb.
 
-use reprise_models::{DoubleClickSettings, Rect};
+use reprise_models::{DoubleClickSettings, Monitor, Rect};
 use x11rb::connection::Connection as _;
 use x11rb::protocol::xproto::{Atom, AtomEnum, ConnectionExt as _, Window};
 use x11rb::rust_connection::RustConnection;
@@ -371,7 +371,7 @@ fn capture_err(err: impl std::fmt::Display) -> PlatformError {
 }
 
 /// `rect` of `root` through `GetImage`, as RGBA. Only for a screen whose
-/// pixels are BGRX, four bytes each (see [`RootCapture::primary`]).
+/// pixels are BGRX, four bytes each (see [`RootCapture::desktop`]).
 fn get_image_rgba(
     conn: &RustConnection,
     root: Window,
@@ -456,7 +456,41 @@ fn bgrx_to_rgba(pixels: &mut [u8]) {
     }
 }
 
-/// Screenshots of one monitor through a connection kept open: a raw
+/// The desktop's monitors, in the display's order: RandR's (1.5) active
+/// monitors, each named by its output. (Xinerama over several X screens is
+/// not read: there, the input the recorder hears carries other
+/// coordinates.)
+pub fn monitors_of(conn: &RustConnection, root: Window) -> Result<Vec<Monitor>, PlatformError> {
+    use x11rb::protocol::randr::ConnectionExt as _;
+    let mut monitors = Vec::new();
+    for info in conn
+        .randr_get_monitors(root, true)
+        .map_err(query_err)?
+        .reply()
+        .map_err(query_err)?
+        .monitors
+    {
+        let name = conn
+            .get_atom_name(info.name)
+            .map_err(query_err)?
+            .reply()
+            .map_err(query_err)?
+            .name;
+        monitors.push(Monitor {
+            name: String::from_utf8_lossy(&name).into_owned(),
+            rect: Rect::new(
+                i32::from(info.x),
+                i32::from(info.y),
+                u32::from(info.width),
+                u32::from(info.height),
+            ),
+            primary: info.primary,
+        });
+    }
+    Ok(monitors)
+}
+
+/// Screenshots of the desktop through a connection kept open: a raw
 /// `GetImage` of its rectangle of the root window. xcap, the portable path,
 /// opens three connections per frame and converts pixel by pixel (about
 /// three times the cost, for the same pixels).
@@ -464,6 +498,8 @@ pub struct RootCapture {
     conn: RustConnection,
     root: Window,
     rect: Rect,
+    /// The desktop's monitors ([`monitors_of`]).
+    monitors: Vec<Monitor>,
     /// A DAMAGE object on the root window, where the server has the
     /// extension: it says what was drawn since the last look.
     damage: Option<DamageWatch>,
@@ -478,12 +514,13 @@ impl std::fmt::Debug for RootCapture {
 }
 
 impl RootCapture {
-    /// The primary monitor (the first when none says it is primary, the
-    /// order xcap lists them in), in device pixels. `None` when the screen's
-    /// pixels are not 32-bit little-endian BGRX, the layout converted here
-    /// (xcap converts the others).
-    pub fn primary() -> Result<Option<RootCapture>, PlatformError> {
-        use x11rb::protocol::randr::ConnectionExt as _;
+    /// The desktop, in device pixels: the primary monitor's rectangle (the
+    /// first when none says it is primary, the order xcap lists them in),
+    /// or where the display has several monitors, the rectangle that holds
+    /// them all (a window on any of them is in every frame). `None` when
+    /// the screen's pixels are not 32-bit little-endian BGRX, the layout
+    /// converted here (xcap converts the others).
+    pub fn desktop() -> Result<Option<RootCapture>, PlatformError> {
         use x11rb::protocol::xproto::ImageOrder;
         let (conn, screen_num) =
             x11rb::connect(None).map_err(|err| PlatformError::Connect(err.to_string()))?;
@@ -508,25 +545,16 @@ impl RootCapture {
         if !bgrx {
             return Ok(None);
         }
-        let monitors = conn
-            .randr_get_monitors(root, true)
-            .map_err(query_err)?
-            .reply()
-            .map_err(query_err)?
-            .monitors;
-        let Some(monitor) = monitors
-            .iter()
-            .find(|monitor| monitor.primary)
-            .or(monitors.first())
-        else {
-            return Ok(None);
+        let monitors = monitors_of(&conn, root)?;
+        let rect = match monitors.as_slice() {
+            [] => return Ok(None),
+            [only] => only.rect,
+            several => several
+                .iter()
+                .map(|monitor| monitor.rect)
+                .reduce(|all, rect| all.union(&rect))
+                .expect("several monitors"),
         };
-        let rect = Rect::new(
-            i32::from(monitor.x),
-            i32::from(monitor.y),
-            u32::from(monitor.width),
-            u32::from(monitor.height),
-        );
         let damage = watch_damage(&conn, root)
             .inspect_err(|err| tracing::debug!("no DAMAGE, every look captures: {err}"))
             .ok();
@@ -534,6 +562,7 @@ impl RootCapture {
             conn,
             root,
             rect,
+            monitors,
             damage,
         }))
     }
@@ -591,11 +620,17 @@ impl RootCapture {
     }
 
     /// The monitor's rectangle in device pixels of the root window.
+    /// The desktop's monitors ([`monitors_of`]).
+    pub fn monitors(&self) -> &[Monitor] {
+        &self.monitors
+    }
+
+    /// What is captured, on the root window.
     pub fn rect(&self) -> Rect {
         self.rect
     }
 
-    /// The monitor's size in device pixels (a frame's size).
+    /// The captured size in device pixels (a frame's size).
     pub fn size(&self) -> (u32, u32) {
         (self.rect.width, self.rect.height)
     }

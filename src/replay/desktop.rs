@@ -41,7 +41,7 @@ impl std::fmt::Debug for LiveDesktop {
 
 impl LiveDesktop {
     pub fn connect(dry_run: bool) -> anyhow::Result<LiveDesktop> {
-        let capture = ScreenCapture::primary()?;
+        let capture = ScreenCapture::desktop()?;
         let probe = WindowProbe::connect()?;
         let injector = if dry_run {
             None

@@ -39,6 +39,7 @@ struct RecordingRow {
     format_version: u32,
     complete: bool,
     parameter_names: String,
+    monitors: String,
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
@@ -177,7 +178,8 @@ impl Store {
             .conn
             .query_row(
                 "SELECT name, task_description, created, platform, monitor, double_click,
-                        format_version, complete, parameter_names FROM recordings WHERE id = ?1",
+                        format_version, complete, parameter_names, monitors
+                 FROM recordings WHERE id = ?1",
                 params![id],
                 |row| {
                     Ok(RecordingRow {
@@ -190,6 +192,7 @@ impl Store {
                         format_version: row.get(6)?,
                         complete: row.get(7)?,
                         parameter_names: row.get(8)?,
+                        monitors: row.get(9)?,
                     })
                 },
             )
@@ -206,6 +209,7 @@ impl Store {
             format_version: row.format_version,
             complete: row.complete,
             parameter_names: from_json(id, "parameter names", &row.parameter_names)?,
+            monitors: from_json(id, "monitors", &row.monitors)?,
         };
         recording
             .check_version()
@@ -357,8 +361,9 @@ impl Store {
 fn insert_recording_row(tx: &Transaction<'_>, recording: &Recording) -> Result<()> {
     tx.execute(
         "INSERT INTO recordings (id, name, task_description, created, platform, monitor,
-                                 double_click, format_version, complete, parameter_names)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                 double_click, format_version, complete, parameter_names,
+                                 monitors)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             recording.id,
             recording.name,
@@ -370,6 +375,7 @@ fn insert_recording_row(tx: &Transaction<'_>, recording: &Recording) -> Result<(
             recording.format_version,
             recording.complete,
             to_json(&recording.parameter_names),
+            to_json(&recording.monitors),
         ],
     )?;
     Ok(())

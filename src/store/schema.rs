@@ -186,6 +186,10 @@ const MIGRATIONS: &[&str] = &[
         gone INTEGER NOT NULL DEFAULT 0
     );
     ",
+    // 8: the desktop's monitors, as JSON (empty with one monitor).
+    "
+    ALTER TABLE recordings ADD COLUMN monitors TEXT NOT NULL DEFAULT '[]';
+    ",
 ];
 
 /// Every table the migrations make; a store missing one is damaged.

@@ -84,6 +84,14 @@ pub(crate) fn sample_bundle(id: &str) -> (RecordingBundle, BTreeMap<String, Fram
         format_version: FORMAT_VERSION,
         complete: true,
         parameter_names: Default::default(),
+        // Two monitors side by side, so that a round trip shows they are kept.
+        monitors: [("left", 0), ("right", 32)]
+            .map(|(name, left)| reprise_models::Monitor {
+                name: name.into(),
+                rect: Rect::new(left, 0, 32, 48),
+                primary: left == 0,
+            })
+            .to_vec(),
     };
     (
         RecordingBundle {
@@ -473,6 +481,7 @@ fn a_version_4_store_keeps_its_cached_segmentations_and_finds_them_by_index() {
                 "DROP INDEX segmentations_key;
                  CREATE INDEX segmentations_size ON segmentations(segmenter, width, height);
                  ALTER TABLE recordings DROP COLUMN parameter_names;
+                 ALTER TABLE recordings DROP COLUMN monitors;
                  DROP TABLE fleet_events;
                  DROP TABLE fleet_jobs;
                  DROP TABLE fleet_workers;
@@ -504,6 +513,29 @@ fn a_version_4_store_keeps_its_cached_segmentations_and_finds_them_by_index() {
         )
         .unwrap();
     assert!(plan.contains("COVERING INDEX segmentations_key"), "{plan}");
+}
+
+/// A recording stored before monitors were kept (version 7) reads back
+/// after the migration, with no monitors listed.
+#[test]
+fn a_recording_from_before_monitors_were_kept_reads_back_without_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.sqlite");
+    let (mut bundle, images) = sample_bundle("00000000-0000-4000-8000-000000000017");
+    {
+        let mut store = Store::open(&path).unwrap();
+        store.import(&bundle, &images).unwrap();
+        store
+            .conn
+            .execute_batch(
+                "ALTER TABLE recordings DROP COLUMN monitors;
+                 PRAGMA user_version = 7;",
+            )
+            .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    bundle.recording.monitors.clear();
+    assert_eq!(store.load(&bundle.recording.id).unwrap(), bundle);
 }
 
 #[test]

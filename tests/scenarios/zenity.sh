@@ -4,3 +4,14 @@ find_element() { "$SCRIPTS/a11y-find.py" zenity "$@"; }
 
 dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
   org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+
+# record_pick: the recording "pick" of a list dialog (zenity-list.sh,
+# zenity-monitors.sh): Maria Olsen of Tromsø, then OK; ended by `finish`.
+record_pick() {
+  start_recording pick
+  press $(find_element "table cell" "Maria Olsen" Tromsø)
+  sleep 0.8
+  press $(find_element "push button" OK)
+  stop_recording
+  finish
+}

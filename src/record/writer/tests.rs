@@ -49,6 +49,7 @@ impl Bench {
                 format_version: FORMAT_VERSION,
                 complete: false,
                 parameter_names: Default::default(),
+                monitors: Vec::new(),
             })
             .unwrap();
         let (frames, observations) = channel();
