@@ -111,13 +111,23 @@ fn names_something(read: &str) -> bool {
 }
 
 impl TextReader for TesseractReader {
-    /// A single line of text; a compact crop that reads as nothing (a
-    /// button's one glyph) is read again as a single character, in the
-    /// polarity its look suggests and then the other.
+    /// A single line of text; a line that reads as nothing is read again
+    /// the other way round (white text on a mid-tone highlight, a hovered
+    /// menu item's, looks like dark text to the mean). A compact crop that
+    /// still reads as nothing (a button's one glyph) is read again as a
+    /// single character, in the polarity its look suggests and then the
+    /// other.
     fn read(&mut self, crop: &RgbaImage) -> String {
         let line = self.read_as(&prepare(crop), "7");
+        if names_something(&line) {
+            return line;
+        }
+        let other = self.read_as(&prepare_as(crop, Polarity::Opposite), "7");
+        if names_something(&other) {
+            return other;
+        }
         let compact = crop.width() <= 2 * crop.height() && crop.height() <= 2 * crop.width();
-        if names_something(&line) || !compact {
+        if !compact {
             return line;
         }
         for polarity in [Polarity::AsItLooks, Polarity::Opposite] {

@@ -320,12 +320,21 @@ pub fn display_gone() -> bool {
         .is_err()
 }
 
+/// The top-level window under the pointer: the platform's id for it, and
+/// its box on the screen when it is a popup (a window the window manager
+/// does not manage: a menu, a combo box's list, a tooltip).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnderPointer {
+    pub window: u64,
+    pub popup: Option<reprise_models::Rect>,
+}
+
 /// Asks the display for the top-level window under the pointer (one round
-/// trip), for the listener to note at every press: by the time the press is
-/// hit-tested, the application may have opened a popup over the point (a
-/// combo box opens its list on the press). `None` where the platform has no
-/// such query or the display does not answer.
-pub fn window_under_pointer() -> impl FnMut() -> Option<u64> + Send + 'static {
+/// trip, three for a popup), for the listener to note at every press: by
+/// the time the press is hit-tested, the application may have opened a
+/// popup over the point (a combo box opens its list on the press). `None`
+/// where the platform has no such query or the display does not answer.
+pub fn window_under_pointer() -> impl FnMut() -> Option<UnderPointer> + Send + 'static {
     #[cfg(target_os = "linux")]
     {
         let mut probe: Option<Option<WindowProbe>> = None;
@@ -333,7 +342,7 @@ pub fn window_under_pointer() -> impl FnMut() -> Option<u64> + Send + 'static {
             probe
                 .get_or_insert_with(|| WindowProbe::connect().ok())
                 .as_ref()?
-                .top_level_at_pointer()
+                .under_pointer()
                 .ok()
                 .flatten()
         }

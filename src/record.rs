@@ -192,7 +192,8 @@ pub fn record(
                 under,
             }) => {
                 let timestamp = at.saturating_duration_since(start).as_secs_f64();
-                if let Some(event) = converter.convert(&event_type, name.as_deref(), timestamp) {
+                if let Some(mut event) = converter.convert(&event_type, name.as_deref(), timestamp)
+                {
                     // The secret toggle's own keys are left out.
                     if options.secrets.is_toggle(&event) {
                         let pressed = event.name == EventName::Press;
@@ -212,13 +213,16 @@ pub fn record(
                     }
                     let is_press = event.name == EventName::Press
                         || (event.name == EventName::Click && event.mouse_pressed == Some(true));
+                    if is_press && event.name == EventName::Click {
+                        event.popup = under.and_then(|under| under.popup);
+                    }
                     if let (true, Some(elements), Some(x), Some(y)) =
                         (is_press, elements.as_mut(), event.mouse_x, event.mouse_y)
                         && event.name == EventName::Click
                         && elements.offer(elements::ElementRequest::Press {
                             at: timestamp,
                             point: (x, y),
-                            under,
+                            under: under.map(|under| under.window),
                         })
                     {
                         writer

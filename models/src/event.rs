@@ -129,6 +129,11 @@ pub struct ActionEvent {
     /// exposes no tree, or it did not answer in time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<crate::ElementIdentity>,
+    /// For a press in a popup (a window the window manager does not manage:
+    /// a menu, a combo box's list), the popup's box on the screen when the
+    /// press arrived; `None` for a press in a managed window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub popup: Option<crate::Rect>,
     /// For a key typed as a secret (into a password field, in a secret
     /// window, or while secret typing was on): the name of the parameter
     /// that stands for it (`password`). Such an event keeps its timing and
@@ -164,11 +169,20 @@ impl ActionEvent {
         let element = std::iter::once(self)
             .chain(&self.children)
             .find_map(|event| event.element.as_ref());
+        let in_popup = std::iter::once(self)
+            .chain(&self.children)
+            .any(|event| event.popup.is_some());
         if let Some(element) = element {
             let _ = write!(label, " on {}", element.label());
-            if let Some(window) = &element.window.name {
-                let _ = write!(label, " in {window:?}");
+            match &element.window.name {
+                Some(window) => {
+                    let _ = write!(label, " in {window:?}");
+                }
+                None if in_popup => label.push_str(" in a popup"),
+                None => {}
             }
+        } else if in_popup {
+            label.push_str(" in a popup");
         }
         if let Some((x, y)) = self.position() {
             let _ = write!(label, " at ({x}, {y})");
@@ -249,6 +263,7 @@ impl ActionEvent {
             screenshot_id: None,
             window_state_id: None,
             element: None,
+            popup: None,
             secret: None,
             text: None,
             children: Vec::new(),
@@ -401,6 +416,21 @@ mod tests {
             typing.text.as_deref(),
             Some("<shift>-A-l- ---<enter>-{password}")
         );
+    }
+
+    #[test]
+    fn a_press_in_a_popup_says_so_unless_its_element_names_its_window() {
+        let mut press = ActionEvent::new(EventName::Click, 0.0);
+        (press.mouse_x, press.mouse_y) = (Some(10.0), Some(20.0));
+        press.mouse_button_name = Some(crate::MouseButton::Left);
+        press.mouse_pressed = Some(true);
+        assert_eq!(press.label(), "click left down at (10, 20)");
+        press.popup = Some(crate::Rect::new(0, 0, 80, 90));
+        assert_eq!(press.label(), "click left down in a popup at (10, 20)");
+        let mut click = ActionEvent::parent(EventName::Singleclick, vec![press]);
+        (click.mouse_x, click.mouse_y) = (Some(10.0), Some(20.0));
+        click.mouse_button_name = Some(crate::MouseButton::Left);
+        assert_eq!(click.label(), "singleclick left in a popup at (10, 20)");
     }
 
     #[test]

@@ -38,6 +38,11 @@ impl WindowProbe {
     }
 
     /// Every window the platform lists.
+    /// No popups are told apart from other windows here.
+    pub fn popups(&self) -> Result<Vec<Rect>, PlatformError> {
+        Ok(Vec::new())
+    }
+
     pub fn client_windows(&self) -> Result<Vec<ActiveWindow>, PlatformError> {
         xcap::Window::all()
             .map_err(xcap_error)?

@@ -26,8 +26,8 @@ pub enum InputMessage {
         name: Option<String>,
         /// For a button press: the top-level window that was under the
         /// pointer as of its last move (before the press could open a
-        /// popup over it), as the platform's window id.
-        under: Option<u64>,
+        /// popup over it).
+        under: Option<super::UnderPointer>,
     },
     /// The listener could not start or stopped; nothing more will come.
     Failed(String),
@@ -138,7 +138,7 @@ impl Drop for InputListener {
 /// reading thread, at pointer moves (at most one per
 /// [`MOVE_QUERY_INTERVAL`]) and at a press that follows an unasked move.
 pub fn spawn_listener(
-    mut window_under_pointer: impl FnMut() -> Option<u64> + Send + 'static,
+    mut window_under_pointer: impl FnMut() -> Option<super::UnderPointer> + Send + 'static,
 ) -> std::io::Result<InputListener> {
     let exe = std::env::current_exe()?;
     let mut child = Command::new(exe)
@@ -178,7 +178,7 @@ pub fn spawn_listener(
             // MOVE_QUERY_INTERVAL are not): a press then counts from there,
             // since a popup the press itself opens may be up before the
             // press can be asked about.
-            let mut after_move: Option<Option<u64>> = None;
+            let mut after_move: Option<Option<super::UnderPointer>> = None;
             let mut last_query: Option<Instant> = None;
             let mut reason = None;
             for line in BufReader::new(stdout).lines() {

@@ -5,7 +5,7 @@ use x11rb::connection::Connection as _;
 use x11rb::protocol::xproto::{Atom, AtomEnum, ConnectionExt as _, Window};
 use x11rb::rust_connection::RustConnection;
 
-use super::{ActiveWindow, PlatformError};
+use super::{ActiveWindow, PlatformError, UnderPointer};
 
 pub fn platform_name() -> &'static str {
     "linux-x11"
@@ -214,6 +214,62 @@ impl WindowProbe {
         Ok((reply.child != x11rb::NONE).then_some(u64::from(reply.child)))
     }
 
+    /// The root's child under the pointer, with its box when it is a popup
+    /// (override-redirect: the window manager does not manage it).
+    pub fn under_pointer(&self) -> Result<Option<UnderPointer>, PlatformError> {
+        let Some(window) = self.top_level_at_pointer()? else {
+            return Ok(None);
+        };
+        let popup = u32::try_from(window)
+            .ok()
+            .and_then(|window| self.showing_box(window, true));
+        Ok(Some(UnderPointer { window, popup }))
+    }
+
+    /// The box of `window`, a child of the root, when it is showing (and,
+    /// with `popups_only`, a popup: override-redirect, not managed by the
+    /// window manager); `None` otherwise, or when it is gone.
+    fn showing_box(&self, window: Window, popups_only: bool) -> Option<Rect> {
+        let attributes = self.conn.get_window_attributes(window).ok()?.reply().ok()?;
+        if attributes.map_state != x11rb::protocol::xproto::MapState::VIEWABLE
+            || (popups_only && !attributes.override_redirect)
+        {
+            return None;
+        }
+        let geometry = self.conn.get_geometry(window).ok()?.reply().ok()?;
+        Some(Rect::new(
+            i32::from(geometry.x) + i32::from(geometry.border_width),
+            i32::from(geometry.y) + i32::from(geometry.border_width),
+            u32::from(geometry.width),
+            u32::from(geometry.height),
+        ))
+    }
+
+    /// The boxes of the root's showing children (with `popups_only`, of
+    /// the popups among them), the topmost first; at most 256 are looked at.
+    fn showing_top_levels(&self, popups_only: bool) -> Result<Vec<Rect>, PlatformError> {
+        let tree = self
+            .conn
+            .query_tree(self.root)
+            .map_err(query_err)?
+            .reply()
+            .map_err(query_err)?;
+        // The top of the stacking order last: read it first.
+        Ok(tree
+            .children
+            .iter()
+            .rev()
+            .take(256)
+            .filter_map(|&window| self.showing_box(window, popups_only))
+            .collect())
+    }
+
+    /// The popups showing now (override-redirect windows: menus, combo box
+    /// lists, tooltips), the topmost first.
+    pub fn popups(&self) -> Result<Vec<Rect>, PlatformError> {
+        self.showing_top_levels(true)
+    }
+
     /// The client window in the root's child `top` (itself, or a level or
     /// two down in a window manager's frame): the first that names its
     /// process; `None` when none does or `top` is gone.
@@ -249,43 +305,10 @@ impl WindowProbe {
     }
 
     /// The boxes of the root's mapped children, managed or not (a popup
-    /// menu's override-redirect window is one), at most 256 of them.
+    /// menu's override-redirect window is one), the topmost first; at most
+    /// 256 are looked at.
     pub fn viewable_top_levels(&self) -> Result<Vec<Rect>, PlatformError> {
-        let tree = self
-            .conn
-            .query_tree(self.root)
-            .map_err(query_err)?
-            .reply()
-            .map_err(query_err)?;
-        let mut boxes = Vec::new();
-        // The top of the stacking order last: read it first.
-        for &window in tree.children.iter().rev().take(256) {
-            let viewable = self
-                .conn
-                .get_window_attributes(window)
-                .ok()
-                .and_then(|cookie| cookie.reply().ok())
-                .is_some_and(|attributes| {
-                    attributes.map_state == x11rb::protocol::xproto::MapState::VIEWABLE
-                });
-            if !viewable {
-                continue;
-            }
-            if let Some(geometry) = self
-                .conn
-                .get_geometry(window)
-                .ok()
-                .and_then(|cookie| cookie.reply().ok())
-            {
-                boxes.push(Rect::new(
-                    i32::from(geometry.x) + i32::from(geometry.border_width),
-                    i32::from(geometry.y) + i32::from(geometry.border_width),
-                    u32::from(geometry.width),
-                    u32::from(geometry.height),
-                ));
-            }
-        }
-        Ok(boxes)
+        self.showing_top_levels(false)
     }
 
     /// The windows the window manager lists (`_NET_CLIENT_LIST`); one that

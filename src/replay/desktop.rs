@@ -149,6 +149,12 @@ impl Desktop for LiveDesktop {
         Ok(window.map(|window| window.into_state(0, 0.0)))
     }
 
+    fn popups(&mut self) -> Result<Vec<reprise_models::Rect>, DesktopError> {
+        self.probe
+            .popups()
+            .map_err(|err| or_gone(DesktopError::window(err)))
+    }
+
     fn accessibility_tree(
         &mut self,
         request: &TreeRequest,

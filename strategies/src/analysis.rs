@@ -3,7 +3,6 @@
 //! cache's). Preparation and replay both analyse through [`Vision`].
 
 use image::RgbaImage;
-use reprise_models::WindowState;
 
 use crate::Frame;
 use crate::describe::{Describer, Description};
@@ -92,12 +91,13 @@ impl Vision {
     }
 }
 
-/// The window's pixels in a frame, with the mapping back to the screen.
+/// A window's pixels in a frame (those of its box on the screen), with the
+/// mapping back to the screen.
 pub(crate) fn window_image(
     frame: &Frame,
-    window: &WindowState,
+    window: &reprise_models::Rect,
 ) -> Option<(RgbaImage, WindowMapping)> {
-    let (crop, mapping) = window_crop(&frame.screen, frame.image.dimensions(), &window.rect)?;
+    let (crop, mapping) = window_crop(&frame.screen, frame.image.dimensions(), window)?;
     let image =
         image::imageops::crop_imm(&frame.image, crop.x, crop.y, crop.width, crop.height).to_image();
     Some((image, mapping))

@@ -1,6 +1,6 @@
 //! The desktop port: what the replay loop needs from a live desktop.
 
-use reprise_models::{A11yTree, ScreenGeometry, WindowIdentity, WindowState};
+use reprise_models::{A11yTree, Rect, ScreenGeometry, WindowIdentity, WindowState};
 
 use crate::Action;
 
@@ -77,6 +77,12 @@ pub trait Desktop {
     ) -> Result<Option<A11yTree>, DesktopError> {
         let _ = request;
         Ok(None)
+    }
+    /// The boxes of the popups showing now (windows the window manager does
+    /// not manage: menus, combo box lists, tooltips), the topmost first;
+    /// none where the platform cannot say.
+    fn popups(&mut self) -> Result<Vec<Rect>, DesktopError> {
+        Ok(Vec::new())
     }
     /// The desktop's time: every wait and bound of the replay loop is
     /// measured on it (a scripted desktop's is virtual).

@@ -332,8 +332,14 @@ fn attempt(
     // Deciding includes reading the tree the strategy asked for.
     let decide_started = desktop.now();
     let tree = read_tree(strategy, desktop, step_idx);
+    let popups = if strategy.wants_popups(step_idx) {
+        desktop.popups().map_err(attempt_error)?
+    } else {
+        Vec::new()
+    };
     let observation = Observation {
         tree: tree.as_ref(),
+        popups: &popups,
         frame: &frame,
         window: window.as_ref(),
         step_idx,

@@ -28,6 +28,8 @@ pub struct ScriptedDesktop {
     pub trees: VecDeque<A11yTree>,
     /// Every tree request, in order.
     pub tree_requests: Vec<TreeRequest>,
+    /// The popups showing, the topmost first.
+    pub popups: Vec<Rect>,
     /// Frames that replace `frame` once the clock reaches their time (since
     /// the desktop was made), in time order: a screen that changes by itself.
     pub timeline: Vec<(Duration, Frame)>,
@@ -56,6 +58,7 @@ impl ScriptedDesktop {
             release_all_calls: 0,
             trees: VecDeque::new(),
             tree_requests: Vec::new(),
+            popups: Vec::new(),
             timeline: Vec::new(),
             epoch: Instant::now(),
             slept: Duration::ZERO,
@@ -117,6 +120,10 @@ impl Desktop for ScriptedDesktop {
         }
         self.injected.push(action.clone());
         Ok(())
+    }
+
+    fn popups(&mut self) -> Result<Vec<Rect>, DesktopError> {
+        Ok(self.popups.clone())
     }
 
     fn accessibility_tree(

@@ -1,7 +1,7 @@
 //! The strategy trait: given what the screen shows now and what was replayed
 //! so far, decide the next step.
 
-use reprise_models::{A11yTree, WindowState};
+use reprise_models::{A11yTree, Rect, WindowState};
 
 use crate::desktop::TreeRequest;
 use crate::{Frame, Step, StepRecord};
@@ -16,6 +16,10 @@ pub struct Observation<'a> {
     /// The live accessibility tree the strategy asked for with
     /// [`ReplayStrategy::wants_tree`], when the window exposes one.
     pub tree: Option<&'a A11yTree>,
+    /// The popups showing now (menus, combo box lists), the topmost first,
+    /// when the strategy asked with [`ReplayStrategy::wants_popups`]; else
+    /// empty.
+    pub popups: &'a [Rect],
     /// The index of the step about to be decided.
     pub step_idx: usize,
     /// What was replayed so far.
@@ -90,6 +94,13 @@ pub trait ReplayStrategy {
     fn wants_tree(&self, step_idx: usize) -> Option<TreeRequest> {
         let _ = step_idx;
         None
+    }
+
+    /// Whether step `step_idx` needs the popups showing (a press in a menu
+    /// found by its pixels); the loop lists them in the [`Observation`].
+    fn wants_popups(&self, step_idx: usize) -> bool {
+        let _ = step_idx;
+        false
     }
 
     /// What step `step_idx` was after, as recorded (and, after a failed

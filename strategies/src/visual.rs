@@ -51,11 +51,24 @@ pub enum Target {
         /// Where in it the press was, as shares of its width and height
         /// (a row pressed on its right end is pressed there again).
         press: (f64, f64),
+        /// Whose pixels it is found in.
+        area: Area,
     },
     /// A point relative to the window's origin (moves, scrolls over nothing).
-    WindowRelative { dx: f64, dy: f64 },
+    WindowRelative { dx: f64, dy: f64, area: Area },
     /// Not a pointer action, or no window was known: replayed as recorded.
     AsRecorded,
+}
+
+/// What a recorded press is found in, and placed relative to: the active
+/// window, or the popup the press was made in (a menu, a combo box's list:
+/// a window of its own, over or beside the active one, that is never
+/// active). A popup's own image is segmented, so its items are seen whole,
+/// not cut off at the active window's edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Area {
+    Window,
+    Popup,
 }
 
 /// One recorded tree with its target.
@@ -97,6 +110,18 @@ pub fn pressed_element(tree: &ActionEvent) -> Option<&ElementIdentity> {
         .filter(|event| event.mouse_pressed != Some(false))
         .find_map(|event| event.element.as_ref())
         .filter(|element| element.version <= ELEMENT_VERSION)
+}
+
+/// The box of the popup a recorded pointer press was made in, if it was
+/// made in one.
+pub fn pressed_popup(tree: &ActionEvent) -> Option<reprise_models::Rect> {
+    if !is_pointer_target(tree) {
+        return None;
+    }
+    std::iter::once(tree)
+        .chain(&tree.children)
+        .filter(|event| event.mouse_pressed != Some(false))
+        .find_map(|event| event.popup)
 }
 
 /// For a step of keys, the element that had the focus at its first key, as
@@ -282,6 +307,22 @@ impl ReplayStrategy for VisualStrategy {
         })
     }
 
+    fn wants_popups(&self, step_idx: usize) -> bool {
+        self.rungs.visual
+            && self.steps.get(step_idx).is_some_and(|step| {
+                matches!(
+                    step.target,
+                    Target::Element {
+                        area: Area::Popup,
+                        ..
+                    } | Target::WindowRelative {
+                        area: Area::Popup,
+                        ..
+                    }
+                )
+            })
+    }
+
     fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<Verification, Missed> {
         // Only the last step expects a window after it (the one the
         // recording ended with).
@@ -322,6 +363,30 @@ impl ReplayStrategy for VisualStrategy {
 
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
         self.decide_step(observation)
+    }
+}
+
+/// The box a step's target is looked for in now, and its name for people:
+/// the active window, or the topmost popup showing (the one the step
+/// before opened). No popup yet: wait (bounded) for it, then fail.
+fn area_now(
+    area: Area,
+    observation: &Observation<'_>,
+) -> Result<(reprise_models::Rect, String), StrategyError> {
+    match area {
+        Area::Window => observation
+            .window
+            .map(|window| (window.rect, format!("{:?}", window.title)))
+            .ok_or_else(|| StrategyError::Retryable("no window is active".into())),
+        Area::Popup => observation
+            .popups
+            .first()
+            .map(|rect| (*rect, "the popup".to_owned()))
+            .ok_or_else(|| StrategyError::NotYet {
+                reason: "the press was made in a popup (a menu or a list), and none is showing"
+                    .into(),
+                wait: KEYS_WINDOW_WAIT,
+            }),
     }
 }
 
@@ -520,19 +585,14 @@ impl VisualStrategy {
                     actions,
                 ))
             }
-            Target::WindowRelative { dx, dy } => {
-                let window = observation
-                    .window
-                    .ok_or_else(|| StrategyError::Retryable("no window is active".into()))?;
-                let point = (
-                    f64::from(window.rect.left) + dx,
-                    f64::from(window.rect.top) + dy,
-                );
+            Target::WindowRelative { dx, dy, area } => {
+                let (rect, name) = area_now(*area, observation)?;
+                let point = (f64::from(rect.left) + dx, f64::from(rect.top) + dy);
                 let actions = self.actions_at(tree, Some(point));
                 Ok(step(
                     Some(point),
                     FoundBy::WindowPlace,
-                    format!("the same place in {:?} as recorded", window.title),
+                    format!("the same place in {name} as recorded"),
                     actions,
                 ))
             }
@@ -540,17 +600,12 @@ impl VisualStrategy {
                 fingerprint,
                 window_rect,
                 press,
+                area,
             } => {
-                let window = observation
-                    .window
-                    .ok_or_else(|| StrategyError::Retryable("no window is active".into()))?;
-                let (image, mapping) =
-                    window_image(observation.frame, window).ok_or_else(|| {
-                        StrategyError::Retryable(format!(
-                            "the window {:?} is off the screen",
-                            window.title
-                        ))
-                    })?;
+                let (rect, place) = area_now(*area, observation)?;
+                let (image, mapping) = window_image(observation.frame, &rect).ok_or_else(|| {
+                    StrategyError::Retryable(format!("{place} is off the screen"))
+                })?;
                 let hint = (window_rect.right() <= image.width()
                     && window_rect.bottom() <= image.height())
                 .then_some(*window_rect);
@@ -597,9 +652,8 @@ impl VisualStrategy {
                         "text",
                     )];
                     return Err(StrategyError::Retryable(format!(
-                        "the recording names the target {}, but what the pixels found for it in {:?} reads {:?}: refusing to act on something else",
+                        "the recording names the target {}, but what the pixels found for it in {place} reads {:?}: refusing to act on something else",
                         element.label(),
-                        window.title,
                         descriptions[found.segment_idx].label
                     )));
                 }
@@ -608,8 +662,8 @@ impl VisualStrategy {
                 let point = mapping.to_screen(press_point(segment, *press));
                 let point = (point.x, point.y);
                 let reason = format!(
-                    "found {} by {} in {:?}",
-                    descriptions[found.segment_idx].text, found.how, window.title
+                    "found {} by {} in {place}",
+                    descriptions[found.segment_idx].text, found.how
                 );
                 let actions = self.actions_at(tree, Some(point));
                 Ok(step(Some(point), found.by, reason, actions))

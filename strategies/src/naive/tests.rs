@@ -25,6 +25,7 @@ fn decide_all(strategy: &mut NaiveStrategy) -> Vec<Step> {
             window: None,
             step_idx: steps.len(),
             history: &[],
+            popups: &[],
         };
         match strategy.decide(&observation).unwrap() {
             Decision::Step(step) => steps.push(step),

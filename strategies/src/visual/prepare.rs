@@ -5,7 +5,7 @@
 
 use reprise_models::{ActionEvent, EventName, WindowState};
 
-use super::{Fingerprint, PlannedStep, Target};
+use super::{Area, Fingerprint, PlannedStep, Target, pressed_popup};
 use crate::Frame;
 use crate::analysis::{AnalysisError, Vision, window_image};
 use crate::describe::Description;
@@ -116,7 +116,11 @@ pub fn prepare(
         if let (Target::Element { window_rect, .. }, Some((before, after)), Some(window)) =
             (&step.target, pair, &window)
             && let (Some(before), Some(after)) = (frame_of(before), frame_of(after))
-            && let Some(target) = target_screen_rect(&before, window, window_rect)
+            && let Some(target) = target_screen_rect(
+                &before,
+                &pressed_popup(&step.tree).unwrap_or(window.rect),
+                window_rect,
+            )
         {
             step.expects_change = !crate::settle::same_region(&before, &after, Some(target));
         } else if step.tree.name.is_key()
@@ -146,12 +150,18 @@ fn prepare_one(
         });
         return Ok(());
     };
+    // A press in a popup is placed in the popup, and found in its pixels.
+    let (area, area_rect) = match pressed_popup(&tree) {
+        Some(popup) => (Area::Popup, popup),
+        None => (Area::Window, window.rect),
+    };
     let relative = Target::WindowRelative {
-        dx: x - f64::from(window.rect.left),
-        dy: y - f64::from(window.rect.top),
+        dx: x - f64::from(area_rect.left),
+        dy: y - f64::from(area_rect.top),
+        area,
     };
     let frame = tree.screenshot_id.and_then(&mut *frame_of);
-    let inside = window.rect.contains(x, y);
+    let inside = area_rect.contains(x, y);
     let (Some(frame), true, true) = (frame, inside, is_pointer_target(&tree)) else {
         planned.push(PlannedStep {
             tree,
@@ -160,7 +170,7 @@ fn prepare_one(
         });
         return Ok(());
     };
-    let Some((image, mapping)) = window_image(&frame, window) else {
+    let Some((image, mapping)) = window_image(&frame, &area_rect) else {
         planned.push(PlannedStep {
             tree,
             target: relative,
@@ -208,19 +218,21 @@ fn prepare_one(
             fingerprint,
             window_rect: rect,
             press,
+            area,
         },
         expects_change: false,
     });
     Ok(())
 }
 
-/// A rectangle of a window's image, in logical screen coordinates.
+/// A rectangle of a window's image (the window's box is `window`), in
+/// logical screen coordinates.
 fn target_screen_rect(
     frame: &Frame,
-    window: &WindowState,
+    window: &reprise_models::Rect,
     rect: &PixelRect,
 ) -> Option<reprise_models::Rect> {
-    let (_, mapping) = window_crop(&frame.screen, frame.image.dimensions(), &window.rect)?;
+    let (_, mapping) = window_crop(&frame.screen, frame.image.dimensions(), window)?;
     Some(image_rect_on_screen(&mapping, rect))
 }
 

@@ -107,15 +107,19 @@ fn check_replay(
     rungs: Rungs,
 ) -> (ReplayOutcome, Vec<(f64, f64)>, usize) {
     let (outcome, desktop, _) = replay_with(step, no_pixels(), trees, rungs, 1);
-    let moves = desktop
+    (outcome, moves(&desktop), desktop.tree_requests.len())
+}
+
+/// Where the pointer was moved, in order.
+fn moves(desktop: &ScriptedDesktop) -> Vec<(f64, f64)> {
+    desktop
         .injected
         .iter()
         .filter_map(|action| match action {
             Action::MoveTo { x, y } => Some((*x, *y)),
             _ => None,
         })
-        .collect();
-    (outcome, moves, desktop.tree_requests.len())
+        .collect()
 }
 
 /// A vision that segments and describes nothing (for the structural rung).
@@ -138,9 +142,20 @@ fn replay_with(
     rungs: Rungs,
     max_retries: u32,
 ) -> (ReplayOutcome, ScriptedDesktop, Vec<StepRecord>) {
-    let mut strategy = VisualStrategy::new(vec![step], vision, 1.0).with_rungs(rungs);
     let mut desktop = ScriptedDesktop::new().with_window("Customers", Rect::new(0, 0, 200, 100));
     desktop.trees = trees.into();
+    replay_on(step, vision, desktop, rungs, max_retries)
+}
+
+/// [`replay_with`] on a desktop of the caller's.
+fn replay_on(
+    step: PlannedStep,
+    vision: Vision,
+    mut desktop: ScriptedDesktop,
+    rungs: Rungs,
+    max_retries: u32,
+) -> (ReplayOutcome, ScriptedDesktop, Vec<StepRecord>) {
+    let mut strategy = VisualStrategy::new(vec![step], vision, 1.0).with_rungs(rungs);
     let options = ReplayOptions {
         max_retries,
         settle: SettleOptions {
@@ -436,6 +451,81 @@ impl Describer for Labelled {
     }
 }
 
+/// The first of [`TwoBoxes`], labelled `label`, looked for in `area`.
+fn first_of_two_boxes(label: &str, area: Area) -> Target {
+    Target::Element {
+        fingerprint: Fingerprint {
+            description: Description {
+                text: "box".into(),
+                role: "box".into(),
+                label: label.into(),
+            },
+            crop: RgbaImage::new(60, 18),
+            nth: 0,
+            n_same: 2,
+        },
+        window_rect: crate::vision::PixelRect {
+            x: 10,
+            y: 20,
+            width: 60,
+            height: 18,
+        },
+        press: (0.5, 0.5),
+        area,
+    }
+}
+
+/// A vision that sees [`TwoBoxes`] labelled `label`.
+fn two_boxes(label: &'static str) -> Vision {
+    Vision {
+        segmenter: Box::new(TwoBoxes),
+        describer: Box::new(Labelled(label)),
+        cache: None,
+        stats: VisualStats::default(),
+    }
+}
+
+/// A press recorded in a popup (a menu, a list) is looked for in the
+/// pixels of the popup showing now, and made there: not at the same place
+/// in the active window. With no popup showing, the step waits for one
+/// (bounded), then fails, pressing nothing.
+#[test]
+fn a_press_in_a_popup_is_found_in_the_popup_showing_now() {
+    let run = |popups: Vec<Rect>| {
+        let mut step = recorded_click(ROWS, 1);
+        step.target = first_of_two_boxes("maria olsen", Area::Popup);
+        let mut desktop =
+            ScriptedDesktop::new().with_window("Customers", Rect::new(0, 0, 200, 100));
+        desktop.popups = popups;
+        let (outcome, desktop, _) = replay_on(
+            step,
+            two_boxes("maria olsen"),
+            desktop,
+            Rungs {
+                structural: false,
+                visual: true,
+            },
+            0,
+        );
+        (outcome, moves(&desktop))
+    };
+    // The popup below and right of the window's origin; a tooltip-sized
+    // one under it is not the topmost.
+    let (outcome, presses) = run(vec![Rect::new(20, 30, 170, 60), Rect::new(0, 0, 10, 10)]);
+    assert!(
+        !matches!(outcome, ReplayOutcome::Failed { .. }),
+        "{outcome:?}"
+    );
+    // The first box's middle (40, 29) in the popup's pixels.
+    assert_eq!(presses, [(60.5, 59.5)]);
+    let (outcome, presses) = run(Vec::new());
+    assert!(
+        matches!(&outcome, ReplayOutcome::Failed { reason, .. } if reason.contains("none is showing")),
+        "{outcome:?}"
+    );
+    assert!(presses.is_empty(), "{presses:?}");
+}
+
 #[test]
 fn pixels_found_at_a_named_elements_place_must_read_as_its_name() {
     // The recording named the press "Maria Olsen" (its tree did); the live
@@ -443,32 +533,9 @@ fn pixels_found_at_a_named_elements_place_must_read_as_its_name() {
     // recorded place.
     let run = |label: &'static str| {
         let mut step = recorded_click(ROWS, 1);
-        step.target = Target::Element {
-            fingerprint: Fingerprint {
-                description: Description {
-                    text: "box".into(),
-                    role: "box".into(),
-                    label: label.into(),
-                },
-                crop: RgbaImage::new(60, 18),
-                nth: 0,
-                n_same: 2,
-            },
-            window_rect: crate::vision::PixelRect {
-                x: 10,
-                y: 20,
-                width: 60,
-                height: 18,
-            },
-            press: (0.5, 0.5),
-        };
-        let vision = Vision {
-            segmenter: Box::new(TwoBoxes),
-            describer: Box::new(Labelled(label)),
-            cache: None,
-            stats: VisualStats::default(),
-        };
-        let (outcome, desktop, records) = replay_with(step, vision, vec![], Rungs::default(), 0);
+        step.target = first_of_two_boxes(label, Area::Window);
+        let (outcome, desktop, records) =
+            replay_with(step, two_boxes(label), vec![], Rungs::default(), 0);
         let pressed = desktop
             .injected
             .iter()
