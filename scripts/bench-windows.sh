@@ -3,7 +3,8 @@
 # their first window (a Qt editor's File menu and its save dialog, a GTK
 # form's combo box list, a second dialog that opens late or never), each
 # recorded once and replayed with drift (the window moved, the list
-# reordered, the choice gone, the dialog 5 s late or never there), by the
+# reordered, the choice gone, the dark theme, a larger scale, larger fonts,
+# the dialog 5 s late or never there), by the
 # naive strategy and by the visual one with both rungs and with pixels
 # alone. Judged by what the applications did: the file saved, the value
 # printed, and nothing typed into the terminal behind. Prints a Markdown
@@ -22,7 +23,7 @@ run() {
   local out=$work/$2
   mkdir -p "$out/runtime"
   chmod 700 "$out/runtime"
-  XDG_RUNTIME_DIR=$out/runtime STRATEGY=$3 RUNGS=$4 REPRISE=$reprise \
+  XDG_RUNTIME_DIR=$out/runtime STRATEGY=$3 RUNGS=$4 REPRISE=$reprise DRIFTS=1 \
     REPRISE_STORE=$out/store.sqlite SCRIPTS=$PWD/scripts OUT=$out \
     dbus-run-session -- bash "tests/scenarios/$1" >/dev/null 2>&1 || true
   echo "$out"
@@ -53,16 +54,27 @@ for column in naive visual:structural,visual visual:visual; do
   [[ $strategy == naive ]] && rungs=
   label=${column//[:,]/-}
   out=$(run featherpad-menu.sh "$label-menu" "$strategy" "$rungs")
-  row "$column" "FeatherPad File → Save As, window moved" "hello menu" \
-    "$(cat "$out/replayed.txt" 2>/dev/null || true)" "$(cat "$out/replay.code")"
+  for case in replay scaled font; do
+    case $case in
+      replay) task="FeatherPad File → Save As, window moved" ;;
+      scaled) task="FeatherPad File → Save As, Qt scale 1.25, window moved" ;;
+      font) task="FeatherPad File → Save As, fonts at 144 dpi, window moved" ;;
+    esac
+    row "$column" "$task" "hello menu" \
+      "$(cat "$out/$case.txt" 2>/dev/null || true)" "$(cat "$out/$case.code" 2>/dev/null || true)"
+  done
   out=$(run zenity-combo.sh "$label-combo" "$strategy" "$rungs")
-  for case in same reordered removed; do
+  for case in same reordered removed dark scale2 font; do
     case $case in
       same) task="zenity combo box, unchanged"; expected=Bergen ;;
       reordered) task="zenity combo box, choices reordered, window moved"; expected=Bergen ;;
       removed) task="zenity combo box, the choice gone (Bergem stays)"; expected="(refusal)" ;;
+      dark) task="zenity combo box, dark theme"; expected=Bergen ;;
+      scale2) task="zenity combo box, scale 2, choices reordered"; expected=Bergen ;;
+      font) task="zenity combo box, 15 pt fonts"; expected=Bergen ;;
     esac
-    row "$column" "$task" "$expected" "$(cat "$out/$case.out")" "$(cat "$out/$case.code")"
+    row "$column" "$task" "$expected" "$(cat "$out/$case.out" 2>/dev/null || true)" \
+      "$(cat "$out/$case.code" 2>/dev/null || true)"
   done
   out=$(run zenity-slow.sh "$label-slow" "$strategy" "$rungs")
   for case in slow never; do

@@ -197,7 +197,7 @@ fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
         &result(&display, "replay", "err"),
         None,
     );
-    assert_eq!(result(&display, "replayed", "txt"), "hello qt");
+    assert_eq!(result(&display, "replay", "txt"), "hello qt");
 }
 
 /// `replay --launch`: the recording keeps how FeatherPad was started; with
@@ -262,7 +262,7 @@ fn a_qt_menu_item_in_its_popup_is_found_by_identity_and_the_file_saved() {
     );
     let err = result(&display, "replay", "err");
     assert_unverified(result(&display, "replay", "code").parse().ok(), &err, None);
-    assert_eq!(result(&display, "replayed", "txt"), "hello menu");
+    assert_eq!(result(&display, "replay", "txt"), "hello menu");
 }
 
 /// Keys go only to the field they were typed into: a GTK form whose fields

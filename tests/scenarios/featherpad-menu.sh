@@ -3,9 +3,11 @@
 # into the text, typing, a click on the File menu, a click on "Save As" in
 # the menu's popup (an override-redirect window of its own), the file's path
 # typed into the save dialog. Then replays it on a fresh FeatherPad whose
-# window moved. Runs inside dbus-run-session on $DISPLAY; writes the saved
-# files (recorded.txt, replayed.txt), the replay's exit code (replay.code)
-# and messages (replay.err) into $OUT. RUNGS chooses the ladder.
+# window moved (case "replay"), and with DRIFTS set, also at 1.25 times the
+# scale ("scaled") and with larger fonts ("font"). Runs inside
+# dbus-run-session on $DISPLAY; writes the saved files (recorded.txt,
+# CASE.txt), each replay's exit code (CASE.code) and messages (CASE.err)
+# into $OUT. RUNGS chooses the ladder.
 set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
 source "$(dirname "$0")/recording.sh"
@@ -27,10 +29,20 @@ stop_recording
 finish
 
 mv "$OUT/Menu Notes/recorded.txt" "$OUT/recorded.txt"
-editor 420 200
-replay_as replay menu
-sleep 1
-finish
-if [[ -e "$OUT/Menu Notes/recorded.txt" ]]; then
-  mv "$OUT/Menu Notes/recorded.txt" "$OUT/replayed.txt"
+
+# replay CASE X Y: the recording replayed on a fresh FeatherPad at (X, Y);
+# the file it saved becomes $OUT/CASE.txt.
+replay() {
+  editor "$2" "$3"
+  replay_as "$1" menu
+  sleep 1
+  finish
+  if [[ -e "$OUT/Menu Notes/recorded.txt" ]]; then
+    mv "$OUT/Menu Notes/recorded.txt" "$OUT/$1.txt"
+  fi
+}
+replay replay 420 200
+if [[ -n ${DRIFTS:-} ]]; then
+  LOOK="QT_SCALE_FACTOR=1.25" replay scaled 200 60
+  LOOK="QT_FONT_DPI=144" replay font 300 120
 fi

@@ -10,10 +10,11 @@ export AT_SPI_BUS_ADDRESS QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1
 # A fresh configuration each time: FeatherPad remembers its window and files.
 export XDG_CONFIG_HOME=$OUT/config
 
-# editor X Y: a fresh FeatherPad with its window at (X, Y).
+# editor X Y: a fresh FeatherPad with its window at (X, Y). LOOK may hold
+# environment settings for it (a scale, a font size).
 editor() {
   rm -rf "$XDG_CONFIG_HOME"
-  featherpad >/dev/null 2>&1 &
+  env ${LOOK:-} featherpad >/dev/null 2>&1 &
   editor_pid=$!
   find_element "push button" Save >/dev/null
   local window

@@ -2,7 +2,9 @@
 # Records a choice in a third-party GTK form's combo box (zenity --forms):
 # a press on the combo box opens its popup (an override-redirect window of
 # its own), a press on "Bergen" in it, then OK. Replays it against forms
-# whose choices drifted. Runs inside dbus-run-session on $DISPLAY; writes,
+# whose choices drifted (and with DRIFTS set, whose look did: the dark
+# theme, twice the scale, larger fonts). Runs inside dbus-run-session on
+# $DISPLAY; writes,
 # for each case NAME, what zenity printed (NAME.out), the replay's exit code
 # (NAME.code) and its messages (NAME.err) into $OUT. STRATEGY and RUNGS
 # choose the replay strategy and ladder.
@@ -15,8 +17,8 @@ source "$(dirname "$0")/zenity.sh"
 # ("Oslo|Bergen"), printing the choice into $OUT/NAME.out; its window moved
 # to X Y when given.
 form() {
-  zenity --forms --title Trip --text "Where to" --add-combo City --combo-values "$2" \
-    >"$OUT/$1.out" 2>/dev/null &
+  env ${LOOK:-} zenity --forms --title Trip --text "Where to" --add-combo City \
+    --combo-values "$2" >"$OUT/$1.out" 2>/dev/null &
   zenity_pid=$!
   find_element "push button" OK >/dev/null
   if [[ -n ${3:-} ]]; then
@@ -50,3 +52,11 @@ replay same "Oslo|Bergen|Tromsø"
 replay reordered "Tromsø|Oslo|Stavanger|Bergen" 80 90
 # Bergen gone: refused, nothing chosen (a near-namesake stays).
 replay removed "Oslo|Bergem|Tromsø"
+if [[ -n ${DRIFTS:-} ]]; then
+  LOOK="GTK_THEME=Adwaita:dark" replay dark "Oslo|Bergen|Tromsø"
+  LOOK="GDK_SCALE=2" replay scale2 "Tromsø|Oslo|Bergen"
+  # Larger fonts: GTK reads them from its settings file.
+  mkdir -p "$OUT/big-font/gtk-3.0"
+  printf '[Settings]\ngtk-font-name=DejaVu Sans 15\n' >"$OUT/big-font/gtk-3.0/settings.ini"
+  LOOK="XDG_CONFIG_HOME=$OUT/big-font" replay font "Oslo|Bergen|Tromsø"
+fi
