@@ -421,8 +421,14 @@ pub fn tree_finder() -> Option<TreeFinder> {
                     })
                     .as_ref()
                     .map_err(Clone::clone)?;
-                let Some((mut tree, pid)) =
-                    reader.tree_of(app, identity, a11y::TreeLimits::default())?
+                let Some((mut tree, pid)) = reader.tree_of(
+                    app,
+                    identity,
+                    a11y::TreeLimits {
+                        values: true,
+                        ..Default::default()
+                    },
+                )?
                 else {
                     return Ok(None);
                 };

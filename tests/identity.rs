@@ -197,7 +197,7 @@ fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
         &result(&display, "replay", "err"),
         None,
     );
-    assert_eq!(result(&display, "replay", "txt"), "hello qt");
+    assert_eq!(result(&display, "replayed", "txt"), "hello qt");
 }
 
 /// `replay --launch`: the recording keeps how FeatherPad was started; with
@@ -351,6 +351,22 @@ fn a_slow_dialog_is_waited_for_and_one_that_never_opens_gets_no_keys() {
         result(&display, "slow", "err")
     );
     assert_eq!(result(&display, "slow", "terminal"), "");
+    // Its typing was checked in the field itself: the live tree's text.
+    let runs: Value =
+        serde_json::from_str(&run_ok(display.reprise().args(["runs", "--json"]))).unwrap();
+    let slow = runs
+        .as_array()
+        .and_then(|runs| runs.last())
+        .and_then(|run| run["id"].as_str())
+        .expect("the first run, listed last");
+    let shown: Value = serde_json::from_str(&run_ok(
+        display.reprise().args(["runs", "show", slow, "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(
+        shown["steps"][1]["record"]["check"],
+        r#"text field (label: Your name) holds "alice", as typed"#
+    );
     // Never: a clear failure, and the terminal that had the focus got nothing.
     assert_eq!(result(&display, "never", "code"), "10");
     let never = result(&display, "never", "err");

@@ -375,6 +375,7 @@ pub fn outline(rows: &[OutlineRow<'_>]) -> A11yTree {
             name: (!name.is_empty()).then(|| name.to_owned()),
             rect: Some(Rect::new(left, top, width, height)),
             states: Vec::new(),
+            value: None,
             children: Vec::new(),
         });
         stack.push(idx);

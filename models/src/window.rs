@@ -74,6 +74,11 @@ pub struct A11yNode {
     /// The states identity and effects depend on (selected, checked, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<crate::ElementState>,
+    /// The text an editable text field holds, where it was read (by replay,
+    /// to check what its keys typed; never by the recorder, and never for a
+    /// password field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
     /// Indexes into the tree's `nodes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<u32>,
@@ -134,6 +139,7 @@ mod tests {
                     name: Some("Demo".into()),
                     rect: Some(Rect::new(0, 0, 100, 50)),
                     states: vec![],
+                    value: None,
                     children: vec![1],
                 },
                 A11yNode {
@@ -141,6 +147,7 @@ mod tests {
                     name: Some("OK".into()),
                     rect: Some(Rect::new(10, 10, 30, 20)),
                     states: vec![crate::ElementState::Focused],
+                    value: None,
                     children: vec![],
                 },
             ],

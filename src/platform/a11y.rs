@@ -30,6 +30,9 @@ use zbus::proxy::CacheProperties;
 pub struct TreeLimits {
     pub max_nodes: usize,
     pub max_time: Duration,
+    /// Whether the text editable fields hold is read (replay's check of
+    /// what keys typed; the recorder never reads it).
+    pub values: bool,
 }
 
 impl Default for TreeLimits {
@@ -37,9 +40,13 @@ impl Default for TreeLimits {
         TreeLimits {
             max_nodes: 3000,
             max_time: Duration::from_secs(2),
+            values: false,
         }
     }
 }
+
+/// The longest text read from a field; a longer one is not read.
+const MAX_VALUE_CHARS: i32 = 10_000;
 
 /// No method call waits longer than this for an application's answer: one
 /// that does not answer in time is treated as exposing nothing.
@@ -206,9 +213,12 @@ impl A11yReader {
             let Ok(proxy) = self.accessible(&at) else {
                 continue;
             };
-            let Some(node) = self.node(&at, &proxy, parent.is_none()) else {
+            let Some(mut node) = self.node(&at, &proxy, parent.is_none()) else {
                 continue;
             };
+            if limits.values {
+                node.value = self.field_value(&at, &node);
+            }
             let idx = nodes.len();
             nodes.push(node);
             if let Some(parent) = parent {
@@ -272,7 +282,34 @@ impl A11yReader {
             name,
             rect,
             states: element_states(states),
+            value: None,
             children: Vec::new(),
+        })
+    }
+
+    /// The text an editable text field holds (never a password field's),
+    /// through the Text interface: one request for its length, one for
+    /// its text, none when it is longer than [`MAX_VALUE_CHARS`].
+    fn field_value(&self, at: &ObjectRefOwned, node: &A11yNode) -> Option<String> {
+        use accesskit::Role as Kind;
+        let field = matches!(
+            node.role,
+            Kind::TextInput | Kind::MultilineTextInput | Kind::SearchInput
+        ) && node
+            .states
+            .contains(&reprise_models::ElementState::Editable);
+        if !field {
+            return None;
+        }
+        let text = self
+            .proxy_of::<atspi_proxies::text::TextProxyBlocking>(at)
+            .ok()?;
+        self.timed(at, || {
+            let count = text.character_count().ok()?;
+            (0..=MAX_VALUE_CHARS)
+                .contains(&count)
+                .then(|| text.get_text(0, count).ok())
+                .flatten()
         })
     }
 

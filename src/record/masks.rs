@@ -188,6 +188,7 @@ mod tests {
                 name: None,
                 rect: Some(Rect::new(110, 120, 10, 5)),
                 states: vec![],
+                value: None,
                 children: vec![],
             }],
         };

@@ -429,6 +429,12 @@ impl VisualStrategy {
             return Ok(Verification::Verified(selected));
         }
         if step.tree.name.is_key()
+            && let Some(tree) = effect.tree
+            && let Some(checked) = verify::verify_value(step, tree)
+        {
+            return checked.map(Verification::Verified);
+        }
+        if step.tree.name.is_key()
             && let Some(window) = effect.window
         {
             return verify_keys(step, window, effect);

@@ -603,23 +603,70 @@ fn recorded_typing(fields: &[&str], field: usize) -> PlannedStep {
     }
 }
 
+/// Replays "a" typed into the Name field of a form, against `trees`:
+/// the outcome, how many keys went down, and the step records.
+fn type_a_into_name(
+    trees: Vec<A11yTree>,
+    max_retries: u32,
+) -> (ReplayOutcome, usize, Vec<StepRecord>) {
+    let (outcome, desktop, records) = replay_with(
+        recorded_typing(&["Name", "City"], 0),
+        no_pixels(),
+        trees,
+        Rungs::default(),
+        max_retries,
+    );
+    let keys = desktop
+        .injected
+        .iter()
+        .filter(|action| matches!(action, Action::KeyDown { .. }))
+        .count();
+    (outcome, keys, records)
+}
+
+/// After its keys, the field they were typed into is read in the live tree:
+/// holding what they typed (after what it held) verifies the step; not
+/// holding it fails the step, and the keys are not typed a second time; a
+/// tree that does not give the field's text leaves the check to the pixels.
+#[test]
+fn typed_keys_are_checked_against_the_text_their_field_holds() {
+    let run = |after: Option<&str>| {
+        let mut holds = form(&["Name", "City"], 0);
+        holds.nodes[2].value = after.map(str::to_owned);
+        type_a_into_name(vec![form(&["Name", "City"], 0), holds], 1)
+    };
+    let (outcome, keys, records) = run(Some("xa"));
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { unverified: 0, .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(keys, 1);
+    assert_eq!(
+        records[0].check.as_deref(),
+        Some(r#"text field (label: Name) holds "a", as typed"#)
+    );
+    let (outcome, keys, _) = run(Some("x"));
+    let ReplayOutcome::Failed { reason, .. } = &outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        reason.contains(
+            r#"text field (label: Name) holds "x" after the keys, without the "a" they typed"#
+        ),
+        "{reason}"
+    );
+    assert_eq!(keys, 1, "typed once, not again");
+    let (outcome, _, records) = run(None);
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { unverified: 1, .. }),
+        "{outcome:?}"
+    );
+    assert_ne!(records[0].check.as_deref(), None);
+}
+
 #[test]
 fn keys_are_never_typed_into_a_field_other_than_the_one_typed_into() {
-    let typed = |live: A11yTree| {
-        let (outcome, desktop, records) = replay_with(
-            recorded_typing(&["Name", "City"], 0),
-            no_pixels(),
-            vec![live],
-            Rungs::default(),
-            0,
-        );
-        let keys = desktop
-            .injected
-            .iter()
-            .filter(|action| matches!(action, Action::KeyDown { .. }))
-            .count();
-        (outcome, keys, records)
-    };
+    let typed = |live: A11yTree| type_a_into_name(vec![live], 0);
     // The recorded field has the focus: typed.
     let (outcome, keys, _) = typed(form(&["Name", "City"], 0));
     assert!(

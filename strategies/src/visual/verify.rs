@@ -1,10 +1,11 @@
 //! What a visual step's effect is checked against: the selection or focus
-//! the recording left on a row member (in the live tree), and the change
-//! keys made in their window (in the pixels).
+//! the recording left on a row member and the text keys typed into a field
+//! (in the live tree), and the change keys made in their window (in the
+//! pixels).
 
-use reprise_models::{ElementIdentity, WindowState};
+use reprise_models::{ActionEvent, ElementIdentity, EventName, WindowState};
 
-use super::PlannedStep;
+use super::{PlannedStep, typed_element};
 use crate::identity::{StructuralAnswer, locate};
 use crate::strategy::{Effect, Missed, Verification};
 
@@ -49,6 +50,70 @@ pub(super) fn verify_selection(
             retry: true,
         })
     }
+}
+
+/// The characters a step's keys type, when they type nothing else: no
+/// named key but Shift, no secret. `None` otherwise (Enter may close the
+/// field's window; a secret is never compared).
+fn typed_characters(tree: &ActionEvent) -> Option<String> {
+    let mut text = String::new();
+    for key in std::iter::once(tree).chain(&tree.children) {
+        if key.secret.is_some() {
+            return None;
+        }
+        let named = key
+            .key_name
+            .as_deref()
+            .or(key.canonical_key_name.as_deref());
+        if named.is_some_and(|name| !name.starts_with("shift")) {
+            return None;
+        }
+        if key.name == EventName::Press && named.is_none() {
+            text.push_str(
+                key.key_char
+                    .as_deref()
+                    .or(key.canonical_key_char.as_deref())?,
+            );
+        }
+    }
+    (!text.is_empty()).then_some(text)
+}
+
+/// Whether the field the keys were typed into holds what they typed, in
+/// the live tree after the step: the evidence when it does, an error when
+/// it does not, nothing when that cannot be told (keys other than
+/// characters, a secret, a password field, a field the tree does not show
+/// or whose text it does not give).
+pub(super) fn verify_value(
+    step: &PlannedStep,
+    tree: &reprise_models::A11yTree,
+) -> Option<Result<String, Missed>> {
+    let element = typed_element(&step.tree)?;
+    if reprise_models::element::is_secret_field(element.role) {
+        return None;
+    }
+    let typed = typed_characters(&step.tree)?;
+    let rect = element.rect;
+    let middle = (
+        f64::from(rect.left) + f64::from(rect.width) / 2.0,
+        f64::from(rect.top) + f64::from(rect.height) / 2.0,
+    );
+    let StructuralAnswer::Found { node_idx, .. } = locate(element, middle, tree) else {
+        return None;
+    };
+    let value = tree.nodes[node_idx as usize].value.as_deref()?;
+    Some(if value.contains(&typed) {
+        Ok(format!("{} holds {typed:?}, as typed", element.label()))
+    } else {
+        let shown: String = value.chars().take(40).collect();
+        Err(Missed {
+            reason: format!(
+                "{} holds {shown:?} after the keys, without the {typed:?} they typed",
+                element.label()
+            ),
+            retry: false,
+        })
+    })
 }
 
 /// Whether keys had the effect the recording shows: the window changed by
