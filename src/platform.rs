@@ -448,13 +448,19 @@ pub fn tree_finder() -> Option<TreeFinder> {
                     (Some(window), Some(frame)) if identity.name.is_some() => {
                         Some(a11y::scale_between(frame, window.rect))
                     }
-                    // An unnamed window (a popup, which the window manager
-                    // does not list): the scale that makes its box an X
-                    // window's exactly. None fits: no tree, rather than
-                    // boxes at a guessed scale.
+                    // An unnamed window: one of the application's own
+                    // (AccessKit's windows have no accessible name), else a
+                    // popup, which the window manager does not list: the
+                    // scale that makes its box that X window's exactly. None
+                    // fits: no tree, rather than boxes at a guessed scale.
                     (_, Some(frame)) if identity.name.is_none() => {
-                        let boxes = probe.viewable_top_levels()?;
-                        match a11y::scale_by_geometry(frame, &boxes) {
+                        let own: Vec<reprise_models::Rect> =
+                            windows.iter().map(|window| window.rect).collect();
+                        let scale = match a11y::scale_by_geometry(frame, &own) {
+                            Some(scale) => Some(scale),
+                            None => a11y::scale_by_geometry(frame, &probe.viewable_top_levels()?),
+                        };
+                        match scale {
                             Some(scale) => Some(scale),
                             None => return Ok(None),
                         }

@@ -169,36 +169,55 @@ impl A11yReader {
                 if is_null(&child) || child.path_as_str() == at.path_as_str() {
                     break;
                 }
-                let Ok(proxy) = self.accessible(&child) else {
-                    break;
-                };
-                let Some(mut node) = self.node(&child, &proxy, true) else {
-                    break;
-                };
-                node.rect = node.rect.map(|rect| shifted(rect, offset));
-                if let (Some(parent), Some(rect)) = (nodes.last().and_then(|n| n.rect), node.rect)
-                    && let Some((dx, dy)) = displacement(parent, rect)
-                {
-                    tracing::debug!(dx, dy, "a displaced part of the window: put back");
-                    offset = (offset.0 + dx, offset.1 + dy);
-                    node.rect = Some(shifted(rect, (dx, dy)));
+                // AccessKit answers with the deepest element at the point,
+                // not the child of the one asked: the levels in between (a
+                // table's row) are read up the parents, so the path and the
+                // row are those a walk down the tree gives.
+                let hit = child.clone();
+                let mut levels = self.levels_between(at, &child);
+                levels.push(child);
+                let mut descended = false;
+                for child in levels {
+                    let Ok(proxy) = self.accessible(&child) else {
+                        break;
+                    };
+                    let Some(mut node) = self.node(&child, &proxy, true) else {
+                        break;
+                    };
+                    node.rect = node.rect.map(|rect| shifted(rect, offset));
+                    if let (Some(parent), Some(rect)) =
+                        (nodes.last().and_then(|n| n.rect), node.rect)
+                        && let Some((dx, dy)) = displacement(parent, rect)
+                    {
+                        tracing::debug!(dx, dy, "a displaced part of the window: put back");
+                        offset = (offset.0 + dx, offset.1 + dy);
+                        node.rect = Some(shifted(rect, (dx, dy)));
+                    }
+                    // A menu bar's items are menus too (GTK and LibreOffice
+                    // give an item with a submenu that role): an item, not a
+                    // popup.
+                    let parent_role = nodes.last().map(|parent| parent.role);
+                    let is_menu_bar_item = node.role == accesskit::Role::Menu
+                        && parent_role == Some(accesskit::Role::MenuBar);
+                    if (opened_since || in_managed_window)
+                        && is_popup(node.role)
+                        && !is_menu_bar_item
+                    {
+                        tracing::debug!(
+                            "a popup over the point that the press did not arrive in: not descending into it"
+                        );
+                        break;
+                    }
+                    let idx = nodes.len() as u32;
+                    nodes.last_mut().expect("a parent").children.push(idx);
+                    nodes.push(node);
+                    chain.push(child);
+                    descended = true;
                 }
-                // A menu bar's items are menus too (GTK and LibreOffice
-                // give an item with a submenu that role): an item, not a
-                // popup.
-                let parent_role = nodes.last().map(|parent| parent.role);
-                let is_menu_bar_item = node.role == accesskit::Role::Menu
-                    && parent_role == Some(accesskit::Role::MenuBar);
-                if (opened_since || in_managed_window) && is_popup(node.role) && !is_menu_bar_item {
-                    tracing::debug!(
-                        "a popup over the point that the press did not arrive in: not descending into it"
-                    );
+                // Stopped short of the element hit: no deeper.
+                if !descended || chain.last() != Some(&hit) {
                     break;
                 }
-                let idx = nodes.len() as u32;
-                nodes.last_mut().expect("a parent").children.push(idx);
-                nodes.push(node);
-                chain.push(child);
             }
             // The hit element is the chain's end; its neighbours come after.
             // The chain is kept: a popup this press opens is looked for
@@ -228,6 +247,33 @@ impl A11yReader {
             return Ok(reprise_models::identity_of(&tree, &app_name, target));
         }
         Ok(None)
+    }
+
+    /// The elements between `top` and its descendant `deep`, top first, read
+    /// up `deep`'s parents (bounded: 32 levels); none when `deep` is
+    /// `top`'s child, or when the parents never reach `top`.
+    fn levels_between(&self, top: &ObjectRefOwned, deep: &ObjectRefOwned) -> Vec<ObjectRefOwned> {
+        let mut levels = Vec::new();
+        let mut at = deep.clone();
+        for _ in 0..32 {
+            let Some(parent) = self
+                .accessible(&at)
+                .ok()
+                .and_then(|proxy| proxy.parent().ok())
+            else {
+                return Vec::new();
+            };
+            if parent == *top {
+                levels.reverse();
+                return levels;
+            }
+            if is_null(&parent) {
+                return Vec::new();
+            }
+            levels.push(parent.clone());
+            at = parent;
+        }
+        Vec::new()
     }
 
     /// The chain from `frame` down to the showing element whose box is the
