@@ -36,6 +36,11 @@ pub trait Describer {
     /// Its name and version in the segmentation cache: descriptions kept
     /// under another name are never reused.
     fn cache_name(&self) -> &'static str;
+    /// Whether it describes on this machine, asking no model (the offline
+    /// describer): only such a describer cross-checks the structural rung.
+    fn runs_here(&self) -> bool {
+        true
+    }
     fn describe(
         &mut self,
         window: &RgbaImage,

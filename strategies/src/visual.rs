@@ -546,13 +546,18 @@ impl VisualStrategy {
                     evidence,
                     ..
                 } => {
+                    let agreed = self
+                        .cross_check(tree, &planned.target, observation, (rect, &evidence))
+                        .map_err(StrategyError::Fatal)?;
                     self.last_target = Some(rect);
                     self.last_structural = Some((element.clone(), press));
                     let actions = self.actions_at(tree, Some(point));
                     return Ok(step(
                         Some(point),
                         FoundBy::Structural,
-                        format!("found {evidence} by its identity in the accessibility tree"),
+                        format!(
+                            "found {evidence} by its identity in the accessibility tree{agreed}"
+                        ),
                         actions,
                     ));
                 }
@@ -602,80 +607,155 @@ impl VisualStrategy {
                     actions,
                 ))
             }
-            Target::Element {
-                fingerprint,
-                window_rect,
-                press,
-                area,
-            } => {
-                let (rect, place) = area_now(*area, observation)?;
-                let (image, mapping) = window_image(observation.frame, &rect).ok_or_else(|| {
-                    StrategyError::Retryable(format!("{place} is off the screen"))
-                })?;
-                let hint = (window_rect.right() <= image.width()
-                    && window_rect.bottom() <= image.height())
-                .then_some(*window_rect);
-                let (segments, descriptions) = self
-                    .vision
-                    .analyse(&image, hint)
-                    .map_err(|err| StrategyError::Retryable(err.to_string()))?;
-                let candidate = |idx: usize, score: f64, measure: &str| crate::Candidate {
-                    description: descriptions[idx].text.clone(),
-                    score,
-                    measure: measure.to_owned(),
-                    rect: Some(image_rect_on_screen(&mapping, &segments[idx].rect)),
-                };
-                let found =
-                    match find_target(fingerprint, &segments, &descriptions, &image, &self.options)
-                    {
-                        Ok(found) => found,
-                        Err(err) => {
-                            self.last_candidates =
-                                matching::closest(fingerprint, &segments, &descriptions, &image)
-                                    .into_iter()
-                                    .map(|(idx, score, measure)| candidate(idx, score, measure))
-                                    .collect();
-                            return Err(match err {
-                                matching::MatchError::NotFound(_) => {
-                                    StrategyError::Retryable(err.to_string())
-                                }
-                                matching::MatchError::Ambiguous(_) => {
-                                    StrategyError::Fatal(err.to_string())
-                                }
-                            });
-                        }
-                    };
-                // The recording named the element (its accessibility tree
-                // did): what the pixels found must read as that name, or it
-                // is something else at a familiar place.
-                if let Some(element) = pressed_element(tree)
-                    && let Some(name) = element.name.as_deref()
-                    && !crate::identity::reads_as(name, &descriptions[found.segment_idx].label)
-                {
-                    self.last_candidates = vec![candidate(
-                        found.segment_idx,
-                        matching::text_similarity(&descriptions[found.segment_idx].label, name),
-                        "text",
-                    )];
-                    return Err(StrategyError::Retryable(format!(
-                        "the recording names the target {}, but what the pixels found for it in {place} reads {:?}: refusing to act on something else",
-                        element.label(),
-                        descriptions[found.segment_idx].label
-                    )));
-                }
-                let segment = &segments[found.segment_idx];
-                self.last_target = Some(image_rect_on_screen(&mapping, &segment.rect));
-                let point = mapping.to_screen(press_point(segment, *press));
-                let point = (point.x, point.y);
-                let reason = format!(
-                    "found {} by {} in {place}",
-                    descriptions[found.segment_idx].text, found.how
-                );
-                let actions = self.actions_at(tree, Some(point));
-                Ok(step(Some(point), found.by, reason, actions))
+            Target::Element { .. } => {
+                let found = self.find_in_pixels(tree, &planned.target, observation)?;
+                self.last_target = Some(found.rect);
+                let actions = self.actions_at(tree, Some(found.point));
+                Ok(step(Some(found.point), found.by, found.reason, actions))
             }
         }
     }
+
+    /// The recorded target found in the pixels of its area now (the visual
+    /// rung): its box on the screen, the point to press, and how it was
+    /// found. A failed search leaves its closest candidates in
+    /// `last_candidates`.
+    fn find_in_pixels(
+        &mut self,
+        tree: &ActionEvent,
+        target: &Target,
+        observation: &Observation<'_>,
+    ) -> Result<PixelFind, StrategyError> {
+        let Target::Element {
+            fingerprint,
+            window_rect,
+            press,
+            area,
+        } = target
+        else {
+            return Err(StrategyError::Retryable(format!(
+                "the recording has no fingerprint of {} to find in the pixels",
+                tree.label()
+            )));
+        };
+        let (rect, place) = area_now(*area, observation)?;
+        let (image, mapping) = window_image(observation.frame, &rect)
+            .ok_or_else(|| StrategyError::Retryable(format!("{place} is off the screen")))?;
+        let hint = (window_rect.right() <= image.width() && window_rect.bottom() <= image.height())
+            .then_some(*window_rect);
+        let (segments, descriptions) = self
+            .vision
+            .analyse(&image, hint)
+            .map_err(|err| StrategyError::Retryable(err.to_string()))?;
+        let candidate = |idx: usize, score: f64, measure: &str| crate::Candidate {
+            description: descriptions[idx].text.clone(),
+            score,
+            measure: measure.to_owned(),
+            rect: Some(image_rect_on_screen(&mapping, &segments[idx].rect)),
+        };
+        let found = match find_target(fingerprint, &segments, &descriptions, &image, &self.options)
+        {
+            Ok(found) => found,
+            Err(err) => {
+                self.last_candidates =
+                    matching::closest(fingerprint, &segments, &descriptions, &image)
+                        .into_iter()
+                        .map(|(idx, score, measure)| candidate(idx, score, measure))
+                        .collect();
+                return Err(match err {
+                    matching::MatchError::NotFound(_) => StrategyError::Retryable(err.to_string()),
+                    matching::MatchError::Ambiguous(_) => StrategyError::Fatal(err.to_string()),
+                });
+            }
+        };
+        // The recording named the element (its accessibility tree did):
+        // what the pixels found must read as that name, or it is something
+        // else at a familiar place.
+        if let Some(element) = pressed_element(tree)
+            && let Some(name) = element.name.as_deref()
+            && !crate::identity::reads_as(name, &descriptions[found.segment_idx].label)
+        {
+            self.last_candidates = vec![candidate(
+                found.segment_idx,
+                matching::text_similarity(&descriptions[found.segment_idx].label, name),
+                "text",
+            )];
+            return Err(StrategyError::Retryable(format!(
+                "the recording names the target {}, but what the pixels found for it in {place} reads {:?}: refusing to act on something else",
+                element.label(),
+                descriptions[found.segment_idx].label
+            )));
+        }
+        let segment = &segments[found.segment_idx];
+        let point = mapping.to_screen(press_point(segment, *press));
+        Ok(PixelFind {
+            rect: image_rect_on_screen(&mapping, &segment.rect),
+            point: (point.x, point.y),
+            reason: format!(
+                "found {} by {} in {place}",
+                descriptions[found.segment_idx].text, found.how
+            ),
+            by: found.by,
+        })
+    }
+
+    /// The visual rung as a cross-check of the structural one: where the
+    /// pixels find the target by what it reads (its exact description, or
+    /// a text no other element shares), not by its place among look-alikes
+    /// or its look, in a box apart from the element the tree found, the two
+    /// disagree about the element: `Err` with both named. Where the pixels
+    /// find nothing sure, or agree, `Ok` with what they said. Only with a
+    /// describer that runs here: a healthy structural step never calls a
+    /// model.
+    fn cross_check(
+        &mut self,
+        tree: &ActionEvent,
+        target: &Target,
+        observation: &Observation<'_>,
+        (structural, evidence): (reprise_models::Rect, &str),
+    ) -> Result<&'static str, String> {
+        if !self.rungs.visual
+            || !self.vision.describer.runs_here()
+            || !matches!(target, Target::Element { .. })
+        {
+            return Ok("");
+        }
+        let found = self.find_in_pixels(tree, target, observation);
+        self.last_candidates.clear();
+        match found {
+            Ok(found)
+                if matches!(found.by, FoundBy::Exact | FoundBy::Text)
+                    && found.rect.intersection(&structural).is_none() =>
+            {
+                Err(format!(
+                    "refused: the accessibility tree finds {evidence} at {}, but the pixels find the target elsewhere ({}, at {}): they disagree about the element",
+                    place_of(&structural),
+                    found.reason,
+                    place_of(&found.rect)
+                ))
+            }
+            Ok(found) if matches!(found.by, FoundBy::Exact | FoundBy::Text) => {
+                Ok("; the pixels agree")
+            }
+            _ => Ok(""),
+        }
+    }
+}
+
+/// A box for a person: `(left, top) width×height`.
+fn place_of(rect: &reprise_models::Rect) -> String {
+    format!(
+        "({}, {}) {}×{}",
+        rect.left, rect.top, rect.width, rect.height
+    )
+}
+
+/// The target as the visual rung found it.
+struct PixelFind {
+    rect: reprise_models::Rect,
+    point: (f64, f64),
+    reason: String,
+    by: FoundBy,
 }
 
 /// Where to press a found segment: at the recorded share of its box when

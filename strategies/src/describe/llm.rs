@@ -52,6 +52,10 @@ impl Describer for LlmDescriber {
         LLM_DESCRIBER_CACHE_NAME
     }
 
+    fn runs_here(&self) -> bool {
+        false
+    }
+
     fn describe(
         &mut self,
         window: &RgbaImage,

@@ -397,26 +397,28 @@ fn a_replay_that_ends_in_another_window_than_the_recording_is_not_verified() {
     assert_eq!(final_window_differs(Some(&saved), None), None);
 }
 
-/// Two look-alike boxes, described with the label given.
-struct TwoBoxes;
+/// Look-alike boxes of 60×18 px with these top-left corners, described
+/// with the label given.
+struct BoxesAt(&'static [(u32, u32)]);
 
-impl Segmenter for TwoBoxes {
+impl Segmenter for BoxesAt {
     fn cache_name(&self) -> String {
-        "two-boxes".into()
+        "boxes".into()
     }
 
     fn segment(&self, _image: &RgbaImage) -> Result<Vec<Segment>, VisionError> {
-        let rect = |x| crate::vision::PixelRect {
-            x,
-            y: 20,
-            width: 60,
-            height: 18,
-        };
-        Ok([10, 100]
-            .into_iter()
+        Ok(self
+            .0
+            .iter()
             .enumerate()
-            .filter_map(|(id, x)| {
-                let mut segment = Segment::full(crate::vision::SegmentKind::Region, rect(x))?;
+            .filter_map(|(id, &(x, y))| {
+                let rect = crate::vision::PixelRect {
+                    x,
+                    y,
+                    width: 60,
+                    height: 18,
+                };
+                let mut segment = Segment::full(crate::vision::SegmentKind::Region, rect)?;
                 segment.id = id;
                 Some(segment)
             })
@@ -451,7 +453,8 @@ impl Describer for Labelled {
     }
 }
 
-/// The first of [`TwoBoxes`], labelled `label`, looked for in `area`.
+/// The first of two look-alike boxes, labelled `label`, looked for in
+/// `area`.
 fn first_of_two_boxes(label: &str, area: Area) -> Target {
     Target::Element {
         fingerprint: Fingerprint {
@@ -475,10 +478,15 @@ fn first_of_two_boxes(label: &str, area: Area) -> Target {
     }
 }
 
-/// A vision that sees [`TwoBoxes`] labelled `label`.
+/// A vision that sees two look-alike boxes labelled `label`, side by side.
 fn two_boxes(label: &'static str) -> Vision {
+    boxes_at(&[(10, 20), (100, 20)], label)
+}
+
+/// A vision that sees boxes at `corners`, labelled `label`.
+fn boxes_at(corners: &'static [(u32, u32)], label: &'static str) -> Vision {
     Vision {
-        segmenter: Box::new(TwoBoxes),
+        segmenter: Box::new(BoxesAt(corners)),
         describer: Box::new(Labelled(label)),
         cache: None,
         stats: VisualStats::default(),
@@ -700,4 +708,55 @@ fn keys_are_never_typed_into_a_field_other_than_the_one_typed_into() {
     }
     let (_, keys, _) = typed(unfocused);
     assert!(keys > 0);
+}
+
+/// The visual rung cross-checks the structural one: where the pixels see
+/// the target surely (the only box that reads as it) somewhere apart from
+/// the element the tree found (a tree whose boxes are stale), the step is
+/// refused and nothing pressed; where they agree, or can only guess by
+/// place among look-alikes, the tree's element is pressed.
+#[test]
+fn where_the_pixels_surely_see_the_target_apart_from_the_trees_element_the_step_is_refused() {
+    let run = |corners: &'static [(u32, u32)]| {
+        let mut step = recorded_click(ROWS, 1);
+        step.target = first_of_two_boxes("maria olsen", Area::Window);
+        if let Target::Element { fingerprint, .. } = &mut step.target {
+            fingerprint.n_same = corners.len();
+        }
+        let (outcome, desktop, records) = replay_with(
+            step,
+            boxes_at(corners, "maria olsen"),
+            vec![list(ROWS, None), list(ROWS, Some(1))],
+            Rungs::default(),
+            0,
+        );
+        let reason = records[0].step.as_ref().map(|step| step.reason.clone());
+        (outcome, moves(&desktop), reason)
+    };
+    // The tree's cell is at (10, 30) 60×18.
+    let (outcome, presses, reason) = run(&[(12, 28)]);
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(presses, [(15.0, 35.0)]);
+    assert!(reason.unwrap().ends_with("; the pixels agree"));
+    let (outcome, presses, _) = run(&[(100, 60)]);
+    assert!(
+        matches!(&outcome, ReplayOutcome::Failed { reason, .. }
+            if reason.contains("the pixels find the target elsewhere")
+                && reason.contains("at (100, 60) 60×18")
+                && reason.contains("they disagree")),
+        "{outcome:?}"
+    );
+    assert!(presses.is_empty(), "{presses:?}");
+    // Two look-alikes: the pixels only guess by place, which the tree's
+    // identity outranks.
+    let (outcome, presses, reason) = run(&[(100, 60), (100, 80)]);
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(presses, [(15.0, 35.0)]);
+    assert!(!reason.unwrap().contains("pixels"));
 }
