@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The identity benchmark: a pick in a third-party GTK list (zenity) recorded
-# once per ladder and replayed against drifted lists (unchanged, decoys
-# above, re-sorted, dark theme, scale 2, target removed, a near-namesake
-# alone, twins), with the visual strategy's
-# ladder as structural+visual (the default), visual alone and structural
-# alone. Judged by what zenity printed. Prints a Markdown table: per ladder
-# and case, the outcome (right row, refusal, wrong row) and the median time
-# of a structural decision (tree read included).
+# The identity benchmark: a pick in a third-party GTK list (zenity) and in
+# an AccessKit (egui) table, recorded once per ladder and replayed against
+# drifted lists (unchanged, decoys above, re-sorted, dark theme, scale 2,
+# target removed, a near-namesake alone, twins; the table also in a big
+# window of FILLER more rows), and a save in a Qt editor, with the visual
+# strategy's ladder as structural+visual (the default), visual alone and
+# structural alone. Judged by what the application printed or saved.
+# Prints a Markdown table: per ladder and case, the outcome (right row,
+# refusal, wrong row), then the median time of a structural decision (tree
+# read included) per ladder and application.
 # Usage: bash scripts/bench-identity.sh   (after cargo build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,17 +18,16 @@ reprise=$PWD/target/debug/reprise
 [[ -x $reprise ]] || { echo "error: build first (cargo build)" >&2; exit 1; }
 export OMP_THREAD_LIMIT=1
 target="Maria Olsen|Tromsø"
-echo "| ladder | case | expected | zenity printed | exit | outcome |"
+# The big window's rows below the target (each a row of two cells).
+filler=${FILLER:-150}
+echo "| ladder | case | expected | printed | exit | outcome |"
 echo "|---|---|---|---|---|---|"
-for rungs in structural,visual visual structural; do
-  out=$work/$rungs
-  mkdir -p "$out/runtime"
-  chmod 700 "$out/runtime"
-  XDG_RUNTIME_DIR=$out/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$out/store.sqlite \
-    SCRIPTS=$PWD/scripts OUT=$out dbus-run-session -- bash tests/scenarios/zenity-list.sh 2>/dev/null
-  for case in same decoys resorted dark scale2 removed near-namesake twins; do
-    printed=$(cat "$out/$case.out")
-    code=$(cat "$out/$case.code")
+# judge APP OUT: the table rows of one list scenario's cases in OUT.
+judge() {
+  local case printed code expected outcome
+  for case in same decoys resorted dark scale2 removed near-namesake twins ${BIG:+big}; do
+    printed=$(cat "$2/$case.out")
+    code=$(cat "$2/$case.code")
     case $case in removed|twins|near-namesake) expected="(refusal)" ;; *) expected=$target ;; esac
     if [[ -z $printed && $expected == "(refusal)" ]]; then outcome=refused
     elif [[ $printed == "$target" && $expected == "$target" ]]; then outcome=right
@@ -35,8 +36,49 @@ for rungs in structural,visual visual structural; do
     fi
     [[ $code == 0 && $outcome != right ]] && outcome="$outcome, **false completed**"
     [[ $code == 12 && $outcome != right ]] && outcome="$outcome, reported done but unverified"
-    echo "| $rungs | $case | $expected | ${printed:-(nothing)} | $code | $outcome |"
+    echo "| $rungs | $1 $case | $expected | ${printed:-(nothing)} | $code | $outcome |"
   done
+}
+
+# times STORE LABEL [LAST]: the median time of the structural decisions in
+# STORE's replays (the last replay only, with LAST).
+times() {
+  /usr/bin/python3 - "$@" <<'PY' >>"$work/times"
+import json, sqlite3, statistics, sys
+db = sqlite3.connect(sys.argv[1])
+query = "SELECT step FROM replay_steps"
+if len(sys.argv) > 3:
+    query += " WHERE run_id = (SELECT id FROM replay_runs ORDER BY started DESC LIMIT 1)"
+times = []
+for (step,) in db.execute(query):
+    record = json.loads(step)["record"]
+    reason = (record.get("step") or {}).get("reason", "")
+    if "identity in the accessibility tree" in reason:
+        times.append(record["decide_seconds"] * 1000)
+if times:
+    print(f"{sys.argv[2]}: {len(times)} structural decisions, median {statistics.median(times):.1f} ms, max {max(times):.1f} ms")
+else:
+    print(f"{sys.argv[2]}: no structural decisions")
+PY
+}
+
+for rungs in structural,visual visual structural; do
+  out=$work/$rungs
+  mkdir -p "$out/runtime"
+  chmod 700 "$out/runtime"
+  XDG_RUNTIME_DIR=$out/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$out/store.sqlite \
+    SCRIPTS=$PWD/scripts OUT=$out dbus-run-session -- bash tests/scenarios/zenity-list.sh 2>/dev/null
+  BIG= judge zenity "$out"
+  times "$out/store.sqlite" "$rungs, zenity"
+  # The same pick in an AccessKit (egui) table, and a big window of it.
+  fx=$out/fixture
+  mkdir -p "$fx/runtime"
+  chmod 700 "$fx/runtime"
+  XDG_RUNTIME_DIR=$fx/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$fx/store.sqlite \
+    SCRIPTS=$PWD/scripts OUT=$fx FILLER=$filler dbus-run-session -- bash tests/scenarios/fixture-table.sh 2>/dev/null
+  BIG=1 judge fixture "$fx"
+  times "$fx/store.sqlite" "$rungs, fixture table (all cases)"
+  times "$fx/store.sqlite" "$rungs, fixture table of $((filler + 3)) rows" last
   # A Qt 5 editor: the save replayed after its window moved.
   qt=$out/qt
   mkdir -p "$qt/runtime"
@@ -52,20 +94,7 @@ for rungs in structural,visual visual structural; do
   [[ $code == 0 && $outcome != right ]] && outcome="$outcome, **false completed**"
   [[ $code == 12 && $outcome != right ]] && outcome="$outcome, reported done but unverified"
   echo "| $rungs | FeatherPad save, window moved | hello qt | ${saved:-(nothing)} | $code | $outcome |"
-  /usr/bin/python3 - "$out/store.sqlite" "$rungs" <<'PY' >>"$work/times"
-import json, sqlite3, statistics, sys
-db = sqlite3.connect(sys.argv[1])
-times = []
-for (step,) in db.execute("SELECT step FROM replay_steps"):
-    record = json.loads(step)["record"]
-    reason = (record.get("step") or {}).get("reason", "")
-    if "identity in the accessibility tree" in reason:
-        times.append(record["decide_seconds"] * 1000)
-if times:
-    print(f"{sys.argv[2]}: {len(times)} structural decisions, median {statistics.median(times):.1f} ms, max {max(times):.1f} ms")
-else:
-    print(f"{sys.argv[2]}: no structural decisions")
-PY
+  times "$qt/store.sqlite" "$rungs, FeatherPad"
 done
 echo
 cat "$work/times"

@@ -1,7 +1,8 @@
 //! Structural identity on third-party applications: a pick in zenity's GTK
-//! list is recorded with the element's identity (the cell, the other cell of
-//! its row, its window) and replayed against drifted lists, judged by what
-//! zenity itself printed (the row chosen, or nothing when replay refused); a
+//! list (and in an AccessKit table) is recorded with the element's identity
+//! (the cell, the other cell of its row, its window) and replayed against
+//! drifted lists, judged by what the application itself printed (the row
+//! chosen, or nothing when replay refused); a
 //! save in FeatherPad (Qt 5) is replayed after its window moved, judged by
 //! the file it wrote.
 
@@ -161,22 +162,43 @@ fn a_row_in_a_gtk_list_is_found_by_its_identity_and_refused_when_gone_or_twinned
     // Unchanged, with decoys above it, re-sorted, in the dark theme, at
     // twice the scale: the same person.
     picked_the_target(&display, &["same", "decoys", "resorted", "dark", "scale2"]);
-    // Gone: refused with the reason, and nothing chosen.
-    assert_eq!(result(&display, "removed", "code"), "10");
-    assert_eq!(result(&display, "removed", "out"), "");
-    let removed = result(&display, "removed", "err");
+    refused_where_the_target_is_not(&display);
+}
+
+/// The same pick in a toolkit that is neither GTK nor Qt: the fixture's
+/// table of customers, an AccessKit tree (egui) of rows of two cells, in a
+/// window that moved; judged by the row the fixture printed.
+#[test]
+fn a_row_in_an_accesskit_table_is_found_by_its_identity_and_refused_when_gone_or_twinned() {
+    let display = run_scenario("fixture-table.sh", 1600, 1200);
+    assert_eq!(result(&display, "recorded", "out"), TARGET);
+    assert_eq!(
+        recorded_elements(&display, "pick"),
+        [r#"cell Maria Olsen ["Tromsø"]"#, "button Choose null"]
+    );
+    picked_the_target(&display, &["same", "decoys", "resorted", "dark", "scale2"]);
+    refused_where_the_target_is_not(&display);
+}
+
+/// The cases of a list scenario where the target is not to be found: gone
+/// (refused with the reason), a near-namesake alone, twins (refused, both
+/// named); in each, nothing chosen.
+fn refused_where_the_target_is_not(display: &Display) {
+    for case in ["removed", "near-namesake", "twins"] {
+        assert_eq!(
+            (result(display, case, "code"), result(display, case, "out")),
+            ("10".to_owned(), String::new()),
+            "{case}: {}",
+            result(display, case, "err")
+        );
+    }
+    let removed = result(display, "removed", "err");
     assert!(
         removed.contains(r#"no table cell "Maria Olsen" (row: Tromsø)"#)
             && removed.contains(r#"only table cell "Maria Olsen" (row: Bergen)"#),
         "{removed}"
     );
-    // Only a near-namesake: refused, nothing chosen.
-    assert_eq!(result(&display, "near-namesake", "code"), "10");
-    assert_eq!(result(&display, "near-namesake", "out"), "");
-    // Twins: refused, both named, nothing chosen.
-    assert_eq!(result(&display, "twins", "code"), "10");
-    assert_eq!(result(&display, "twins", "out"), "");
-    let twins = result(&display, "twins", "err");
+    let twins = result(display, "twins", "err");
     assert!(twins.contains("refused: 2 elements fit"), "{twins}");
 }
 
