@@ -22,6 +22,12 @@ target="Maria Olsen|Tromsø"
 filler=${FILLER:-150}
 echo "| ladder | case | expected | printed | exit | outcome |"
 echo "|---|---|---|---|---|---|"
+# failed OUT: a scenario ended early; its messages are in OUT/scenario.log.
+failed() {
+  echo "error: a scenario failed: see $1/scenario.log" >&2
+  exit 1
+}
+
 # judge APP OUT: the table rows of one list scenario's cases in OUT.
 judge() {
   local case printed code expected outcome
@@ -67,7 +73,8 @@ for rungs in structural,visual visual structural; do
   mkdir -p "$out/runtime"
   chmod 700 "$out/runtime"
   XDG_RUNTIME_DIR=$out/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$out/store.sqlite \
-    SCRIPTS=$PWD/scripts OUT=$out dbus-run-session -- bash tests/scenarios/zenity-list.sh 2>/dev/null
+    SCRIPTS=$PWD/scripts OUT=$out dbus-run-session -- bash tests/scenarios/zenity-list.sh \
+    >>"$out/scenario.log" 2>&1 || failed "$out"
   BIG= judge zenity "$out"
   times "$out/store.sqlite" "$rungs, zenity"
   # The same pick in an AccessKit (egui) table, and a big window of it.
@@ -75,7 +82,8 @@ for rungs in structural,visual visual structural; do
   mkdir -p "$fx/runtime"
   chmod 700 "$fx/runtime"
   XDG_RUNTIME_DIR=$fx/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$fx/store.sqlite \
-    SCRIPTS=$PWD/scripts OUT=$fx FILLER=$filler dbus-run-session -- bash tests/scenarios/fixture-table.sh 2>/dev/null
+    SCRIPTS=$PWD/scripts OUT=$fx FILLER=$filler dbus-run-session -- bash tests/scenarios/fixture-table.sh \
+    >>"$fx/scenario.log" 2>&1 || failed "$fx"
   BIG=1 judge fixture "$fx"
   times "$fx/store.sqlite" "$rungs, fixture table (all cases)"
   times "$fx/store.sqlite" "$rungs, fixture table of $((filler + 3)) rows" last
@@ -84,7 +92,8 @@ for rungs in structural,visual visual structural; do
   mkdir -p "$qt/runtime"
   chmod 700 "$qt/runtime"
   XDG_RUNTIME_DIR=$qt/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$qt/store.sqlite \
-    SCRIPTS=$PWD/scripts OUT=$qt dbus-run-session -- bash tests/scenarios/featherpad-save.sh 2>/dev/null
+    SCRIPTS=$PWD/scripts OUT=$qt dbus-run-session -- bash tests/scenarios/featherpad-save.sh \
+    >>"$qt/scenario.log" 2>&1 || failed "$qt"
   saved=$(cat "$qt/replayed.txt" 2>/dev/null || true)
   code=$(cat "$qt/replay.code")
   if [[ $saved == "hello qt" ]]; then outcome=right

@@ -668,6 +668,41 @@ impl VisualStrategy {
                 });
             }
         };
+        // A row member's look-alikes are its namesakes in other rows: which
+        // one is the target is told by the other cells of its row (its band,
+        // as recorded), read on its line, never by its place among them.
+        let found = match pressed_element(tree) {
+            Some(element)
+                if found.by == FoundBy::Place
+                    && reprise_models::element::is_row_member(element.role)
+                    && !element.band.is_empty() =>
+            {
+                let text = &descriptions[found.segment_idx].text;
+                let in_row: Vec<usize> = (0..segments.len())
+                    .filter(|&idx| &descriptions[idx].text == text)
+                    .filter(|&idx| band_on_line(&element.band, idx, &segments, &descriptions))
+                    .collect();
+                match in_row[..] {
+                    [only] => matching::Found {
+                        segment_idx: only,
+                        how: format!(
+                            "its description and its row's other cells ({}) on its line",
+                            element.band.join(", ")
+                        ),
+                        by: FoundBy::Exact,
+                    },
+                    _ => {
+                        return Err(StrategyError::Retryable(format!(
+                            "{} of the elements that look like {} in {place} show the rest of its row ({}) on their line: its place among them is no identity, refusing to guess",
+                            in_row.len(),
+                            element.label(),
+                            element.band.join(", ")
+                        )));
+                    }
+                }
+            }
+            _ => found,
+        };
         // The recording named the element (its accessibility tree did):
         // what the pixels found must read as that name, or it is something
         // else at a familiar place.
@@ -740,6 +775,26 @@ impl VisualStrategy {
             _ => Ok(""),
         }
     }
+}
+
+/// Whether every text of `band` reads, in the pixels, on the line of
+/// segment `idx`: in another segment whose middle lies within its height.
+fn band_on_line(
+    band: &[String],
+    idx: usize,
+    segments: &[crate::vision::Segment],
+    descriptions: &[Description],
+) -> bool {
+    let line = &segments[idx].rect;
+    band.iter().all(|text| {
+        (0..segments.len()).any(|other| {
+            let rect = &segments[other].rect;
+            let middle = rect.y + rect.height / 2;
+            other != idx
+                && (line.y..line.bottom()).contains(&middle)
+                && crate::identity::reads_as(text, &descriptions[other].label)
+        })
+    })
 }
 
 /// A box for a person: `(left, top) width×height`.

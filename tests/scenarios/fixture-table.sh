@@ -20,14 +20,17 @@ dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
 
 # The bus's address escapes a comma in its socket's path (the tests'
 # runtime folder has one), which AccessKit's D-Bus library does not decode:
-# the fixture is given the same socket by a path without one.
+# the fixture is given the same socket by a path without one (in a folder
+# of its own: $OUT may have a comma too).
 address=$(dbus-send --session --print-reply=literal --dest=org.a11y.Bus /org/a11y/bus \
   org.a11y.Bus.GetAddress | tr -d ' ')
 socket=${address#unix:path=}
 socket=${socket%%,*}
 if [[ $socket == *%* ]]; then
-  ln -sfn "$(printf '%b' "${socket//%/\\x}")" "$OUT/a11y-bus"
-  export AT_SPI_BUS_ADDRESS="unix:path=$OUT/a11y-bus"
+  link=$(mktemp -d)
+  trap 'rm -rf "$link"' EXIT
+  ln -s "$(printf '%b' "${socket//%/\\x}")" "$link/bus"
+  export AT_SPI_BUS_ADDRESS="unix:path=$link/bus"
 fi
 
 find_element() { "$SCRIPTS/a11y-find.py" reprise-fixture "$@"; }

@@ -478,6 +478,17 @@ fn first_of_two_boxes(label: &str, area: Area) -> Target {
     }
 }
 
+/// `step` with its element's band forgotten (a list item alone in its row):
+/// its look-alikes are told apart by their place.
+fn unbanded(mut step: PlannedStep) -> PlannedStep {
+    for event in &mut step.tree.children {
+        if let Some(element) = event.element.as_mut() {
+            element.band.clear();
+        }
+    }
+    step
+}
+
 /// A vision that sees two look-alike boxes labelled `label`, side by side.
 fn two_boxes(label: &'static str) -> Vision {
     boxes_at(&[(10, 20), (100, 20)], label)
@@ -500,7 +511,7 @@ fn boxes_at(corners: &'static [(u32, u32)], label: &'static str) -> Vision {
 #[test]
 fn a_press_in_a_popup_is_found_in_the_popup_showing_now() {
     let run = |popups: Vec<Rect>| {
-        let mut step = recorded_click(ROWS, 1);
+        let mut step = unbanded(recorded_click(ROWS, 1));
         step.target = first_of_two_boxes("maria olsen", Area::Popup);
         let mut desktop =
             ScriptedDesktop::new().with_window("Customers", Rect::new(0, 0, 200, 100));
@@ -540,7 +551,7 @@ fn pixels_found_at_a_named_elements_place_must_read_as_its_name() {
     // window has no tree, and two look-alike boxes, the first at the
     // recorded place.
     let run = |label: &'static str| {
-        let mut step = recorded_click(ROWS, 1);
+        let mut step = unbanded(recorded_click(ROWS, 1));
         step.target = first_of_two_boxes(label, Area::Window);
         let (outcome, desktop, records) =
             replay_with(step, two_boxes(label), vec![], Rungs::default(), 0);
@@ -759,4 +770,80 @@ fn where_the_pixels_surely_see_the_target_apart_from_the_trees_element_the_step_
     );
     assert_eq!(presses, [(15.0, 35.0)]);
     assert!(!reason.unwrap().contains("pixels"));
+}
+
+/// Describes each segment with its own (text, label).
+struct Described(&'static [(&'static str, &'static str)]);
+
+impl Describer for Described {
+    fn name(&self) -> &'static str {
+        "described"
+    }
+
+    fn cache_name(&self) -> &'static str {
+        "described"
+    }
+
+    fn describe(
+        &mut self,
+        _window: &RgbaImage,
+        segments: &[Segment],
+    ) -> Result<Vec<Description>, DescribeError> {
+        Ok(segments
+            .iter()
+            .zip(self.0.iter().cycle())
+            .map(|(_, &(text, label))| Description {
+                text: text.into(),
+                role: "box".into(),
+                label: label.into(),
+            })
+            .collect())
+    }
+}
+
+/// Pixels alone, a row's namesakes: the recorded cell "Maria Olsen" of the
+/// Tromsø row was the first of two look-alikes; now the rows are re-sorted.
+/// Its row's other cell, read on its line, tells which one it is; where no
+/// line shows it, the step is refused rather than taken by place.
+#[test]
+fn a_row_members_look_alikes_are_told_apart_by_the_rest_of_their_row_not_their_place() {
+    let run = |labels: &'static [(&'static str, &'static str)]| {
+        let mut step = recorded_click(ROWS, 1);
+        step.target = first_of_two_boxes("maria olsen", Area::Window);
+        let vision = Vision {
+            segmenter: Box::new(BoxesAt(&[(10, 20), (80, 20), (10, 40), (80, 40)])),
+            describer: Box::new(Described(labels)),
+            cache: None,
+            stats: VisualStats::default(),
+        };
+        let pixels_only = Rungs {
+            structural: false,
+            visual: true,
+        };
+        let (outcome, desktop, _) = replay_with(step, vision, vec![], pixels_only, 0);
+        (outcome, moves(&desktop))
+    };
+    let (outcome, presses) = run(&[
+        ("box", "maria olsen"),
+        ("text", "bergen"),
+        ("box", "maria olsen"),
+        ("text", "tromsø"),
+    ]);
+    assert!(
+        !matches!(outcome, ReplayOutcome::Failed { .. }),
+        "{outcome:?}"
+    );
+    // The second box, the Tromsø row's, in its middle: not the first by place.
+    assert_eq!(presses, [(40.5, 49.5)]);
+    let (outcome, presses) = run(&[
+        ("box", "maria olsen"),
+        ("text", "bergen"),
+        ("box", "maria olsen"),
+        ("text", "oslo"),
+    ]);
+    assert!(
+        matches!(&outcome, ReplayOutcome::Failed { reason, .. } if reason.contains("refusing to guess")),
+        "{outcome:?}"
+    );
+    assert!(presses.is_empty(), "{presses:?}");
 }
