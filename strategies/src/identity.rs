@@ -104,20 +104,39 @@ pub fn same_reading(recorded: &str, live: &str) -> bool {
 
 /// Whether text read from pixels (OCR, normalised as descriptions are)
 /// reads as the accessible name `name`: the same words once the confusions
-/// OCR makes are set aside (`l`/`1`/`i`, `o`/`0`, `rn`/`m`), possibly
-/// followed by more (a menu item's shortcut). Any other difference, a
-/// letter or a digit, is another element.
+/// OCR makes are set aside (`l`/`1`/`i`, `o`/`0`, `rn`/`m`, a letter
+/// beyond its alphabet read as another), possibly followed by more (a menu
+/// item's shortcut). Any other difference, a letter or a digit, is another
+/// element.
 pub fn reads_as(name: &str, read: &str) -> bool {
     let (name, read) = (as_read(name), as_read(read));
     if name.is_empty() {
         return false;
     }
-    match read.strip_prefix(&name) {
+    match strip_read(&name, &read) {
         Some("") => true,
         // Only a keyboard shortcut may follow ("Save As  Shift+Ctrl+S").
         Some(rest) => rest.starts_with(' ') && rest.split_whitespace().all(is_shortcut_word),
         None => false,
     }
+}
+
+/// `read` without a start that reads as `name`: the same characters, where
+/// a letter beyond OCR's alphabet (ø, é, ß) may be read as any one letter or
+/// digit ("Tromsø" as "tromse"); any other difference is none.
+fn strip_read<'a>(name: &str, read: &'a str) -> Option<&'a str> {
+    let mut rest = read;
+    for wanted in name.chars() {
+        let mut chars = rest.chars();
+        let got = chars.next()?;
+        let fits = got == wanted
+            || (!wanted.is_ascii() && wanted.is_alphanumeric() && got.is_alphanumeric());
+        if !fits {
+            return None;
+        }
+        rest = chars.as_str();
+    }
+    Some(rest)
 }
 
 /// A word of a keyboard shortcut as OCR reads it (after the confusions of

@@ -668,18 +668,22 @@ impl VisualStrategy {
                 });
             }
         };
-        // A row member's look-alikes are its namesakes in other rows: which
-        // one is the target is told by the other cells of its row (its band,
-        // as recorded), read on its line, never by its place among them.
+        // A row member is itself only in its row: the one the pixels found,
+        // or among its look-alikes (its namesakes in other rows), the one
+        // whose line shows the other cells of its row (its band, as
+        // recorded); never the one at its place, nor a namesake alone.
         let found = match pressed_element(tree) {
             Some(element)
-                if found.by == FoundBy::Place
-                    && reprise_models::element::is_row_member(element.role)
+                if reprise_models::element::is_row_member(element.role)
                     && !element.band.is_empty() =>
             {
                 let text = &descriptions[found.segment_idx].text;
-                let in_row: Vec<usize> = (0..segments.len())
+                let alike: Vec<usize> = (0..segments.len())
                     .filter(|&idx| &descriptions[idx].text == text)
+                    .collect();
+                let in_row: Vec<usize> = alike
+                    .iter()
+                    .copied()
                     .filter(|&idx| band_on_line(&element.band, idx, &segments, &descriptions))
                     .collect();
                 match in_row[..] {
@@ -693,8 +697,9 @@ impl VisualStrategy {
                     },
                     _ => {
                         return Err(StrategyError::Retryable(format!(
-                            "{} of the elements that look like {} in {place} show the rest of its row ({}) on their line: its place among them is no identity, refusing to guess",
+                            "{} of the {} elements in {place} that look like {} show the rest of its row ({}) on their line: a namesake or a place is no identity, refusing to guess",
                             in_row.len(),
+                            alike.len(),
                             element.label(),
                             element.band.join(", ")
                         )));

@@ -218,6 +218,11 @@ fn pixels_read_as_a_name_only_where_ocr_explains_the_difference() {
     check("Save", "saved", false);
     check("Bergen", "", false);
     check("", "anything", false);
+    // A letter beyond OCR's alphabet reads as any one letter; no other.
+    check("Tromsø", "tromse", true);
+    check("Tromsø", "tromsø", true);
+    check("Tromsø", "troms", false);
+    check("Olsen", "olsøn", false);
 }
 
 #[test]

@@ -724,19 +724,26 @@ fn keys_are_never_typed_into_a_field_other_than_the_one_typed_into() {
 /// The visual rung cross-checks the structural one: where the pixels see
 /// the target surely (the only box that reads as it) somewhere apart from
 /// the element the tree found (a tree whose boxes are stale), the step is
-/// refused and nothing pressed; where they agree, or can only guess by
-/// place among look-alikes, the tree's element is pressed.
+/// refused and nothing pressed; where they agree, or cannot tell
+/// look-alikes apart, the tree's element is pressed.
 #[test]
 fn where_the_pixels_surely_see_the_target_apart_from_the_trees_element_the_step_is_refused() {
+    // Rows in the pixels: "Maria Olsen" then "Tromsø" on each line.
     let run = |corners: &'static [(u32, u32)]| {
         let mut step = recorded_click(ROWS, 1);
         step.target = first_of_two_boxes("maria olsen", Area::Window);
         if let Target::Element { fingerprint, .. } = &mut step.target {
-            fingerprint.n_same = corners.len();
+            fingerprint.n_same = corners.len() / 2;
         }
+        let vision = Vision {
+            segmenter: Box::new(BoxesAt(corners)),
+            describer: Box::new(Described(&[("box", "maria olsen"), ("text", "tromsø")])),
+            cache: None,
+            stats: VisualStats::default(),
+        };
         let (outcome, desktop, records) = replay_with(
             step,
-            boxes_at(corners, "maria olsen"),
+            vision,
             vec![list(ROWS, None), list(ROWS, Some(1))],
             Rungs::default(),
             0,
@@ -745,14 +752,14 @@ fn where_the_pixels_surely_see_the_target_apart_from_the_trees_element_the_step_
         (outcome, moves(&desktop), reason)
     };
     // The tree's cell is at (10, 30) 60×18.
-    let (outcome, presses, reason) = run(&[(12, 28)]);
+    let (outcome, presses, reason) = run(&[(12, 28), (80, 28)]);
     assert!(
         matches!(outcome, ReplayOutcome::Completed { .. }),
         "{outcome:?}"
     );
     assert_eq!(presses, [(15.0, 35.0)]);
     assert!(reason.unwrap().ends_with("; the pixels agree"));
-    let (outcome, presses, _) = run(&[(100, 60)]);
+    let (outcome, presses, _) = run(&[(100, 60), (170, 60)]);
     assert!(
         matches!(&outcome, ReplayOutcome::Failed { reason, .. }
             if reason.contains("the pixels find the target elsewhere")
@@ -761,9 +768,9 @@ fn where_the_pixels_surely_see_the_target_apart_from_the_trees_element_the_step_
         "{outcome:?}"
     );
     assert!(presses.is_empty(), "{presses:?}");
-    // Two look-alikes: the pixels only guess by place, which the tree's
-    // identity outranks.
-    let (outcome, presses, reason) = run(&[(100, 60), (100, 80)]);
+    // Two rows the pixels cannot tell apart: they have no answer, and the
+    // tree's identity decides.
+    let (outcome, presses, reason) = run(&[(100, 60), (170, 60), (100, 80), (170, 80)]);
     assert!(
         matches!(outcome, ReplayOutcome::Completed { .. }),
         "{outcome:?}"
@@ -804,7 +811,8 @@ impl Describer for Described {
 /// Pixels alone, a row's namesakes: the recorded cell "Maria Olsen" of the
 /// Tromsø row was the first of two look-alikes; now the rows are re-sorted.
 /// Its row's other cell, read on its line, tells which one it is; where no
-/// line shows it, the step is refused rather than taken by place.
+/// line shows it, the step is refused rather than taken by place, and a
+/// namesake alone is not taken either.
 #[test]
 fn a_row_members_look_alikes_are_told_apart_by_the_rest_of_their_row_not_their_place() {
     let run = |labels: &'static [(&'static str, &'static str)]| {
@@ -839,6 +847,18 @@ fn a_row_members_look_alikes_are_told_apart_by_the_rest_of_their_row_not_their_p
         ("box", "maria olsen"),
         ("text", "bergen"),
         ("box", "maria olsen"),
+        ("text", "oslo"),
+    ]);
+    assert!(
+        matches!(&outcome, ReplayOutcome::Failed { reason, .. } if reason.contains("refusing to guess")),
+        "{outcome:?}"
+    );
+    assert!(presses.is_empty(), "{presses:?}");
+    // The target's row gone: its namesake alone, in the Bergen row, is not it.
+    let (outcome, presses) = run(&[
+        ("box", "maria olsen"),
+        ("text", "bergen"),
+        ("other", "per hansen"),
         ("text", "oslo"),
     ]);
     assert!(
