@@ -460,10 +460,10 @@ pub fn tree_finder() -> Option<TreeFinder> {
                             Some(scale) => Some(scale),
                             None => a11y::scale_by_geometry(frame, &probe.viewable_top_levels()?),
                         };
-                        match scale {
-                            Some(scale) => Some(scale),
-                            None => return Ok(None),
+                        if scale.is_none() {
+                            return Ok(None);
                         }
+                        scale
                     }
                     _ => None,
                 };

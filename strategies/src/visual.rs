@@ -763,19 +763,16 @@ impl VisualStrategy {
         let found = self.find_in_pixels(tree, target, observation);
         self.last_candidates.clear();
         match found {
-            Ok(found)
-                if matches!(found.by, FoundBy::Exact | FoundBy::Text)
-                    && found.rect.intersection(&structural).is_none() =>
-            {
+            Ok(found) if matches!(found.by, FoundBy::Exact | FoundBy::Text) => {
+                if found.rect.intersection(&structural).is_some() {
+                    return Ok("; the pixels agree");
+                }
                 Err(format!(
                     "refused: the accessibility tree finds {evidence} at {}, but the pixels find the target elsewhere ({}, at {}): they disagree about the element",
                     place_of(&structural),
                     found.reason,
                     place_of(&found.rect)
                 ))
-            }
-            Ok(found) if matches!(found.by, FoundBy::Exact | FoundBy::Text) => {
-                Ok("; the pixels agree")
             }
             _ => Ok(""),
         }

@@ -176,7 +176,6 @@ impl A11yReader {
                 let hit = child.clone();
                 let mut levels = self.levels_between(at, &child);
                 levels.push(child);
-                let mut descended = false;
                 for child in levels {
                     let Ok(proxy) = self.accessible(&child) else {
                         break;
@@ -212,10 +211,9 @@ impl A11yReader {
                     nodes.last_mut().expect("a parent").children.push(idx);
                     nodes.push(node);
                     chain.push(child);
-                    descended = true;
                 }
                 // Stopped short of the element hit: no deeper.
-                if !descended || chain.last() != Some(&hit) {
+                if chain.last() != Some(&hit) {
                     break;
                 }
             }

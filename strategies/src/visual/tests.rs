@@ -426,15 +426,16 @@ impl Segmenter for BoxesAt {
     }
 }
 
-struct Labelled(&'static str);
+/// Describes the segments with these (text, label)s in turn.
+struct Described(Vec<(&'static str, &'static str)>);
 
-impl Describer for Labelled {
+impl Describer for Described {
     fn name(&self) -> &'static str {
-        "labelled"
+        "described"
     }
 
     fn cache_name(&self) -> &'static str {
-        "labelled"
+        "described"
     }
 
     fn describe(
@@ -444,10 +445,11 @@ impl Describer for Labelled {
     ) -> Result<Vec<Description>, DescribeError> {
         Ok(segments
             .iter()
-            .map(|_| Description {
-                text: "box".into(),
+            .zip(self.0.iter().cycle())
+            .map(|(_, &(text, label))| Description {
+                text: text.into(),
                 role: "box".into(),
-                label: self.0.into(),
+                label: label.into(),
             })
             .collect())
     }
@@ -498,7 +500,7 @@ fn two_boxes(label: &'static str) -> Vision {
 fn boxes_at(corners: &'static [(u32, u32)], label: &'static str) -> Vision {
     Vision {
         segmenter: Box::new(BoxesAt(corners)),
-        describer: Box::new(Labelled(label)),
+        describer: Box::new(Described(vec![("box", label)])),
         cache: None,
         stats: VisualStats::default(),
     }
@@ -737,7 +739,7 @@ fn where_the_pixels_surely_see_the_target_apart_from_the_trees_element_the_step_
         }
         let vision = Vision {
             segmenter: Box::new(BoxesAt(corners)),
-            describer: Box::new(Described(&[("box", "maria olsen"), ("text", "tromsø")])),
+            describer: Box::new(Described(vec![("box", "maria olsen"), ("text", "tromsø")])),
             cache: None,
             stats: VisualStats::default(),
         };
@@ -779,35 +781,6 @@ fn where_the_pixels_surely_see_the_target_apart_from_the_trees_element_the_step_
     assert!(!reason.unwrap().contains("pixels"));
 }
 
-/// Describes each segment with its own (text, label).
-struct Described(&'static [(&'static str, &'static str)]);
-
-impl Describer for Described {
-    fn name(&self) -> &'static str {
-        "described"
-    }
-
-    fn cache_name(&self) -> &'static str {
-        "described"
-    }
-
-    fn describe(
-        &mut self,
-        _window: &RgbaImage,
-        segments: &[Segment],
-    ) -> Result<Vec<Description>, DescribeError> {
-        Ok(segments
-            .iter()
-            .zip(self.0.iter().cycle())
-            .map(|(_, &(text, label))| Description {
-                text: text.into(),
-                role: "box".into(),
-                label: label.into(),
-            })
-            .collect())
-    }
-}
-
 /// Pixels alone, a row's namesakes: the recorded cell "Maria Olsen" of the
 /// Tromsø row was the first of two look-alikes; now the rows are re-sorted.
 /// Its row's other cell, read on its line, tells which one it is; where no
@@ -820,7 +793,7 @@ fn a_row_members_look_alikes_are_told_apart_by_the_rest_of_their_row_not_their_p
         step.target = first_of_two_boxes("maria olsen", Area::Window);
         let vision = Vision {
             segmenter: Box::new(BoxesAt(&[(10, 20), (80, 20), (10, 40), (80, 40)])),
-            describer: Box::new(Described(labels)),
+            describer: Box::new(Described(labels.to_vec())),
             cache: None,
             stats: VisualStats::default(),
         };
