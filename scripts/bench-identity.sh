@@ -2,8 +2,8 @@
 # The identity benchmark: a pick in a third-party GTK list (zenity) and in
 # an AccessKit (egui) table, recorded once per ladder and replayed against
 # drifted lists (unchanged, decoys above, re-sorted, dark theme, scale 2,
-# target removed, a near-namesake alone, twins; the table also in a big
-# window of FILLER more rows), and a save in a Qt editor, with the visual
+# target removed, a near-namesake alone, twins; both also in a big window
+# of FILLER more rows), and a save in a Qt editor, with the visual
 # strategy's ladder as structural+visual (the default), visual alone and
 # structural alone. Judged by what the application printed or saved.
 # Prints a Markdown table: per ladder and case, the outcome (right row,
@@ -73,10 +73,11 @@ for rungs in structural,visual visual structural; do
   mkdir -p "$out/runtime"
   chmod 700 "$out/runtime"
   XDG_RUNTIME_DIR=$out/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$out/store.sqlite \
-    SCRIPTS=$PWD/scripts OUT=$out dbus-run-session -- bash tests/scenarios/zenity-list.sh \
+    SCRIPTS=$PWD/scripts OUT=$out FILLER=$filler dbus-run-session -- bash tests/scenarios/zenity-list.sh \
     >>"$out/scenario.log" 2>&1 || failed "$out"
-  BIG= judge zenity "$out"
-  times "$out/store.sqlite" "$rungs, zenity"
+  BIG=1 judge zenity "$out"
+  times "$out/store.sqlite" "$rungs, zenity (all cases)"
+  times "$out/store.sqlite" "$rungs, zenity list of $((filler + 3)) rows" last
   # The same pick in an AccessKit (egui) table, and a big window of it.
   fx=$out/fixture
   mkdir -p "$fx/runtime"

@@ -1,17 +1,19 @@
 //! The active window's accessibility tree from AT-SPI (Linux desktops: GTK,
 //! Qt, Firefox, LibreOffice, egui with accesskit), read over D-Bus with the
-//! blocking proxies of `atspi-proxies`, and put into the platform-neutral
+//! proxies of `atspi-proxies` (blocking, except a tree's nodes, which are
+//! asked in a pipeline: `pipelined.rs`), and put into the platform-neutral
 //! vocabulary of `accesskit`. Only what is showing is read, within a node
 //! count and a time limit, so a huge application cannot stall the recorder.
 
 mod bounded;
 mod coordinates;
 mod hit;
+mod pipelined;
 mod roles;
 
 use std::time::{Duration, Instant};
 
-use atspi_common::{CoordType, ObjectRefOwned, Role, State};
+use atspi_common::{CoordType, ObjectRefOwned, Role, State, StateSet};
 use atspi_proxies::accessible::AccessibleProxyBlocking;
 use atspi_proxies::bus::BusProxyBlocking;
 use atspi_proxies::component::ComponentProxyBlocking;
@@ -44,6 +46,10 @@ impl Default for TreeLimits {
         }
     }
 }
+
+/// How many nodes of a level are read between two checks of the tree's
+/// limits.
+const PIPELINED_NODES: usize = 256;
 
 /// The longest text read from a field; a longer one is not read.
 const MAX_VALUE_CHARS: i32 = 10_000;
@@ -198,34 +204,86 @@ impl A11yReader {
     }
 
     /// Reads the tree under `root`, breadth first, skipping what is not
-    /// showing, until the limits.
+    /// showing, until the limits: from the application's cache where it
+    /// has one (the boxes then asked in a pipeline), else node by node.
     fn read_tree(&self, root: ObjectRefOwned, limits: TreeLimits) -> A11yTree {
         let started = Instant::now();
         let deadline = started + limits.max_time;
         // Every node read, and for each its children's places in `nodes`
         // once they are read (an unread child is left out).
         let mut nodes: Vec<A11yNode> = Vec::new();
-        let mut queue = std::collections::VecDeque::from([(root, None::<usize>)]);
-        while let Some((at, parent)) = queue.pop_front() {
-            if nodes.len() >= limits.max_nodes || Instant::now() >= deadline {
-                break;
+        let mut objects: Vec<ObjectRefOwned> = Vec::new();
+        let mut queue = std::collections::VecDeque::new();
+        let cached = self.cached_tree(&root, limits.max_nodes);
+        match cached {
+            Some(cached) => {
+                let asked: Vec<usize> = (0..cached.nodes.len())
+                    .filter(|&idx| cached.nodes[idx].component)
+                    .collect();
+                let boxes = self.boxes(
+                    &asked
+                        .iter()
+                        .map(|&idx| &cached.nodes[idx].at)
+                        .collect::<Vec<_>>(),
+                );
+                let mut boxes = asked.into_iter().zip(boxes).peekable();
+                for (idx, read) in cached.nodes.into_iter().enumerate() {
+                    let mut node = read.node;
+                    if boxes.peek().is_some_and(|(asked, _)| *asked == idx) {
+                        node.rect = boxes.next().and_then(|(_, rect)| rect);
+                    }
+                    nodes.push(node);
+                    objects.push(read.at);
+                    if let Some(parent) = read.parent {
+                        nodes[parent].children.push(idx as u32);
+                    }
+                }
+                // Where the cache leaves children out, they are read one by one.
+                for idx in cached.incomplete {
+                    let Ok(proxy) = self.accessible(&objects[idx]) else {
+                        continue;
+                    };
+                    for child in self.children(&objects[idx], &proxy) {
+                        queue.push_back((child, Some(idx)));
+                    }
+                }
             }
-            let Ok(proxy) = self.accessible(&at) else {
-                continue;
-            };
-            let Some(mut node) = self.node(&at, &proxy, parent.is_none()) else {
-                continue;
-            };
-            if limits.values {
-                node.value = self.field_value(&at, &node);
+            None => queue.push_back((root, None::<usize>)),
+        }
+        // Breadth first, a level (or a batch of it) at a time.
+        while !queue.is_empty() && nodes.len() < limits.max_nodes && Instant::now() < deadline {
+            let take = queue
+                .len()
+                .min(limits.max_nodes - nodes.len())
+                .min(PIPELINED_NODES);
+            let level: Vec<(ObjectRefOwned, Option<usize>)> = queue.drain(..take).collect();
+            let asked: Vec<(ObjectRefOwned, bool)> = level
+                .iter()
+                .map(|(at, parent)| (at.clone(), parent.is_none()))
+                .collect();
+            for ((at, parent), read) in level.into_iter().zip(self.read_nodes(&asked)) {
+                let Some(read) = read else {
+                    continue;
+                };
+                let idx = nodes.len();
+                nodes.push(read.node);
+                if let Some(parent) = parent {
+                    nodes[parent].children.push(idx as u32);
+                }
+                let children = match read.children {
+                    pipelined::Children::Listed(children) => children,
+                    pipelined::Children::Large => match self.accessible(&at) {
+                        Ok(proxy) => self.children(&at, &proxy),
+                        Err(_) => Vec::new(),
+                    },
+                };
+                queue.extend(children.into_iter().map(|child| (child, Some(idx))));
+                objects.push(at);
             }
-            let idx = nodes.len();
-            nodes.push(node);
-            if let Some(parent) = parent {
-                nodes[parent].children.push(idx as u32);
-            }
-            for child in self.children(&at, &proxy) {
-                queue.push_back((child, Some(idx)));
+        }
+        if limits.values {
+            for (node, at) in nodes.iter_mut().zip(&objects) {
+                node.value = self.field_value(at, node);
             }
         }
         let mut tree = A11yTree {
@@ -267,24 +325,13 @@ impl A11yReader {
             return None;
         }
         let role = proxy.get_role().unwrap_or(Role::Unknown);
-        let name = proxy.name().ok().filter(|name| !name.is_empty());
+        let name = proxy.name().ok();
         let rect = self
             .proxy_of::<ComponentProxyBlocking>(at)
             .ok()
             .and_then(|component| component.get_extents(CoordType::Screen).ok())
-            .and_then(|(x, y, width, height)| {
-                // Hidden widgets report about -2^31.
-                (width > 0 && height > 0 && x > -100_000 && y > -100_000)
-                    .then(|| Rect::new(x, y, width as u32, height as u32))
-            });
-        Some(A11yNode {
-            role: accesskit_role(role),
-            name,
-            rect,
-            states: element_states(states),
-            value: None,
-            children: Vec::new(),
-        })
+            .and_then(|(x, y, width, height)| visible_box(x, y, width, height));
+        Some(node_of(role, name, rect, states))
     }
 
     /// The text an editable text field holds (never a password field's),
@@ -435,6 +482,25 @@ impl A11yReader {
             ..self.read_tree(root, limits)
         }
     }
+}
+
+/// A node as AT-SPI gives it (an empty name is none), without children.
+fn node_of(role: Role, name: Option<String>, rect: Option<Rect>, states: StateSet) -> A11yNode {
+    A11yNode {
+        role: accesskit_role(role),
+        name: name.filter(|name| !name.is_empty()),
+        rect,
+        states: element_states(states),
+        value: None,
+        children: Vec::new(),
+    }
+}
+
+/// A box as extents give it, `None` where it is empty or hidden (hidden
+/// widgets report about -2^31).
+fn visible_box(x: i32, y: i32, width: i32, height: i32) -> Option<Rect> {
+    (width > 0 && height > 0 && x > -100_000 && y > -100_000)
+        .then(|| Rect::new(x, y, width as u32, height as u32))
 }
 
 fn is_null(at: &ObjectRefOwned) -> bool {

@@ -4,7 +4,8 @@
 # dbus-run-session on $DISPLAY; writes, for each case NAME, what zenity
 # printed (NAME.out), the replay's exit code (NAME.code) and its messages
 # (NAME.err) into $OUT. Used by tests/identity.rs and
-# scripts/bench-identity.sh (RUNGS chooses the ladder there).
+# scripts/bench-identity.sh (RUNGS chooses the ladder there; FILLER adds
+# that many rows below the big case's target).
 set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
 source "$(dirname "$0")/recording.sh"
@@ -16,7 +17,7 @@ source "$(dirname "$0")/zenity.sh"
 list() {
   local name=$1
   shift
-  env ${LOOK:-} zenity --list --title Customers --height 420 --print-column=ALL \
+  env ${LOOK:-} zenity --list --title Customers --height "${HEIGHT:-420}" --print-column=ALL \
     --column Name --column City "$@" >"$OUT/$name.out" 2>/dev/null &
   zenity_pid=$!
   find_element "push button" OK >/dev/null
@@ -50,3 +51,10 @@ replay near-namesake "Maria Olson" Tromsø "Per Hansen" Oslo
 # Another look: the dark theme, and twice the scale, with a decoy above.
 LOOK="GTK_THEME=Adwaita:dark" replay dark "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
 LOOK="GDK_SCALE=2" replay scale2 "Maria Olsen" Bergen "Maria Olsen" Tromsø "Per Hansen" Oslo
+# A big window: the decoys, then FILLER more rows, in a window as tall as
+# the screen allows (GTK's list exposes every row's cells, showing or not).
+if [[ ${FILLER:-0} -gt 0 ]]; then
+  filler=()
+  for ((row = 1; row <= FILLER; row++)); do filler+=("Customer $row" "City $row"); done
+  HEIGHT=1000 replay big "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø "${filler[@]}"
+fi

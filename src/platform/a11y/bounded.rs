@@ -8,7 +8,8 @@
 //! A request that has been sent cannot be taken back (the application
 //! computes its answer even after the reader stopped waiting), so what is
 //! bounded here is what is sent: every request is for a handful of objects,
-//! the reader sends one at a time, and none goes to a backed-off application.
+//! at most a batch of them is in flight at once (`pipelined.rs`; the
+//! hit-test sends one at a time), and none goes to a backed-off application.
 
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;

@@ -1,0 +1,261 @@
+//! A window's tree read without waiting for one answer before asking the
+//! next. Where the application offers AT-SPI's `Cache.GetItems` (AccessKit,
+//! GTK's ATK bridge for what it has handed out), one request gives every
+//! cached node's role, name, states, parent and place among its siblings,
+//! and the boxes are then asked in a pipeline. What the cache leaves out (a
+//! container that manages its descendants says -1 children; Qt's cache is
+//! empty) is read node by node, [`IN_FLIGHT`] nodes at a time, breadth
+//! first. Either way a bounded batch is in flight at once, and none goes to
+//! an application that missed a deadline.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use atspi_common::{CacheItem, CoordType, Interface, ObjectRefOwned, Role, State};
+use atspi_proxies::accessible::AccessibleProxy;
+use atspi_proxies::cache::CacheProxyBlocking;
+use atspi_proxies::component::ComponentProxy;
+use futures_util::StreamExt;
+use reprise_models::{A11yNode, Rect};
+
+use super::bounded::{MAX_CHILDREN_READ, is_backed_off};
+use super::{A11yReader, is_null};
+
+/// How many requests (or nodes being read) are in flight at once: enough to keep the
+/// application busy between answers, few enough that one that stalls has
+/// little left to compute when the reader stops waiting.
+const IN_FLIGHT: usize = 64;
+
+/// The applications (by bus name) that answered `GetItems` with an error or
+/// nothing: not asked again by this process.
+static NO_CACHE: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+fn no_cache() -> std::sync::MutexGuard<'static, BTreeSet<String>> {
+    NO_CACHE.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+/// A node read from the cache, with its object and its place in the tree
+/// being built.
+pub(super) struct CachedNode {
+    pub at: ObjectRefOwned,
+    pub node: A11yNode,
+    pub parent: Option<usize>,
+    /// Whether it has a `Component` (a box to ask for).
+    pub component: bool,
+}
+
+/// What the cache gives of the tree under `root`: its showing nodes,
+/// breadth first (the root kept whatever its states), and the nodes whose
+/// children the cache leaves out, to be read one by one.
+pub(super) struct CachedTree {
+    pub nodes: Vec<CachedNode>,
+    pub incomplete: Vec<usize>,
+}
+
+impl A11yReader {
+    /// Every node the application of `root` caches, in one request; `None`
+    /// where it offers no cache (remembered), or is backed off.
+    fn cache_items(&self, root: &ObjectRefOwned) -> Option<Vec<CacheItem>> {
+        let name = root.name_as_str()?;
+        if no_cache().contains(name) {
+            return None;
+        }
+        let proxy: CacheProxyBlocking = self.proxy(name, "/org/a11y/atspi/cache").ok()?;
+        let started = Instant::now();
+        let items = self.timed(root, || proxy.get_items());
+        tracing::debug!(
+            ms = started.elapsed().as_millis(),
+            items = items.as_ref().map_or(0, Vec::len),
+            "asked for an application's cache"
+        );
+        match items {
+            Ok(items) if !items.is_empty() => Some(items),
+            Ok(_) | Err(_) => {
+                no_cache().insert(name.to_owned());
+                None
+            }
+        }
+    }
+
+    /// The tree under `root` as the application's cache gives it (without
+    /// boxes), at most `max_nodes`; `None` where there is no cache or the
+    /// root is not in it.
+    pub(super) fn cached_tree(
+        &self,
+        root: &ObjectRefOwned,
+        max_nodes: usize,
+    ) -> Option<CachedTree> {
+        let items = self.cache_items(root)?;
+        let mut children: HashMap<&ObjectRefOwned, Vec<&CacheItem>> = HashMap::new();
+        let mut root_item = None;
+        for item in &items {
+            if item.object == *root {
+                root_item = Some(item);
+            }
+            if !is_null(&item.parent) {
+                children.entry(&item.parent).or_default().push(item);
+            }
+        }
+        for siblings in children.values_mut() {
+            siblings.sort_by_key(|item| item.index);
+        }
+        let mut tree = CachedTree {
+            nodes: Vec::new(),
+            incomplete: Vec::new(),
+        };
+        let mut queue = std::collections::VecDeque::from([(root_item?, None::<usize>)]);
+        while let Some((item, parent)) = queue.pop_front() {
+            if tree.nodes.len() >= max_nodes {
+                break;
+            }
+            if parent.is_some() && !item.states.contains(State::Showing) {
+                continue;
+            }
+            let idx = tree.nodes.len();
+            tree.nodes.push(CachedNode {
+                at: item.object.clone(),
+                node: super::node_of(item.role, Some(item.short_name.clone()), None, item.states),
+                parent,
+                component: item.ifaces.contains(Interface::Component),
+            });
+            let cached = children.get(&item.object).map_or(&[][..], Vec::as_slice);
+            // A container that manages its descendants (GTK's tree views)
+            // says -1 and leaves them out.
+            if usize::try_from(item.children).map_or(true, |count| count > cached.len()) {
+                tree.incomplete.push(idx);
+                continue;
+            }
+            for child in cached {
+                queue.push_back((child, Some(idx)));
+            }
+        }
+        Some(tree)
+    }
+
+    /// The screen boxes of `objects` (`None` where an object has none, is
+    /// hidden, or does not answer).
+    pub(super) fn boxes(&self, objects: &[&ObjectRefOwned]) -> Vec<Option<Rect>> {
+        let bus = self.bus.inner();
+        self.pipelined(
+            objects,
+            |at| *at,
+            |at| async move {
+                let component: ComponentProxy = proxy(bus, at).await?;
+                let (x, y, width, height) = component.get_extents(CoordType::Screen).await.ok()?;
+                super::visible_box(x, y, width, height)
+            },
+        )
+    }
+
+    /// What `ask` answers of each of `items` (to the application of the
+    /// object `at` names), [`IN_FLIGHT`] at a time, in order; the rest are
+    /// not asked (`None`) once that application is backed off (a batch took
+    /// longer than one request may).
+    fn pipelined<'a, I, T, F>(
+        &self,
+        items: &'a [I],
+        at: impl Fn(&'a I) -> &'a ObjectRefOwned,
+        ask: impl Fn(&'a I) -> F,
+    ) -> Vec<Option<T>>
+    where
+        F: std::future::Future<Output = Option<T>>,
+    {
+        let mut answers = Vec::with_capacity(items.len());
+        for batch in items.chunks(IN_FLIGHT) {
+            let Some(first) = batch.first().map(&at) else {
+                break;
+            };
+            if first.name_as_str().is_none_or(is_backed_off) {
+                answers.resize_with(items.len(), || None);
+                break;
+            }
+            let batch_answers: Vec<Option<T>> = self.timed(first, || {
+                async_io::block_on(
+                    futures_util::stream::iter(batch.iter().map(&ask))
+                        .buffered(IN_FLIGHT)
+                        .collect(),
+                )
+            });
+            answers.extend(batch_answers);
+        }
+        answers
+    }
+}
+
+/// A proxy of one interface (`P`) of the object `at`, reading properties
+/// afresh.
+async fn proxy<P>(bus: &zbus::Connection, at: &ObjectRefOwned) -> Option<P>
+where
+    P: zbus::proxy::Defaults + From<zbus::Proxy<'static>>,
+{
+    zbus::proxy::Builder::new(bus)
+        .destination(at.name_as_str()?.to_owned())
+        .ok()?
+        .path(at.path_as_str().to_owned())
+        .ok()?
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .ok()
+}
+
+/// A node read by [`A11yReader::read_nodes`], with what it has below.
+pub(super) struct ReadNode {
+    pub node: A11yNode,
+    pub children: Children,
+}
+
+pub(super) enum Children {
+    /// All of them (a node has at most [`MAX_CHILDREN_READ`] read this way).
+    Listed(Vec<ObjectRefOwned>),
+    /// Too many to list: read through what shows of the container.
+    Large,
+}
+
+impl A11yReader {
+    /// The nodes at `objects` (each with whether it is the tree's root),
+    /// [`IN_FLIGHT`] at a time, in order: `None` for one that is not
+    /// showing (a root is read anyway) or does not answer, and for all once
+    /// the application is backed off.
+    pub(super) fn read_nodes(&self, objects: &[(ObjectRefOwned, bool)]) -> Vec<Option<ReadNode>> {
+        let bus = self.bus.inner();
+        self.pipelined(
+            objects,
+            |(at, _)| at,
+            |(at, is_root)| read_node(bus, at, *is_root),
+        )
+    }
+}
+
+/// One node: its states (nothing more of one not showing, unless it is the
+/// root), role, name, screen box and children.
+async fn read_node(bus: &zbus::Connection, at: &ObjectRefOwned, is_root: bool) -> Option<ReadNode> {
+    let accessible: AccessibleProxy = proxy(bus, at).await?;
+    let states = accessible.get_state().await.ok()?;
+    if !is_root && !states.contains(State::Showing) {
+        return None;
+    }
+    let role = accessible.get_role().await.unwrap_or(Role::Unknown);
+    let name = accessible.name().await.ok();
+    let rect = match proxy::<ComponentProxy>(bus, at).await {
+        Some(component) => component
+            .get_extents(CoordType::Screen)
+            .await
+            .ok()
+            .and_then(|(x, y, width, height)| super::visible_box(x, y, width, height)),
+        None => None,
+    };
+    let children = match accessible.child_count().await {
+        Ok(count) if count <= 0 => Children::Listed(Vec::new()),
+        Ok(count) if count <= MAX_CHILDREN_READ => {
+            Children::Listed(accessible.get_children().await.unwrap_or_default())
+        }
+        Ok(_) => Children::Large,
+        Err(_) => Children::Listed(Vec::new()),
+    };
+    Some(ReadNode {
+        node: super::node_of(role, name, rect, states),
+        children,
+    })
+}
