@@ -121,6 +121,34 @@ pub fn reads_as(name: &str, read: &str) -> bool {
     }
 }
 
+/// What follows a start of `read` (text the pixels show, a line of them)
+/// that reads as `name` as [`reads_as`] reads it, in the form OCR's
+/// confusions cannot change; `None` where `read` does not start with it or
+/// the name ends inside a word ("olsen" in "olsenby").
+pub fn rest_after(name: &str, read: &str) -> Option<String> {
+    let (name, read) = (as_read(name), as_read(read));
+    if name.is_empty() {
+        return None;
+    }
+    let rest = strip_read(&name, &read)?;
+    (rest.is_empty() || rest.starts_with(' ')).then(|| rest.trim_start().to_owned())
+}
+
+/// Whether `text` reads somewhere in `read` (whole words of it, OCR's
+/// confusions set aside as in [`reads_as`]): "tromsø" in "maria olsen
+/// tromse", never "oslo" in "osloby".
+pub fn reads_within(text: &str, read: &str) -> bool {
+    let (text, read) = (as_read(text), as_read(read));
+    if text.is_empty() {
+        return false;
+    }
+    let mut starts = std::iter::once(0).chain(read.match_indices(' ').map(|(at, _)| at + 1));
+    starts.any(|start| {
+        strip_read(&text, &read[start..])
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+    })
+}
+
 /// `read` without a start that reads as `name`: the same characters, where
 /// a letter beyond OCR's alphabet (ø, é, ß) may be read as any one letter or
 /// digit ("Tromsø" as "tromse"); any other difference is none.

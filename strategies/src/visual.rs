@@ -760,6 +760,15 @@ impl VisualStrategy {
         {
             return Ok("");
         }
+        // Where the pixels on the element's own line read as it (its name in
+        // its box, its row's other cells beside it), they agree: the window
+        // is not read whole.
+        if let (Some(element), Target::Element { area, .. }) = (pressed_element(tree), target)
+            && let Some(line) = self.read_line(&structural, *area, observation)
+            && line_agrees(element, &structural, &line)
+        {
+            return Ok("; the pixels read it on its line");
+        }
         let found = self.find_in_pixels(tree, target, observation);
         self.last_candidates.clear();
         match found {
@@ -777,6 +786,95 @@ impl VisualStrategy {
             _ => Ok(""),
         }
     }
+}
+
+impl VisualStrategy {
+    /// What the pixels read on the line of `structural` (a box on the
+    /// screen) across `area`: each segment's box on the screen and its text.
+    /// Never through the segmentation cache (a line is no window).
+    fn read_line(
+        &mut self,
+        structural: &reprise_models::Rect,
+        area: Area,
+        observation: &Observation<'_>,
+    ) -> Option<Vec<(reprise_models::Rect, String)>> {
+        let (across, _) = area_now(area, observation).ok()?;
+        let line = reprise_models::Rect::new(
+            across.left,
+            structural.top - LINE_MARGIN,
+            across.width,
+            structural.height + 2 * LINE_MARGIN as u32,
+        );
+        let (image, mapping) = window_image(observation.frame, &line)?;
+        let segments = self.vision.segmenter.segment(&image).ok()?;
+        self.vision.stats.segmentations += 1;
+        let descriptions = self.vision.describer.describe(&image, &segments).ok()?;
+        self.vision.stats.describe_calls += 1;
+        Some(
+            segments
+                .iter()
+                .zip(descriptions)
+                .map(|(segment, description)| {
+                    (
+                        image_rect_on_screen(&mapping, &segment.rect),
+                        description.label,
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The pixels above and below an element's box read with its line.
+const LINE_MARGIN: i32 = 1;
+
+/// Whether what the pixels read on the line of the tree's element (`line`:
+/// boxes on the screen and their texts) shows that element: a text that
+/// starts in its box (`structural`, or the padding left of it, half its
+/// height) and reads as its name, and, for an
+/// element with a band (a row's other cells, a control's label), every text
+/// of the band read on the line, after the name or in another box. One
+/// text holding the whole row ("maria olsen tromsø", as GTK's rows read) is
+/// enough; a text that merely contains the name ("click ok to go on") is
+/// not.
+fn line_agrees(
+    element: &ElementIdentity,
+    structural: &reprise_models::Rect,
+    line: &[(reprise_models::Rect, String)],
+) -> bool {
+    let Some(name) = element.name.as_deref() else {
+        return false;
+    };
+    line.iter().enumerate().any(|(idx, (rect, text))| {
+        let middle = i64::from(rect.top) + i64::from(rect.height) / 2;
+        // A row's text may start in its padding, left of the cell's box.
+        let padding = (structural.height / 2) as i32;
+        let starts_inside = (structural.left - padding..).contains(&rect.left)
+            && i64::from(rect.left) < structural.right()
+            && (i64::from(structural.top)..structural.bottom()).contains(&middle);
+        if !starts_inside {
+            return false;
+        }
+        if element.band.is_empty() {
+            return crate::identity::reads_as(name, text);
+        }
+        let Some(rest) = crate::identity::rest_after(name, text) else {
+            return false;
+        };
+        let read = std::iter::once(rest)
+            .chain(
+                line.iter()
+                    .enumerate()
+                    .filter(|(other, _)| *other != idx)
+                    .map(|(_, (_, text))| text.clone()),
+            )
+            .collect::<Vec<_>>()
+            .join(" ");
+        element
+            .band
+            .iter()
+            .all(|text| crate::identity::reads_within(text, &read))
+    })
 }
 
 /// Whether every text of `band` reads, in the pixels, on the line of

@@ -226,6 +226,35 @@ fn pixels_read_as_a_name_only_where_ocr_explains_the_difference() {
 }
 
 #[test]
+fn a_line_of_pixels_starts_with_a_name_or_holds_a_text_only_in_whole_words() {
+    use crate::identity::{reads_within, rest_after};
+    let starts = |name: &str, read: &str, expect: Option<&str>| {
+        assert_eq!(
+            rest_after(name, read).as_deref(),
+            expect,
+            "{name:?} at the start of {read:?}"
+        );
+    };
+    starts("Maria Olsen", "maria olsen tromse", Some("tromse"));
+    starts("Maria Olsen", "Maria  Olsen", Some(""));
+    starts("Maria Olsen", "maria olsenby", None);
+    starts("Maria Olsen", "maria olson tromsø", None);
+    starts("Maria Olsen", "per hansen maria olsen", None);
+    starts("", "maria", None);
+    let within = |text: &str, read: &str, expect: bool| {
+        assert_eq!(reads_within(text, read), expect, "{text:?} in {read:?}");
+    };
+    within("Tromsø", "maria olsen tromse", true);
+    within("Tromsø", "tromsø", true);
+    within("Oslo", "maria olsen osloby", false);
+    within("Oslo", "maria olsen 0slo", true);
+    within("Bergen", "maria olsen tromsø", false);
+    within("New York", "ann new york", true);
+    within("New York", "ann new yorkshire", false);
+    within("", "anything", false);
+}
+
+#[test]
 fn two_readings_are_one_name_only_where_ocr_explains_the_difference() {
     use crate::identity::same_reading;
     let check = |recorded: &str, live: &str, expect: bool| {

@@ -781,6 +781,89 @@ fn where_the_pixels_surely_see_the_target_apart_from_the_trees_element_the_step_
     assert!(!reason.unwrap().contains("pixels"));
 }
 
+/// The cross-check's short way: the pixels on the tree element's own line
+/// agree where a text starting in its box reads as its name and the rest of
+/// its row reads on the line; a namesake's line, a line elsewhere, or a text
+/// that only contains the name do not.
+#[test]
+fn the_pixels_agree_on_the_elements_line_only_with_its_name_in_its_box_and_its_row_beside() {
+    let tree = list(ROWS, None);
+    let cell = reprise_models::identity_of(&tree, "zenity", 4).unwrap();
+    assert_eq!(cell.band, ["Tromsø"]);
+    let structural = Rect::new(10, 30, 60, 18);
+    let check = |element: &ElementIdentity, line: &[(Rect, &str)], expect: bool| {
+        let line: Vec<(Rect, String)> = line
+            .iter()
+            .map(|(rect, text)| (*rect, (*text).to_owned()))
+            .collect();
+        assert_eq!(
+            line_agrees(element, &structural, &line),
+            expect,
+            "{} on {line:?}",
+            element.label()
+        );
+    };
+    let name = |top| Rect::new(12, top, 50, 14);
+    let city = |top| Rect::new(82, top, 40, 14);
+    check(
+        &cell,
+        &[(name(32), "maria olsen"), (city(32), "tromse")],
+        true,
+    );
+    check(
+        &cell,
+        &[(Rect::new(12, 32, 120, 14), "maria olsen tromse")],
+        true,
+    );
+    check(
+        &cell,
+        &[(name(32), "maria olsen"), (city(32), "bergen")],
+        false,
+    );
+    check(&cell, &[(name(32), "maria olsen")], false);
+    check(
+        &cell,
+        &[(name(52), "maria olsen"), (city(52), "tromse")],
+        false,
+    );
+    check(
+        &cell,
+        &[(name(32), "maria olson"), (city(32), "tromse")],
+        false,
+    );
+    check(
+        &cell,
+        &[(Rect::new(2, 32, 130, 14), "x maria olsen tromse")],
+        false,
+    );
+    // In the row's padding (GTK's), but not further left.
+    check(
+        &cell,
+        &[(Rect::new(3, 32, 120, 14), "maria olsen tromse")],
+        true,
+    );
+    check(
+        &cell,
+        &[(Rect::new(0, 32, 120, 14), "maria olsen tromse")],
+        false,
+    );
+    let ok = ElementIdentity {
+        role: Role::Button,
+        name: Some("OK".into()),
+        band: Vec::new(),
+        ..cell.clone()
+    };
+    check(&ok, &[(Rect::new(20, 32, 20, 14), "ok")], true);
+    check(
+        &ok,
+        &[(Rect::new(12, 32, 100, 14), "click ok to go on")],
+        false,
+    );
+    check(&ok, &[(Rect::new(90, 32, 20, 14), "ok")], false);
+    let unnamed = ElementIdentity { name: None, ..ok };
+    check(&unnamed, &[(Rect::new(20, 32, 20, 14), "ok")], false);
+}
+
 /// Pixels alone, a row's namesakes: the recorded cell "Maria Olsen" of the
 /// Tromsø row was the first of two look-alikes; now the rows are re-sorted.
 /// Its row's other cell, read on its line, tells which one it is; where no
