@@ -2,13 +2,13 @@
 # The identity benchmark: a pick in a third-party GTK list (zenity) and in
 # an AccessKit (egui) table, recorded once per ladder and replayed against
 # drifted lists (unchanged, decoys above, re-sorted, dark theme, scale 2,
-# target removed, a near-namesake alone, twins; both also in a big window
-# of FILLER more rows), and a save in a Qt editor, with the visual
-# strategy's ladder as structural+visual (the default), visual alone and
-# structural alone. Judged by what the application printed or saved.
-# Prints a Markdown table: per ladder and case, the outcome (right row,
-# refusal, wrong row), then the median time of a structural decision (tree
-# read included) per ladder and application.
+# target removed, a near-namesake alone, twins, target scrolled out of
+# view; both also in a big window of FILLER more rows), and a save in a Qt
+# editor, with the visual strategy's ladder as structural+visual (the
+# default), visual alone and structural alone. Judged by what the
+# application printed or saved. Prints a Markdown table: per ladder and
+# case, the outcome (right row, refusal, wrong row), then the median time
+# of a structural decision (tree read included) per ladder and application.
 # Usage: bash scripts/bench-identity.sh   (after cargo build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,10 +31,10 @@ failed() {
 # judge APP OUT: the table rows of one list scenario's cases in OUT.
 judge() {
   local case printed code expected outcome
-  for case in same decoys resorted dark scale2 removed near-namesake twins ${BIG:+big}; do
+  for case in same decoys resorted dark scale2 removed near-namesake twins scrolled ${BIG:+big}; do
     printed=$(cat "$2/$case.out")
     code=$(cat "$2/$case.code")
-    case $case in removed|twins|near-namesake) expected="(refusal)" ;; *) expected=$target ;; esac
+    case $case in removed|twins|near-namesake|scrolled) expected="(refusal)" ;; *) expected=$target ;; esac
     if [[ -z $printed && $expected == "(refusal)" ]]; then outcome=refused
     elif [[ $printed == "$target" && $expected == "$target" ]]; then outcome=right
     elif [[ -z $printed ]]; then outcome="failed (refused)"

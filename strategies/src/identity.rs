@@ -11,7 +11,10 @@
 //! - candidates that the band and the path cannot tell apart are refused,
 //!   with every candidate named;
 //! - no candidate in a tree that names what it shows means the target is
-//!   gone: refused, never replaced by a pixel guess.
+//!   gone: refused, never replaced by a pixel guess;
+//! - the one candidate, scrolled out of view (the press would land outside
+//!   the list, table or scroll pane around it, or outside its window), is
+//!   refused: what shows at its box is something else.
 
 use reprise_models::element::{band_of, is_row_member, parents};
 use reprise_models::{A11yTree, ElementIdentity, Rect, identity_of};
@@ -355,10 +358,27 @@ pub fn locate(recorded: &ElementIdentity, press: (f64, f64), live: &A11yTree) ->
     }
     let (node_idx, identity) = best[0];
     let rect = identity.rect;
+    let point = offset_point(&recorded.rect, press, &rect);
+    if let Some(view) = scrolled_out_of(live, &parents, *node_idx, point) {
+        let view = &live.nodes[view as usize];
+        return StructuralAnswer::Gone {
+            reason: format!(
+                "{} is in the window's accessibility tree but scrolled out of view (at ({:.0}, {:.0}), outside its {}{}): refusing to press where it does not show",
+                identity.label(),
+                point.0,
+                point.1,
+                reprise_models::element::role_name(view.role),
+                view.rect.map_or_else(String::new, |rect| format!(
+                    " at ({}, {}) {}×{}",
+                    rect.left, rect.top, rect.width, rect.height
+                )),
+            ),
+        };
+    }
     StructuralAnswer::Found {
         node_idx: *node_idx,
         rect,
-        point: offset_point(&recorded.rect, press, &rect),
+        point,
         evidence: format!(
             "{} in {}",
             identity.label(),
@@ -369,6 +389,56 @@ pub fn locate(recorded: &ElementIdentity, press: (f64, f64), live: &A11yTree) ->
                 .map_or_else(|| "its window".to_owned(), |name| format!("{name:?}"))
         ),
     }
+}
+
+/// The container around the node `idx` whose box does not hold `point`:
+/// one that scrolls (a list, a table, a tree, a scroll pane), or the window
+/// itself unless the node is in a popup nested in its tree (Qt's menus and
+/// combo box lists lie outside it). The node is there, but out of view, and
+/// a press at `point` would land on whatever shows there instead.
+fn scrolled_out_of(
+    live: &A11yTree,
+    parents: &[Option<u32>],
+    idx: u32,
+    point: (f64, f64),
+) -> Option<u32> {
+    use accesskit::Role;
+    let outside = |node: u32| {
+        live.nodes[node as usize]
+            .rect
+            .is_some_and(|rect| !rect.contains(point.0, point.1))
+    };
+    let mut in_popup = false;
+    let mut at = parents[idx as usize];
+    // At most as many steps as nodes, whatever the tree.
+    for _ in 0..live.nodes.len() {
+        let Some(up) = at else {
+            break;
+        };
+        let role = live.nodes[up as usize].role;
+        in_popup |= matches!(
+            role,
+            Role::Menu | Role::MenuListPopup | Role::ComboBox | Role::Tooltip
+        );
+        let scrolls = matches!(
+            role,
+            Role::ScrollView
+                | Role::Table
+                | Role::Tree
+                | Role::TreeGrid
+                | Role::Grid
+                | Role::List
+                | Role::ListBox
+        );
+        if up == live.root {
+            return (!in_popup && outside(up)).then_some(up);
+        }
+        if scrolls && outside(up) {
+            return Some(up);
+        }
+        at = parents[up as usize];
+    }
+    None
 }
 
 /// The point at the same relative place in `live` as `press` was in

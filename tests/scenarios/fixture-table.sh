@@ -83,6 +83,10 @@ replay removed -- "Maria Olsen|Bergen" "Maria Olson|Tromsø" "Per Hansen|Oslo"
 replay twins -- "Per Hansen|Oslo" "Maria Olsen|Tromsø" "Maria Olsen|Tromsø"
 # Only a near-namesake in the target's row ("Olson" is not "Olsen").
 replay near-namesake -- "Maria Olson|Tromsø" "Per Hansen|Oslo"
+# Scrolled out of view: rows above push the target below the table's view.
+above=()
+for ((row = 1; row <= 40; row++)); do above+=("Anne Berg $row|Oslo"); done
+replay scrolled -- "${above[@]}" "Maria Olsen|Tromsø"
 # Another look: the dark theme, and twice the scale, with a decoy above.
 replay dark --theme dark -- "Maria Olsen|Bergen" "Per Hansen|Oslo" "Maria Olsen|Tromsø"
 replay scale2 --scale 2 -- "Maria Olsen|Bergen" "Maria Olsen|Tromsø" "Per Hansen|Oslo"

@@ -48,6 +48,11 @@ replay removed "Maria Olsen" Bergen "Maria Olson" Tromsø "Per Hansen" Oslo
 replay twins "Per Hansen" Oslo "Maria Olsen" Tromsø "Maria Olsen" Tromsø
 # Only a near-namesake in the target's row ("Olson" is not "Olsen").
 replay near-namesake "Maria Olson" Tromsø "Per Hansen" Oslo
+# Scrolled out of view: rows above push the target below the list's bottom
+# (its box is in the tree, outside the list's).
+above=()
+for ((row = 1; row <= 20; row++)); do above+=("Anne Berg $row" Oslo); done
+replay scrolled "${above[@]}" "Maria Olsen" Tromsø
 # Another look: the dark theme, and twice the scale, with a decoy above.
 LOOK="GTK_THEME=Adwaita:dark" replay dark "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
 LOOK="GDK_SCALE=2" replay scale2 "Maria Olsen" Bergen "Maria Olsen" Tromsø "Per Hansen" Oslo

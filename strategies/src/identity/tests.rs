@@ -111,6 +111,26 @@ fn rows_inserted_above_or_resorted_do_not_move_the_target() {
 }
 
 #[test]
+fn a_target_scrolled_out_of_its_lists_view_is_refused_not_pressed_where_it_does_not_show() {
+    let target = recorded_cell("Maria Olsen", "Tromsø");
+    let mut rows: Vec<(&str, &str)> = vec![("Anne Berg", "Oslo"); 5];
+    rows.push(("Maria Olsen", "Tromsø"));
+    // The sixth row still shows at the list's bottom edge.
+    check(
+        &target,
+        &customers(&rows),
+        r#"found table cell "Maria Olsen" (row: Tromsø) at (516, 509)"#,
+    );
+    // One more row above: the target's box lies below the list's.
+    rows.insert(0, ("Per Hansen", "Oslo"));
+    check(
+        &target,
+        &customers(&rows),
+        r#"gone: table cell "Maria Olsen" (row: Tromsø) is in the window's accessibility tree but scrolled out of view (at (516, 532), outside its table at (504, 358) 274×160): refusing to press where it does not show"#,
+    );
+}
+
+#[test]
 fn a_removed_target_is_gone_even_with_namesakes_left() {
     check(
         &recorded_cell("Maria Olsen", "Tromsø"),
