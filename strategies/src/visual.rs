@@ -607,8 +607,19 @@ impl VisualStrategy {
                     actions,
                 ))
             }
-            Target::Element { .. } => {
-                let found = self.find_in_pixels(tree, &planned.target, observation)?;
+            Target::Element {
+                fingerprint,
+                window_rect,
+                press,
+                area,
+            } => {
+                let sought = Sought {
+                    fingerprint,
+                    window_rect,
+                    press: *press,
+                    area: *area,
+                };
+                let found = self.find_in_pixels(tree, &sought, observation)?;
                 self.last_target = Some(found.rect);
                 let actions = self.actions_at(tree, Some(found.point));
                 Ok(step(Some(found.point), found.by, found.reason, actions))
@@ -623,22 +634,15 @@ impl VisualStrategy {
     fn find_in_pixels(
         &mut self,
         tree: &ActionEvent,
-        target: &Target,
-        observation: &Observation<'_>,
-    ) -> Result<PixelFind, StrategyError> {
-        let Target::Element {
+        &Sought {
             fingerprint,
             window_rect,
             press,
             area,
-        } = target
-        else {
-            return Err(StrategyError::Retryable(format!(
-                "the recording has no fingerprint of {} to find in the pixels",
-                tree.label()
-            )));
-        };
-        let (rect, place) = area_now(*area, observation)?;
+        }: &Sought<'_>,
+        observation: &Observation<'_>,
+    ) -> Result<PixelFind, StrategyError> {
+        let (rect, place) = area_now(area, observation)?;
         let (image, mapping) = window_image(observation.frame, &rect)
             .ok_or_else(|| StrategyError::Retryable(format!("{place} is off the screen")))?;
         let hint = (window_rect.right() <= image.width() && window_rect.bottom() <= image.height())
@@ -727,7 +731,7 @@ impl VisualStrategy {
             )));
         }
         let segment = &segments[found.segment_idx];
-        let point = mapping.to_screen(press_point(segment, *press));
+        let point = mapping.to_screen(press_point(segment, press));
         Ok(PixelFind {
             rect: image_rect_on_screen(&mapping, &segment.rect),
             point: (point.x, point.y),
@@ -754,22 +758,34 @@ impl VisualStrategy {
         observation: &Observation<'_>,
         (structural, evidence): (reprise_models::Rect, &str),
     ) -> Result<&'static str, String> {
-        if !self.rungs.visual
-            || !self.vision.describer.runs_here()
-            || !matches!(target, Target::Element { .. })
-        {
+        let Target::Element {
+            fingerprint,
+            window_rect,
+            press,
+            area,
+        } = target
+        else {
+            return Ok("");
+        };
+        if !self.rungs.visual || !self.vision.describer.runs_here() {
             return Ok("");
         }
         // Where the pixels on the element's own line read as it (its name in
         // its box, its row's other cells beside it), they agree: the window
         // is not read whole.
-        if let (Some(element), Target::Element { area, .. }) = (pressed_element(tree), target)
+        if let Some(element) = pressed_element(tree)
             && let Some(line) = self.read_line(&structural, *area, observation)
             && line_agrees(element, &structural, &line)
         {
             return Ok("; the pixels read it on its line");
         }
-        let found = self.find_in_pixels(tree, target, observation);
+        let sought = Sought {
+            fingerprint,
+            window_rect,
+            press: *press,
+            area: *area,
+        };
+        let found = self.find_in_pixels(tree, &sought, observation);
         self.last_candidates.clear();
         match found {
             Ok(found) if matches!(found.by, FoundBy::Exact | FoundBy::Text) => {
@@ -903,6 +919,14 @@ fn place_of(rect: &reprise_models::Rect) -> String {
         "({}, {}) {}×{}",
         rect.left, rect.top, rect.width, rect.height
     )
+}
+
+/// What the visual rung looks for: a [`Target::Element`]'s parts.
+struct Sought<'a> {
+    fingerprint: &'a Fingerprint,
+    window_rect: &'a PixelRect,
+    press: (f64, f64),
+    area: Area,
 }
 
 /// The target as the visual rung found it.

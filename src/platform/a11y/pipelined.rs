@@ -27,8 +27,9 @@ use super::{A11yReader, is_null};
 /// little left to compute when the reader stops waiting.
 const IN_FLIGHT: usize = 64;
 
-/// The applications (by bus name) that answered `GetItems` with an error or
-/// nothing: not asked again by this process.
+/// The applications (by bus name) that answered `GetItems` with an error
+/// (other than a missed deadline) or nothing: not asked again by this
+/// process.
 static NO_CACHE: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 
 fn no_cache() -> std::sync::MutexGuard<'static, BTreeSet<String>> {
@@ -71,6 +72,10 @@ impl A11yReader {
         );
         match items {
             Ok(items) if !items.is_empty() => Some(items),
+            // A busy application may answer next time.
+            Err(zbus::Error::InputOutput(err)) if err.kind() == std::io::ErrorKind::TimedOut => {
+                None
+            }
             Ok(_) | Err(_) => {
                 no_cache().insert(name.to_owned());
                 None
