@@ -408,7 +408,6 @@ fn scrolled_out_of(
             .rect
             .is_some_and(|rect| !rect.contains(point.0, point.1))
     };
-    let mut in_popup = false;
     let mut at = parents[idx as usize];
     // At most as many steps as nodes, whatever the tree.
     for _ in 0..live.nodes.len() {
@@ -416,10 +415,14 @@ fn scrolled_out_of(
             break;
         };
         let role = live.nodes[up as usize].role;
-        in_popup |= matches!(
+        // A popup's items lie outside whatever holds the popup (a menu
+        // under LibreOffice's menu bar): nothing above it clips them.
+        if matches!(
             role,
             Role::Menu | Role::MenuListPopup | Role::ComboBox | Role::Tooltip
-        );
+        ) {
+            return None;
+        }
         let scrolls = matches!(
             role,
             Role::ScrollView
@@ -431,7 +434,7 @@ fn scrolled_out_of(
                 | Role::ListBox
         );
         if up == live.root {
-            return (!in_popup && outside(up)).then_some(up);
+            return outside(up).then_some(up);
         }
         if scrolls && outside(up) {
             return Some(up);

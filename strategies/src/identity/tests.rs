@@ -130,6 +130,35 @@ fn a_target_scrolled_out_of_its_lists_view_is_refused_not_pressed_where_it_does_
     );
 }
 
+/// A popup's items lie outside what holds the popup (LibreOffice puts its
+/// menus under a menu bar inside a scroll pane): they are not out of view.
+#[test]
+fn an_item_in_a_popup_is_not_clipped_by_what_holds_the_popup() {
+    let window = |popup: Role| {
+        outline(&[
+            (0, Role::Window, "Calc", (0, 0, 1280, 800)),
+            (1, Role::ScrollView, "", (0, 19, 1256, 25)),
+            (2, popup, "File", (0, 19, 40, 25)),
+            (3, Role::MenuItem, "Save As...", (100, 300, 200, 20)),
+        ])
+    };
+    let live = window(Role::Menu);
+    let recorded = identity_of(&live, "soffice", 3).unwrap();
+    assert!(
+        matches!(
+            locate(&recorded, (110.0, 310.0), &live),
+            StructuralAnswer::Found { node_idx: 3, .. }
+        ),
+        "in a menu"
+    );
+    // Under a plain group instead, the scroll pane's box holds it in view.
+    let answer = locate(&recorded, (110.0, 310.0), &window(Role::Group));
+    assert!(
+        matches!(&answer, StructuralAnswer::Gone { reason } if reason.contains("scrolled out of view")),
+        "{answer:?}"
+    );
+}
+
 #[test]
 fn a_removed_target_is_gone_even_with_namesakes_left() {
     check(
