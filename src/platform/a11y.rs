@@ -217,22 +217,9 @@ impl A11yReader {
         let cached = self.cached_tree(&root, limits.max_nodes);
         match cached {
             Some(cached) => {
-                let asked: Vec<usize> = (0..cached.nodes.len())
-                    .filter(|&idx| cached.nodes[idx].component)
-                    .collect();
-                let boxes = self.boxes(
-                    &asked
-                        .iter()
-                        .map(|&idx| &cached.nodes[idx].at)
-                        .collect::<Vec<_>>(),
-                );
-                let mut boxes = asked.into_iter().zip(boxes).peekable();
-                for (idx, read) in cached.nodes.into_iter().enumerate() {
-                    let mut node = read.node;
-                    if boxes.peek().is_some_and(|(asked, _)| *asked == idx) {
-                        node.rect = boxes.next().and_then(|(_, rect)| rect);
-                    }
-                    nodes.push(node);
+                let boxes = self.boxes(&cached.nodes);
+                for (idx, (read, rect)) in cached.nodes.into_iter().zip(boxes).enumerate() {
+                    nodes.push(A11yNode { rect, ..read.node });
                     objects.push(read.at);
                     if let Some(parent) = read.parent {
                         nodes[parent].children.push(idx as u32);

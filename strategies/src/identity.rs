@@ -393,9 +393,11 @@ pub fn locate(recorded: &ElementIdentity, press: (f64, f64), live: &A11yTree) ->
 
 /// The container around the node `idx` whose box does not hold `point`:
 /// one that scrolls (a list, a table, a tree, a scroll pane), or the window
-/// itself unless the node is in a popup nested in its tree (Qt's menus and
-/// combo box lists lie outside it). The node is there, but out of view, and
-/// a press at `point` would land on whatever shows there instead.
+/// itself; up to a popup that holds the node at most (a menu, a combo box's
+/// list, a tooltip lie outside what holds them: Qt's menus outside their
+/// window, LibreOffice's outside its menu bar). The node is there, but out
+/// of view, and a press at `point` would land on whatever shows there
+/// instead.
 fn scrolled_out_of(
     live: &A11yTree,
     parents: &[Option<u32>],

@@ -607,18 +607,8 @@ impl VisualStrategy {
                     actions,
                 ))
             }
-            Target::Element {
-                fingerprint,
-                window_rect,
-                press,
-                area,
-            } => {
-                let sought = Sought {
-                    fingerprint,
-                    window_rect,
-                    press: *press,
-                    area: *area,
-                };
+            Target::Element { .. } => {
+                let sought = planned.target.sought().expect("an element target");
                 let found = self.find_in_pixels(tree, &sought, observation)?;
                 self.last_target = Some(found.rect);
                 let actions = self.actions_at(tree, Some(found.point));
@@ -758,13 +748,7 @@ impl VisualStrategy {
         observation: &Observation<'_>,
         (structural, evidence): (reprise_models::Rect, &str),
     ) -> Result<&'static str, String> {
-        let Target::Element {
-            fingerprint,
-            window_rect,
-            press,
-            area,
-        } = target
-        else {
+        let Some(sought) = target.sought() else {
             return Ok("");
         };
         if !self.rungs.visual || !self.vision.describer.runs_here() {
@@ -774,17 +758,11 @@ impl VisualStrategy {
         // its box, its row's other cells beside it), they agree: the window
         // is not read whole.
         if let Some(element) = pressed_element(tree)
-            && let Some(line) = self.read_line(&structural, *area, observation)
+            && let Some(line) = self.read_line(&structural, sought.area, observation)
             && line_agrees(element, &structural, &line)
         {
             return Ok("; the pixels read it on its line");
         }
-        let sought = Sought {
-            fingerprint,
-            window_rect,
-            press: *press,
-            area: *area,
-        };
         let found = self.find_in_pixels(tree, &sought, observation);
         self.last_candidates.clear();
         match found {
@@ -847,12 +825,11 @@ const LINE_MARGIN: i32 = 1;
 /// Whether what the pixels read on the line of the tree's element (`line`:
 /// boxes on the screen and their texts) shows that element: a text that
 /// starts in its box (`structural`, or the padding left of it, half its
-/// height) and reads as its name, and, for an
-/// element with a band (a row's other cells, a control's label), every text
-/// of the band read on the line, after the name or in another box. One
-/// text holding the whole row ("maria olsen tromsø", as GTK's rows read) is
-/// enough; a text that merely contains the name ("click ok to go on") is
-/// not.
+/// height) and reads as its name, and, for an element with a band (a row's
+/// other cells, a control's label), every text of the band read on the
+/// line, after the name or in another box. One text holding the whole row
+/// ("maria olsen tromsø", as GTK's rows read) is enough; a text that merely
+/// contains the name ("click ok to go on") is not.
 fn line_agrees(
     element: &ElementIdentity,
     structural: &reprise_models::Rect,
@@ -861,10 +838,10 @@ fn line_agrees(
     let Some(name) = element.name.as_deref() else {
         return false;
     };
+    // A row's text may start in its padding, left of the cell's box.
+    let padding = (structural.height / 2) as i32;
     line.iter().enumerate().any(|(idx, (rect, text))| {
         let middle = i64::from(rect.top) + i64::from(rect.height) / 2;
-        // A row's text may start in its padding, left of the cell's box.
-        let padding = (structural.height / 2) as i32;
         let starts_inside = (structural.left - padding..).contains(&rect.left)
             && i64::from(rect.left) < structural.right()
             && (i64::from(structural.top)..structural.bottom()).contains(&middle);
@@ -927,6 +904,26 @@ struct Sought<'a> {
     window_rect: &'a PixelRect,
     press: (f64, f64),
     area: Area,
+}
+
+impl Target {
+    /// What the visual rung looks for, where this is an element.
+    fn sought(&self) -> Option<Sought<'_>> {
+        match self {
+            Target::Element {
+                fingerprint,
+                window_rect,
+                press,
+                area,
+            } => Some(Sought {
+                fingerprint,
+                window_rect,
+                press: *press,
+                area: *area,
+            }),
+            Target::WindowRelative { .. } | Target::AsRecorded => None,
+        }
+    }
 }
 
 /// The target as the visual rung found it.

@@ -22,9 +22,9 @@ use reprise_models::{A11yNode, Rect};
 use super::bounded::{MAX_CHILDREN_READ, is_backed_off};
 use super::{A11yReader, is_null};
 
-/// How many requests (or nodes being read) are in flight at once: enough to keep the
-/// application busy between answers, few enough that one that stalls has
-/// little left to compute when the reader stops waiting.
+/// How many requests (or nodes being read) are in flight at once: enough
+/// to keep the application busy between answers, few enough that one that
+/// stalls has little left to compute when the reader stops waiting.
 const IN_FLIGHT: usize = 64;
 
 /// The applications (by bus name) that answered `GetItems` with an error
@@ -138,15 +138,18 @@ impl A11yReader {
         Some(tree)
     }
 
-    /// The screen boxes of `objects` (`None` where an object has none, is
-    /// hidden, or does not answer).
-    pub(super) fn boxes(&self, objects: &[&ObjectRefOwned]) -> Vec<Option<Rect>> {
+    /// The screen boxes of cached `nodes` (`None` where a node has no
+    /// `Component`, which is not asked, or no box, or does not answer).
+    pub(super) fn boxes(&self, nodes: &[CachedNode]) -> Vec<Option<Rect>> {
         let bus = self.bus.inner();
         self.pipelined(
-            objects,
-            |at| *at,
-            |at| async move {
-                let component: ComponentProxy = proxy(bus, at).await?;
+            nodes,
+            |node| &node.at,
+            |node| async move {
+                if !node.component {
+                    return None;
+                }
+                let component: ComponentProxy = proxy(bus, &node.at).await?;
                 let (x, y, width, height) = component.get_extents(CoordType::Screen).await.ok()?;
                 super::visible_box(x, y, width, height)
             },
