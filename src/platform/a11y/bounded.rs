@@ -249,8 +249,15 @@ impl A11yReader {
         };
         let (first_row, first_column) = row_column(first).unwrap_or((0, 0));
         let (last_row, last_column) = row_column(last).unwrap_or_else(|| {
-            let n_rows = self.ask(at, || table.nrows()).unwrap_or(0);
-            let n_columns = self.ask(at, || table.ncolumns()).unwrap_or(0);
+            // By name: atspi-proxies 0.13's `nrows()`/`ncolumns()` ask for
+            // "Nrows"/"Ncolumns", which no toolkit has ("Property
+            // unavailable"); the interface's properties are "NRows" and
+            // "NColumns".
+            let count = |property: &str| {
+                self.ask(at, || table.inner().get_property::<i32>(property))
+                    .unwrap_or(0)
+            };
+            let (n_rows, n_columns) = (count("NRows"), count("NColumns"));
             (n_rows - 1, n_columns - 1)
         });
         (first_row..=last_row, first_column..=last_column)
