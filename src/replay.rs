@@ -660,12 +660,16 @@ fn visual_strategy(
             screen: shot.screen,
         })
     };
-    let last_frame = bundle.screenshots.last().map(|shot| shot.id);
+    let frame_times: Vec<f64> = bundle
+        .screenshots
+        .iter()
+        .map(|shot| shot.timestamp)
+        .collect();
     let steps = prepare(
         trees,
         &bundle.window_states,
         &mut frame_of,
-        last_frame,
+        &frame_times,
         &mut vision,
     )
     .map_err(|err| {

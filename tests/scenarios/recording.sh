@@ -6,6 +6,15 @@
 # arriving; the recorder asks what lies under the pointer at its moves).
 press() { xdotool mousemove "$1" "$2" sleep 0.05 mousedown 1 sleep 0.12 mouseup 1; }
 
+# linger X Y: a press after the pointer rested on its target a second, as a
+# person's does while reading it: the recorder's frames show the target
+# under the pointer (a hovered item highlighted) before the press.
+linger() {
+  xdotool mousemove "$1" "$2"
+  sleep 1
+  press "$1" "$2"
+}
+
 # start_recording NAME [ARGS...]: `reprise record` in the background (its
 # messages in $OUT/record.err), returning once it is ready: it lists the
 # recording (bounded), and its input hook a moment later. Sets `recorder`.
@@ -29,12 +38,13 @@ stop_recording() {
 
 # replay_as CASE RECORDING [ARGS...]: replays RECORDING with the strategy
 # and ladder STRATEGY and RUNGS choose (visual and the default ladder), one
-# retry, and ARGS; its exit code goes to $OUT/CASE.code and its messages to
-# $OUT/CASE.err.
+# retry, and ARGS; its exit code goes to $OUT/CASE.code, its messages to
+# $OUT/CASE.err and what it printed (each step, with --json) to
+# $OUT/CASE.stdout.
 replay_as() {
   set +e
   "$REPRISE" replay "$2" --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} \
-    --max-retries 1 "${@:3}" >/dev/null 2>"$OUT/$1.err"
+    --max-retries 1 "${@:3}" >"$OUT/$1.stdout" 2>"$OUT/$1.err"
   echo $? >"$OUT/$1.code"
   set -e
 }

@@ -1,7 +1,8 @@
 //! Preparation: the target of every recorded pointer action fingerprinted
 //! in its own recorded frame (its segment's description, crop and place among
-//! look-alikes), and whether each step changed what it acted on when it was
-//! recorded. Each recorded frame is decoded once.
+//! look-alikes), as it looked at rest where the pointer's hover changed its
+//! look before the press, and whether each step changed what it acted on
+//! when it was recorded. Each recorded frame is decoded once.
 
 use reprise_models::{ActionEvent, EventName, WindowState};
 
@@ -66,15 +67,26 @@ pub(super) fn is_pointer_target(tree: &ActionEvent) -> bool {
 }
 
 /// Fingerprints the target of every pointer action in its recorded frame.
-/// `frame_of` gives a recorded screenshot by id; `last_frame` is the id of
-/// the recording's last screenshot, which shows what the last step did.
+/// `frame_of` gives a recorded screenshot by id; `frame_times` holds each
+/// screenshot's time (seconds into the recording, the events' clock) by
+/// id: the last one shows what the last step did, and the times tell which
+/// frame showed a target before the pointer reached it.
 pub fn prepare(
     trees: Vec<ActionEvent>,
     windows: &[WindowState],
     frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
-    last_frame: Option<u32>,
+    frame_times: &[f64],
     vision: &mut Vision,
 ) -> Result<Vec<PlannedStep>, AnalysisError> {
+    let last_frame = u32::try_from(frame_times.len())
+        .ok()
+        .and_then(|count| count.checked_sub(1));
+    let track = pointer_track(&trees);
+    let recorded = Recorded {
+        windows,
+        track: &track,
+        frame_times,
+    };
     // The recorded frames before and after each step (this step's and the
     // next step's, or the last one), to learn whether the step changed what
     // it acted on when it was recorded.
@@ -111,7 +123,7 @@ pub fn prepare(
             .window_state_id
             .and_then(|id| windows.get(id as usize))
             .cloned();
-        prepare_one(tree, windows, frame_of, vision, &mut planned)?;
+        prepare_one(tree, &recorded, frame_of, vision, &mut planned)?;
         let step = planned.last_mut().expect("prepare_one adds a step");
         if let (Target::Element { window_rect, .. }, Some((before, after)), Some(window)) =
             (&step.target, pair, &window)
@@ -134,14 +146,25 @@ pub fn prepare(
     Ok(planned)
 }
 
+/// What a recording holds beside its steps, for fingerprinting them.
+struct Recorded<'a> {
+    windows: &'a [WindowState],
+    /// Where the pointer was: see [`pointer_track`].
+    track: &'a [(f64, f64, f64)],
+    /// Each screenshot's time, by id.
+    frame_times: &'a [f64],
+}
+
 fn prepare_one(
     tree: ActionEvent,
-    windows: &[WindowState],
+    recorded: &Recorded<'_>,
     frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
     vision: &mut Vision,
     planned: &mut Vec<PlannedStep>,
 ) -> Result<(), AnalysisError> {
-    let window = tree.window_state_id.and_then(|id| windows.get(id as usize));
+    let window = tree
+        .window_state_id
+        .and_then(|id| recorded.windows.get(id as usize));
     let (Some(window), Some((x, y))) = (window, tree.position()) else {
         planned.push(PlannedStep {
             tree,
@@ -192,6 +215,34 @@ fn prepare_one(
         });
         return Ok(());
     };
+    // The frame at the press may show the target hovered (a highlighted
+    // menu item, a lit button): where an earlier frame showed the same
+    // element before the pointer came to it, that look is its fingerprint,
+    // the one replay will see.
+    let point = (px.max(0.0) as u32, py.max(0.0) as u32);
+    let target = image_rect_on_screen(&mapping, &segments[hit].rect);
+    let at_rest = match frame_before_entry(recorded, &target, tree.timestamp)
+        .filter(|&id| Some(id) != tree.screenshot_id)
+        .and_then(&mut *frame_of)
+        .and_then(|frame| window_image(&frame, &area_rect))
+        .filter(|(rest, _)| rest.dimensions() == image.dimensions())
+        .filter(|(rest, _)| !same_pixels(&image, rest, &segments[hit].rect))
+    {
+        Some((rest, _)) => {
+            let (rest_segments, rest_descriptions) = vision.analyse(&rest, None)?;
+            hit_segment(&rest_segments, &rest_descriptions, point)
+                .filter(|&rest_hit| {
+                    same_element_at_rest(
+                        (&descriptions[hit], &segments[hit].rect),
+                        (&rest_descriptions[rest_hit], &rest_segments[rest_hit].rect),
+                    )
+                })
+                .map(|rest_hit| (rest, rest_segments, rest_descriptions, rest_hit))
+        }
+        None => None,
+    };
+    let (image, segments, descriptions, hit) =
+        at_rest.unwrap_or((image, segments, descriptions, hit));
     let description = descriptions[hit].clone();
     let mut same: Vec<usize> = (0..segments.len())
         .filter(|&idx| descriptions[idx].text == description.text)
@@ -223,6 +274,82 @@ fn prepare_one(
         expects_change: false,
     });
     Ok(())
+}
+
+/// Where the pointer was during the recording: (seconds, x, y) of every
+/// event that holds a position (each move a run of moves merged, each
+/// press), in time order. Between two of them the pointer stood where the
+/// first says: every move is an event.
+fn pointer_track(trees: &[ActionEvent]) -> Vec<(f64, f64, f64)> {
+    fn visit(event: &ActionEvent, track: &mut Vec<(f64, f64, f64)>) {
+        if let (Some(x), Some(y)) = (event.mouse_x, event.mouse_y) {
+            track.push((event.timestamp, x, y));
+        }
+        for child in &event.children {
+            visit(child, track);
+        }
+    }
+    let mut track = Vec::new();
+    for tree in trees {
+        visit(tree, &mut track);
+    }
+    track.sort_by(|a, b| a.0.total_cmp(&b.0));
+    track
+}
+
+/// The newest frame taken before the pointer came into `target` (a screen
+/// box) for good before the press at `pressed`: the pointer's last stay
+/// outside it ended with a move into it, and the frame is older than that
+/// move. `None` where the pointer was never seen outside it, or no frame
+/// is older.
+fn frame_before_entry(
+    recorded: &Recorded<'_>,
+    target: &reprise_models::Rect,
+    pressed: f64,
+) -> Option<u32> {
+    let before: Vec<&(f64, f64, f64)> = recorded
+        .track
+        .iter()
+        .take_while(|(at, _, _)| *at <= pressed)
+        .collect();
+    let outside = before
+        .iter()
+        .rposition(|&&(_, x, y)| !target.contains(x, y))?;
+    let (entered, _, _) = **before.get(outside + 1)?;
+    let id = recorded
+        .frame_times
+        .iter()
+        .rposition(|&taken| taken < entered)?;
+    u32::try_from(id).ok()
+}
+
+/// Whether two images of one size hold the same pixels in `rect`.
+fn same_pixels(a: &image::RgbaImage, b: &image::RgbaImage, rect: &PixelRect) -> bool {
+    (rect.y..rect.bottom().min(a.height())).all(|y| {
+        (rect.x..rect.right().min(a.width())).all(|x| a.get_pixel(x, y) == b.get_pixel(x, y))
+    })
+}
+
+/// Whether the element found at the press point in a frame from before the
+/// pointer came (`rest`: its description and box) is the one the press
+/// frame shows there hovered: a hovered element that reads a text reads
+/// the same at rest, where its box holds the resting one's or the other
+/// way round (a highlighted menu row around its item's text), or the two
+/// mostly overlap; one that reads nothing (white on a highlight, an icon)
+/// holds what is there at rest, or mostly overlaps it. Anything else (the
+/// frame from before a menu opened, showing what lay under it) is not the
+/// same element.
+fn same_element_at_rest(
+    hovered: (&Description, &PixelRect),
+    rest: (&Description, &PixelRect),
+) -> bool {
+    let ((hovered, hovered_box), (rest, rest_box)) = (hovered, rest);
+    let overlaps = hovered_box.iou(rest_box) >= 0.5;
+    if hovered.label.trim().is_empty() {
+        return overlaps || hovered_box.contains(rest_box);
+    }
+    crate::identity::same_reading(&hovered.label, &rest.label)
+        && (overlaps || hovered_box.contains(rest_box) || rest_box.contains(hovered_box))
 }
 
 /// A rectangle of a window's image (the window's box is `window`), in
@@ -288,6 +415,222 @@ mod tests {
                 (rect.x, rect.y, rect.width, rect.height),
             )
         })
+    }
+
+    /// The item every frame of [`hovered_then_pressed`] holds: 60x18 at
+    /// (10, 10) of a 200x100 window at the screen's origin.
+    const ITEM: PixelRect = PixelRect {
+        x: 10,
+        y: 10,
+        width: 60,
+        height: 18,
+    };
+    const GREY: [u8; 4] = [200, 200, 200, 255];
+    const BLUE: [u8; 4] = [53, 132, 228, 255];
+    const GREEN: [u8; 4] = [40, 160, 60, 255];
+
+    /// Sees one region, [`ITEM`], in any image.
+    struct OneItem;
+
+    impl crate::vision::Segmenter for OneItem {
+        fn cache_name(&self) -> String {
+            "one item".into()
+        }
+
+        fn segment(
+            &self,
+            _image: &image::RgbaImage,
+        ) -> Result<Vec<Segment>, crate::vision::VisionError> {
+            Ok(Segment::full(SegmentKind::Region, ITEM)
+                .into_iter()
+                .collect())
+        }
+    }
+
+    /// Reads a segment by its colour: grey reads "save" (a text), blue
+    /// nothing (white on a highlight: a button), green "open".
+    struct ByColour;
+
+    impl crate::describe::Describer for ByColour {
+        fn name(&self) -> &'static str {
+            "by colour"
+        }
+
+        fn cache_name(&self) -> &'static str {
+            "by colour"
+        }
+
+        fn describe(
+            &mut self,
+            window: &image::RgbaImage,
+            segments: &[Segment],
+        ) -> Result<Vec<Description>, crate::describe::DescribeError> {
+            Ok(segments
+                .iter()
+                .map(|segment| {
+                    let colour = window.get_pixel(segment.rect.x + 1, segment.rect.y + 1).0;
+                    let (role, label) = match colour {
+                        GREY => ("text", "save"),
+                        GREEN => ("text", "open"),
+                        _ => ("button", ""),
+                    };
+                    Description {
+                        text: format!("{role} {label:?}"),
+                        role: role.into(),
+                        label: label.into(),
+                    }
+                })
+                .collect())
+        }
+    }
+
+    /// A 200x100 frame of the whole screen (the window) with [`ITEM`] in
+    /// `colour` on white.
+    fn frame(colour: [u8; 4]) -> Frame {
+        let mut image = image::RgbaImage::from_pixel(200, 100, image::Rgba([255; 4]));
+        for y in ITEM.y..ITEM.bottom() {
+            for x in ITEM.x..ITEM.right() {
+                image.put_pixel(x, y, image::Rgba(colour));
+            }
+        }
+        Frame {
+            image,
+            screen: reprise_models::ScreenGeometry {
+                rect: reprise_models::Rect::new(0, 0, 200, 100),
+                scale_factor: 1.0,
+            },
+        }
+    }
+
+    /// The fingerprint of a press on [`ITEM`] at 3 s, with frames taken at
+    /// 0.5 s (`rest`) and 2.5 s (`pressed`: the frame the press links to)
+    /// and the pointer at each `(seconds, x, y)` of `track` before: the
+    /// text its description reads and the colour of its crop.
+    fn hovered_then_pressed(
+        rest: [u8; 4],
+        pressed: [u8; 4],
+        track: &[(f64, f64, f64)],
+    ) -> (String, [u8; 4]) {
+        let mut moved = ActionEvent::new(EventName::Move, track[0].0);
+        moved.children = track
+            .iter()
+            .map(|&(at, x, y)| {
+                let mut event = ActionEvent::new(EventName::Move, at);
+                (event.mouse_x, event.mouse_y) = (Some(x), Some(y));
+                event
+            })
+            .collect();
+        let mut press = ActionEvent::new(EventName::Singleclick, 3.0);
+        (press.mouse_x, press.mouse_y) = (Some(30.0), Some(15.0));
+        press.mouse_button_name = Some(reprise_models::MouseButton::Left);
+        press.screenshot_id = Some(1);
+        press.window_state_id = Some(0);
+        let window = WindowState {
+            id: 0,
+            timestamp: 0.0,
+            title: "Editor".into(),
+            app_class: "editor".into(),
+            pid: None,
+            window_id: 1,
+            rect: reprise_models::Rect::new(0, 0, 200, 100),
+            a11y: None,
+            command: None,
+        };
+        let frames = [frame(rest), frame(pressed)];
+        let mut vision = Vision {
+            segmenter: Box::new(OneItem),
+            describer: Box::new(ByColour),
+            cache: None,
+            stats: Default::default(),
+        };
+        let planned = prepare(
+            vec![moved, press],
+            &[window],
+            &mut |id| frames.get(id as usize).cloned(),
+            &[0.5, 2.5],
+            &mut vision,
+        )
+        .expect("prepared");
+        let Target::Element { fingerprint, .. } = &planned[1].target else {
+            panic!("the press has a fingerprint: {:?}", planned[1].target);
+        };
+        (
+            fingerprint.description.label.clone(),
+            fingerprint.crop.get_pixel(5, 5).0,
+        )
+    }
+
+    #[test]
+    fn a_target_is_fingerprinted_as_it_looked_before_the_pointer_reached_it() {
+        let (outside, inside) = ((1.0, 150.0, 80.0), (2.0, 30.0, 15.0));
+        // Away from the item at 1 s, on it from 2 s: the frame of 0.5 s
+        // shows it at rest, as replay will find it.
+        assert_eq!(
+            hovered_then_pressed(GREY, BLUE, &[outside, inside]),
+            ("save".into(), GREY)
+        );
+        // On it since before the first frame: no frame shows it at rest.
+        assert_eq!(
+            hovered_then_pressed(GREY, BLUE, &[(0.2, 30.0, 15.0), inside]),
+            (String::new(), BLUE)
+        );
+        // Reached it before the first frame: the same.
+        assert_eq!(
+            hovered_then_pressed(GREY, BLUE, &[(0.1, 150.0, 80.0), (0.3, 30.0, 15.0)]),
+            (String::new(), BLUE)
+        );
+        // The earlier frame shows another element there (what lay under a
+        // menu before it opened): the frame of the press is kept.
+        assert_eq!(
+            hovered_then_pressed(GREEN, GREY, &[outside, inside]),
+            ("save".into(), GREY)
+        );
+        // Hovered, it still reads, and at rest it reads the same.
+        assert_eq!(
+            hovered_then_pressed(GREY, GREY, &[outside, inside]),
+            ("save".into(), GREY)
+        );
+    }
+
+    #[test]
+    fn a_hovered_element_is_the_one_at_rest_only_where_they_read_and_lie_alike() {
+        let described = |label: &str| Description {
+            text: format!("text {label:?}"),
+            role: "text".into(),
+            label: label.into(),
+        };
+        let rect = |x, y, width, height| PixelRect {
+            x,
+            y,
+            width,
+            height,
+        };
+        let row = rect(0, 40, 200, 24);
+        let text = rect(24, 44, 60, 16);
+        let check = |hovered: (&str, PixelRect), rest: (&str, PixelRect)| {
+            same_element_at_rest(
+                (&described(hovered.0), &hovered.1),
+                (&described(rest.0), &rest.1),
+            )
+        };
+        // A highlighted menu row (read or not) around its item's text.
+        assert!(check(("save as", row), ("save as", text)));
+        assert!(check(("", row), ("save as", text)));
+        // A lit button and the same button at rest.
+        assert!(check(
+            ("ok", rect(10, 10, 80, 30)),
+            ("ok", rect(11, 11, 78, 28))
+        ));
+        assert!(check(
+            ("", rect(10, 10, 30, 30)),
+            ("", rect(12, 12, 26, 26))
+        ));
+        // Another text there at rest, or a text far larger than the
+        // hovered one (what lay under a menu before it opened).
+        assert!(!check(("save as", row), ("open", text)));
+        assert!(!check(("", text), ("", rect(0, 0, 400, 300))));
+        // "Olsen" at rest is not the "Olson" hovered.
+        assert!(!check(("maria olson", row), ("maria olsen", text)));
     }
 
     #[test]
