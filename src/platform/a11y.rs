@@ -225,12 +225,14 @@ impl A11yReader {
                         nodes[parent].children.push(idx as u32);
                     }
                 }
-                // Where the cache leaves children out, they are read one by one.
+                // Where the cache leaves children out (a container that
+                // manages them), they are read one by one, those that show
+                // of a long list.
                 for idx in cached.incomplete {
                     let Ok(proxy) = self.accessible(&objects[idx]) else {
                         continue;
                     };
-                    for child in self.children(&objects[idx], &proxy) {
+                    for child in self.managed_children(&objects[idx], &proxy) {
                         queue.push_back((child, Some(idx)));
                     }
                 }

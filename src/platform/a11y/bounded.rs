@@ -32,6 +32,11 @@ pub const MAX_CHILDREN_READ: i32 = 1000;
 /// screen of spreadsheet cells is about 500).
 const MAX_SHOWING_READ: i32 = 1000;
 
+/// A container that manages its descendants with more children than this
+/// has only those that show read (GTK 3 may call every row of a long list
+/// showing, and reading them all costs five requests a cell).
+const MANY_MANAGED: i32 = 128;
+
 /// The most cells of one row read for a hit element's neighbours.
 const MAX_ROW_READ: i32 = 64;
 
@@ -110,7 +115,30 @@ impl A11yReader {
         at: &ObjectRefOwned,
         proxy: &AccessibleProxyBlocking<'static>,
     ) -> Vec<ObjectRefOwned> {
-        self.children_or(at, proxy, |count| {
+        self.all_or_showing(at, proxy, MAX_CHILDREN_READ)
+    }
+
+    /// The children of a container that manages its descendants (GTK's
+    /// tree view: it makes each cell's object when asked, and may call
+    /// every row showing): all of them when there are at most
+    /// [`MANY_MANAGED`], else those showing, what a person sees of it.
+    pub(super) fn managed_children(
+        &self,
+        at: &ObjectRefOwned,
+        proxy: &AccessibleProxyBlocking<'static>,
+    ) -> Vec<ObjectRefOwned> {
+        self.all_or_showing(at, proxy, MANY_MANAGED)
+    }
+
+    /// A node's children: all of them when there are at most `most`, else
+    /// those showing ([`Self::showing_children`]).
+    fn all_or_showing(
+        &self,
+        at: &ObjectRefOwned,
+        proxy: &AccessibleProxyBlocking<'static>,
+        most: i32,
+    ) -> Vec<ObjectRefOwned> {
+        self.children_or(at, proxy, most, |count| {
             let showing = self.showing_children(at, proxy);
             tracing::debug!(
                 count,
@@ -128,19 +156,20 @@ impl A11yReader {
         at: &ObjectRefOwned,
         proxy: &AccessibleProxyBlocking<'static>,
     ) -> Vec<ObjectRefOwned> {
-        self.children_or(at, proxy, |_| Vec::new())
+        self.children_or(at, proxy, MAX_CHILDREN_READ, |_| Vec::new())
     }
 
-    /// A node's children when there are at most [`MAX_CHILDREN_READ`], else
-    /// what `large` gives for its child count.
+    /// A node's children when there are at most `most`, else what `large`
+    /// gives for its child count.
     fn children_or(
         &self,
         at: &ObjectRefOwned,
         proxy: &AccessibleProxyBlocking<'static>,
+        most: i32,
         large: impl FnOnce(i32) -> Vec<ObjectRefOwned>,
     ) -> Vec<ObjectRefOwned> {
         match self.ask(at, || proxy.child_count()) {
-            Some(count) if count <= MAX_CHILDREN_READ => {
+            Some(count) if count <= most => {
                 self.ask(at, || proxy.get_children()).unwrap_or_default()
             }
             Some(count) => large(count),
@@ -151,8 +180,8 @@ impl A11yReader {
     /// The children of a large container that show: those between the ones
     /// at its top-left and bottom-right corners. In a table, the cells of
     /// the rows and columns between (and the columns' headers); else the
-    /// children by index between. At most [`MAX_SHOWING_READ`], asked one
-    /// by one.
+    /// children by index between. At most [`MAX_SHOWING_READ`]: a table's
+    /// cells asked in a pipeline, other children one by one.
     fn showing_children(
         &self,
         at: &ObjectRefOwned,
@@ -264,7 +293,8 @@ impl A11yReader {
     }
 
     /// The cells of `table` (the object `at`) in `rows` and `columns`, with
-    /// the columns' headers; at most [`MAX_SHOWING_READ`].
+    /// the columns' headers; at most [`MAX_SHOWING_READ`], the cells asked
+    /// in a pipeline.
     fn table_cells(
         &self,
         at: &ObjectRefOwned,
@@ -285,15 +315,10 @@ impl A11yReader {
             .collect();
         let n_rows = (MAX_SHOWING_READ - cells.len() as i32) / n_columns;
         let last_row = (*rows.end()).min(rows.start() + n_rows - 1);
-        for row in *rows.start()..=last_row {
-            for column in columns.clone() {
-                if let Some(cell) = self.ask(at, || table.get_accessible_at(row, column))
-                    && !is_null(&cell)
-                {
-                    cells.push(cell);
-                }
-            }
-        }
+        let places: Vec<(i32, i32)> = (*rows.start()..=last_row)
+            .flat_map(|row| columns.clone().map(move |column| (row, column)))
+            .collect();
+        cells.extend(self.cells_at(at, &places).into_iter().flatten());
         cells
     }
 }

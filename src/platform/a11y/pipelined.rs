@@ -16,6 +16,7 @@ use atspi_common::{CacheItem, CoordType, Interface, ObjectRefOwned, Role, State}
 use atspi_proxies::accessible::AccessibleProxy;
 use atspi_proxies::cache::CacheProxyBlocking;
 use atspi_proxies::component::ComponentProxy;
+use atspi_proxies::table::TableProxy;
 use futures_util::StreamExt;
 use reprise_models::{A11yNode, Rect};
 
@@ -152,6 +153,29 @@ impl A11yReader {
                 let component: ComponentProxy = proxy(bus, &node.at).await?;
                 let (x, y, width, height) = component.get_extents(CoordType::Screen).await.ok()?;
                 super::visible_box(x, y, width, height)
+            },
+        )
+    }
+
+    /// The cells of the table `at` at each `(row, column)` of `places`, in
+    /// order (`None` where there is none, or no answer), asked in a
+    /// pipeline.
+    pub(super) fn cells_at(
+        &self,
+        at: &ObjectRefOwned,
+        places: &[(i32, i32)],
+    ) -> Vec<Option<ObjectRefOwned>> {
+        let bus = self.bus.inner();
+        let Some(table) = async_io::block_on(proxy::<TableProxy>(bus, at)) else {
+            return vec![None; places.len()];
+        };
+        let table = &table;
+        self.pipelined(
+            places,
+            |_| at,
+            |&(row, column)| async move {
+                let cell = table.get_accessible_at(row, column).await.ok()?;
+                (!is_null(&cell)).then_some(cell)
             },
         )
     }
