@@ -150,7 +150,7 @@ pub fn prepare(
 struct Recorded<'a> {
     windows: &'a [WindowState],
     /// Where the pointer was: see [`pointer_track`].
-    track: &'a [(f64, f64, f64)],
+    track: &'a [Sample],
     /// Each screenshot's time, by id.
     frame_times: &'a [f64],
 }
@@ -276,14 +276,35 @@ fn prepare_one(
     Ok(())
 }
 
-/// Where the pointer was during the recording: (seconds, x, y) of every
-/// event that holds a position (each move a run of moves merged, each
-/// press), in time order. Between two of them the pointer stood where the
-/// first says: every move is an event.
-fn pointer_track(trees: &[ActionEvent]) -> Vec<(f64, f64, f64)> {
-    fn visit(event: &ActionEvent, track: &mut Vec<(f64, f64, f64)>) {
+/// Where the pointer was at one moment of the recording.
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    /// Seconds into the recording.
+    at: f64,
+    x: f64,
+    y: f64,
+    /// A button went down here.
+    press: bool,
+}
+
+/// Where the pointer was during the recording: every event that holds a
+/// position (each move a run of moves merged, each press), in time order.
+/// Between two of them the pointer stood where the first says: every move
+/// is an event.
+fn pointer_track(trees: &[ActionEvent]) -> Vec<Sample> {
+    fn visit(event: &ActionEvent, track: &mut Vec<Sample>) {
         if let (Some(x), Some(y)) = (event.mouse_x, event.mouse_y) {
-            track.push((event.timestamp, x, y));
+            let press = match event.name {
+                EventName::Click => event.mouse_pressed == Some(true),
+                EventName::Singleclick | EventName::Doubleclick => true,
+                _ => false,
+            };
+            track.push(Sample {
+                at: event.timestamp,
+                x,
+                y,
+                press,
+            });
         }
         for child in &event.children {
             visit(child, track);
@@ -293,33 +314,50 @@ fn pointer_track(trees: &[ActionEvent]) -> Vec<(f64, f64, f64)> {
     for tree in trees {
         visit(tree, &mut track);
     }
-    track.sort_by(|a, b| a.0.total_cmp(&b.0));
+    track.sort_by(|a, b| a.at.total_cmp(&b.at));
     track
 }
 
 /// The newest frame taken before the pointer came into `target` (a screen
 /// box) for good before the press at `pressed`: the pointer's last stay
 /// outside it ended with a move into it, and the frame is older than that
-/// move. `None` where the pointer was never seen outside it, or no frame
-/// is older.
+/// move. No press may lie between the frame and this one: an earlier
+/// press changes what shows (it opens the popup this press is made in),
+/// so a frame from before it shows another moment. `None` where the
+/// pointer was never seen outside the target, or no frame fits.
 fn frame_before_entry(
     recorded: &Recorded<'_>,
     target: &reprise_models::Rect,
     pressed: f64,
 ) -> Option<u32> {
-    let before: Vec<&(f64, f64, f64)> = recorded
+    let before: Vec<&Sample> = recorded
         .track
         .iter()
-        .take_while(|(at, _, _)| *at <= pressed)
+        .take_while(|sample| sample.at <= pressed)
         .collect();
     let outside = before
         .iter()
-        .rposition(|&&(_, x, y)| !target.contains(x, y))?;
-    let (entered, _, _) = **before.get(outside + 1)?;
+        .rposition(|sample| !target.contains(sample.x, sample.y))?;
+    let entered = before.get(outside + 1)?.at;
+    let earlier_press = |sample: &Sample| sample.press && sample.at < pressed;
+    if before[outside + 1..]
+        .iter()
+        .any(|sample| earlier_press(sample))
+    {
+        return None;
+    }
+    let last_press = before[..=outside]
+        .iter()
+        .rev()
+        .find(|sample| earlier_press(sample))
+        .map(|sample| sample.at);
     let id = recorded
         .frame_times
         .iter()
         .rposition(|&taken| taken < entered)?;
+    if last_press.is_some_and(|press| recorded.frame_times[id] <= press) {
+        return None;
+    }
     u32::try_from(id).ok()
 }
 
@@ -511,14 +549,30 @@ mod tests {
         pressed: [u8; 4],
         track: &[(f64, f64, f64)],
     ) -> (String, [u8; 4]) {
+        hovered_then_pressed_after(rest, pressed, track, &[])
+    }
+
+    /// [`hovered_then_pressed`], with the earlier presses (a button down)
+    /// at each `(seconds, x, y)` of `presses`.
+    fn hovered_then_pressed_after(
+        rest: [u8; 4],
+        pressed: [u8; 4],
+        track: &[(f64, f64, f64)],
+        presses: &[(f64, f64, f64)],
+    ) -> (String, [u8; 4]) {
         let mut moved = ActionEvent::new(EventName::Move, track[0].0);
+        let at = |name, &(at, x, y): &(f64, f64, f64)| {
+            let mut event = ActionEvent::new(name, at);
+            (event.mouse_x, event.mouse_y) = (Some(x), Some(y));
+            if name == EventName::Click {
+                event.mouse_pressed = Some(true);
+            }
+            event
+        };
         moved.children = track
             .iter()
-            .map(|&(at, x, y)| {
-                let mut event = ActionEvent::new(EventName::Move, at);
-                (event.mouse_x, event.mouse_y) = (Some(x), Some(y));
-                event
-            })
+            .map(|sample| at(EventName::Move, sample))
+            .chain(presses.iter().map(|sample| at(EventName::Click, sample)))
             .collect();
         let mut press = ActionEvent::new(EventName::Singleclick, 3.0);
         (press.mouse_x, press.mouse_y) = (Some(30.0), Some(15.0));
@@ -588,6 +642,20 @@ mod tests {
         // Hovered, it still reads, and at rest it reads the same.
         assert_eq!(
             hovered_then_pressed(GREY, GREY, &[outside, inside]),
+            ("save".into(), GREY)
+        );
+        // A press between the frame and this one (it may have opened what
+        // this press is made in): the frame shows another moment.
+        for earlier in [(2.2, 30.0, 15.0), (0.8, 150.0, 80.0)] {
+            assert_eq!(
+                hovered_then_pressed_after(GREY, BLUE, &[outside, inside], &[earlier]),
+                (String::new(), BLUE),
+                "{earlier:?}"
+            );
+        }
+        // One before the frame does not matter.
+        assert_eq!(
+            hovered_then_pressed_after(GREY, BLUE, &[outside, inside], &[(0.3, 150.0, 80.0)]),
             ("save".into(), GREY)
         );
     }
