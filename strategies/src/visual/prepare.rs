@@ -203,11 +203,8 @@ fn prepare_one(
     };
     let (segments, descriptions) = vision.analyse(&image, None)?;
     let ImagePoint { x: px, y: py } = mapping.to_image(reprise_models::Point { x, y });
-    let Some(hit) = hit_segment(
-        &segments,
-        &descriptions,
-        (px.max(0.0) as u32, py.max(0.0) as u32),
-    ) else {
+    let point = (px.max(0.0) as u32, py.max(0.0) as u32);
+    let Some(hit) = hit_segment(&segments, &descriptions, point) else {
         planned.push(PlannedStep {
             tree,
             target: relative,
@@ -219,14 +216,13 @@ fn prepare_one(
     // menu item, a lit button): where an earlier frame showed the same
     // element before the pointer came to it, that look is its fingerprint,
     // the one replay will see.
-    let point = (px.max(0.0) as u32, py.max(0.0) as u32);
     let target = image_rect_on_screen(&mapping, &segments[hit].rect);
     let at_rest = match frame_before_entry(recorded, &target, tree.timestamp)
         .filter(|&id| Some(id) != tree.screenshot_id)
         .and_then(&mut *frame_of)
-        .and_then(|frame| window_image(&frame, &area_rect))
+        .filter(|rest| !crate::settle::same_region(&frame, rest, Some(target)))
+        .and_then(|rest| window_image(&rest, &area_rect))
         .filter(|(rest, _)| rest.dimensions() == image.dimensions())
-        .filter(|(rest, _)| !same_pixels(&image, rest, &segments[hit].rect))
     {
         Some((rest, _)) => {
             let (rest_segments, rest_descriptions) = vision.analyse(&rest, None)?;
@@ -359,13 +355,6 @@ fn frame_before_entry(
         return None;
     }
     u32::try_from(id).ok()
-}
-
-/// Whether two images of one size hold the same pixels in `rect`.
-fn same_pixels(a: &image::RgbaImage, b: &image::RgbaImage, rect: &PixelRect) -> bool {
-    (rect.y..rect.bottom().min(a.height())).all(|y| {
-        (rect.x..rect.right().min(a.width())).all(|x| a.get_pixel(x, y) == b.get_pixel(x, y))
-    })
 }
 
 /// Whether the element found at the press point in a frame from before the
