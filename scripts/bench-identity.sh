@@ -2,8 +2,8 @@
 # The identity benchmark: a pick in a third-party GTK list (zenity) and in
 # an AccessKit (egui) table, recorded once per ladder and replayed against
 # drifted lists (unchanged, decoys above, re-sorted, dark theme, scale 2,
-# target removed, a near-namesake alone, twins, target scrolled out of
-# view; both also in a big window of FILLER more rows), and a save in a Qt
+# target scrolled out of view, target removed, a near-namesake alone,
+# twins; both also in a big window of FILLER more rows), and a save in a Qt
 # editor, with the visual strategy's ladder as structural+visual (the
 # default), visual alone and structural alone. Judged by what the
 # application printed or saved. Prints a Markdown table: per ladder and
@@ -34,7 +34,7 @@ judge() {
   for case in same decoys resorted dark scale2 removed near-namesake twins scrolled ${BIG:+big}; do
     printed=$(cat "$2/$case.out")
     code=$(cat "$2/$case.code")
-    case $case in removed|twins|near-namesake|scrolled) expected="(refusal)" ;; *) expected=$target ;; esac
+    case $case in removed|twins|near-namesake) expected="(refusal)" ;; *) expected=$target ;; esac
     if [[ -z $printed && $expected == "(refusal)" ]]; then outcome=refused
     elif [[ $printed == "$target" && $expected == "$target" ]]; then outcome=right
     elif [[ -z $printed ]]; then outcome="failed (refused)"

@@ -183,6 +183,7 @@ fn step_json(record: &StepRecord, total: Option<usize>) -> serde_json::Value {
         "found": record.step.as_ref().map(|step| step.reason.as_str()),
         "check": record.check,
         "errors": record.errors,
+        "prepared": record.prepared,
         "attempts": record.attempts,
         "seconds": record.duration_seconds,
     })

@@ -482,6 +482,9 @@ fn step_section(
                         tr { td { "recorded at" } td class="recorded" { (at(point)) } }
                     }
                 }
+                @for prepared in &record.prepared {
+                    tr { td { "first" } td class="prepared" { (prepared) } }
+                }
                 @if let Some(step) = &record.step {
                     tr { td { "found at" } td class="target" { (step.target.map_or("none".to_owned(), at)) } }
                     tr { td { "reason" } td { (step.reason) } }

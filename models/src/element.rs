@@ -25,6 +25,10 @@ pub enum ElementState {
     Sensitive,
     Expanded,
     Pressed,
+    /// A row or item of a list scrolled out of the list's view: its box is
+    /// where the toolkit puts it, or where its row would be (see
+    /// [`place_offscreen`]); what to scroll by, never where to press.
+    Offscreen,
 }
 
 /// The window an element belongs to, as its accessibility tree names it.
@@ -246,13 +250,16 @@ pub fn band_of(tree: &A11yTree, parent: Option<u32>, idx: u32) -> Vec<String> {
 
 /// The deepest showing node of `tree` under `point` (logical screen
 /// coordinates): down from the root, into the smallest child whose box holds
-/// the point, as AT-SPI's hit-testing descends.
+/// the point, as AT-SPI's hit-testing descends (never into one scrolled out
+/// of view).
 pub fn deepest_at(tree: &A11yTree, point: (f64, f64)) -> Option<u32> {
     let holds = |idx: u32| {
-        tree.nodes
-            .get(idx as usize)
-            .and_then(|node| node.rect)
-            .is_some_and(|rect| rect.contains(point.0, point.1))
+        tree.nodes.get(idx as usize).is_some_and(|node| {
+            !node.states.contains(&ElementState::Offscreen)
+                && node
+                    .rect
+                    .is_some_and(|rect| rect.contains(point.0, point.1))
+        })
     };
     let mut at = tree.root;
     if !holds(at) {
@@ -384,6 +391,75 @@ pub fn outline(rows: &[OutlineRow<'_>]) -> A11yTree {
         app: String::new(),
         root: 0,
         nodes,
+    }
+}
+
+/// Places the children of `container` listed in `unplaced`: rows or items
+/// scrolled out of its view whose toolkit gives their size but no place
+/// (GTK's tree view puts such a cell at about -2^31). Each goes in its
+/// column (the placed children of its width whose place among the children
+/// is a whole number of rows from its own: a row is as many children as the
+/// nearest placed one shares its line with), that many rows from the
+/// nearest, at the column's row pitch (its own height where one row alone
+/// shows). One that cannot be placed so, or would land inside the
+/// container's box (rows of uneven heights), loses its box. Each keeps the
+/// [`ElementState::Offscreen`] state.
+pub fn place_offscreen(tree: &mut A11yTree, container: u32, unplaced: &[u32]) {
+    let Some(node) = tree.nodes.get(container as usize) else {
+        return;
+    };
+    let view = node.rect;
+    let children = node.children.clone();
+    let placed: Vec<(usize, Rect)> = children
+        .iter()
+        .enumerate()
+        .filter(|(_, child)| !unplaced.contains(child))
+        .filter_map(|(at, &child)| Some((at, tree.nodes.get(child as usize)?.rect?)))
+        .collect();
+    for (at, &child) in children.iter().enumerate() {
+        if !unplaced.contains(&child) {
+            continue;
+        }
+        let size = tree.nodes[child as usize].rect;
+        let place = size.and_then(|size| {
+            // The nearest placed child of its column, and the row's width
+            // in children there.
+            let (near, near_rect, per_row) = placed
+                .iter()
+                .filter(|(_, rect)| rect.width == size.width)
+                .filter_map(|&(near, rect)| {
+                    let per_row = placed
+                        .iter()
+                        .filter(|(_, other)| other.top == rect.top)
+                        .count();
+                    (at.abs_diff(near) % per_row == 0).then_some((near, rect, per_row))
+                })
+                .min_by_key(|(near, _, _)| at.abs_diff(*near))?;
+            let column: Vec<&(usize, Rect)> = placed
+                .iter()
+                .filter(|(other, rect)| {
+                    rect.width == size.width
+                        && rect.left == near_rect.left
+                        && other.abs_diff(near) % per_row == 0
+                })
+                .collect();
+            let pitch = match (column.first(), column.last()) {
+                (Some((first, first_rect)), Some((last, last_rect))) if last > first => {
+                    f64::from(last_rect.top - first_rect.top) / ((last - first) / per_row) as f64
+                }
+                _ => f64::from(size.height),
+            };
+            let rows = (at as f64 - near as f64) / per_row as f64;
+            let rect = Rect::new(
+                near_rect.left,
+                near_rect.top + (rows * pitch).round() as i32,
+                size.width,
+                size.height,
+            );
+            (pitch > 0.0 && view.is_none_or(|view| view.intersection(&rect).is_none()))
+                .then_some(rect)
+        });
+        tree.nodes[child as usize].rect = place;
     }
 }
 

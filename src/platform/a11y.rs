@@ -22,6 +22,7 @@ use reprise_models::{A11yNode, A11yTree, Rect, WindowIdentity};
 pub use bounded::MAX_CHILDREN_READ;
 use coordinates::unix_socket_path;
 pub use coordinates::{same_box, scale_between, scale_by_geometry, to_screen};
+use pipelined::Wanted;
 pub use roles::accesskit_role;
 use roles::element_states;
 use zbus::blocking::Connection;
@@ -214,6 +215,9 @@ impl A11yReader {
         let mut nodes: Vec<A11yNode> = Vec::new();
         let mut objects: Vec<ObjectRefOwned> = Vec::new();
         let mut queue = std::collections::VecDeque::new();
+        // The containers whose rows out of view come without a place, and
+        // those rows.
+        let mut unplaced: Vec<(usize, Vec<u32>)> = Vec::new();
         let cached = self.cached_tree(&root, limits.max_nodes);
         match cached {
             Some(cached) => {
@@ -233,11 +237,11 @@ impl A11yReader {
                         continue;
                     };
                     for child in self.managed_children(&objects[idx], &proxy) {
-                        queue.push_back((child, Some(idx)));
+                        queue.push_back((child, Some(idx), Wanted::InList));
                     }
                 }
             }
-            None => queue.push_back((root, None::<usize>)),
+            None => queue.push_back((root, None::<usize>, Wanted::Root)),
         }
         // Breadth first, a level (or a batch of it) at a time.
         while !queue.is_empty() && nodes.len() < limits.max_nodes && Instant::now() < deadline {
@@ -245,12 +249,12 @@ impl A11yReader {
                 .len()
                 .min(limits.max_nodes - nodes.len())
                 .min(PIPELINED_NODES);
-            let level: Vec<(ObjectRefOwned, Option<usize>)> = queue.drain(..take).collect();
-            let asked: Vec<(ObjectRefOwned, bool)> = level
+            let level: Vec<(ObjectRefOwned, Option<usize>, Wanted)> = queue.drain(..take).collect();
+            let asked: Vec<(ObjectRefOwned, Wanted)> = level
                 .iter()
-                .map(|(at, parent)| (at.clone(), parent.is_none()))
+                .map(|(at, _, wanted)| (at.clone(), *wanted))
                 .collect();
-            for ((at, parent), read) in level.into_iter().zip(self.read_nodes(&asked)) {
+            for ((at, parent, _), read) in level.into_iter().zip(self.read_nodes(&asked)) {
                 let Some(read) = read else {
                     continue;
                 };
@@ -258,6 +262,15 @@ impl A11yReader {
                 nodes.push(read.node);
                 if let Some(parent) = parent {
                     nodes[parent].children.push(idx as u32);
+                    if read.unplaced {
+                        match unplaced
+                            .iter_mut()
+                            .find(|(container, _)| *container == parent)
+                        {
+                            Some((_, rows)) => rows.push(idx as u32),
+                            None => unplaced.push((parent, vec![idx as u32])),
+                        }
+                    }
                 }
                 let children = match read.children {
                     pipelined::Children::Listed(children) => children,
@@ -266,7 +279,11 @@ impl A11yReader {
                         Err(_) => Vec::new(),
                     },
                 };
-                queue.extend(children.into_iter().map(|child| (child, Some(idx))));
+                queue.extend(
+                    children
+                        .into_iter()
+                        .map(|child| (child, Some(idx), Wanted::Showing)),
+                );
                 objects.push(at);
             }
         }
@@ -280,6 +297,9 @@ impl A11yReader {
             root: 0,
             nodes,
         };
+        for (container, rows) in &unplaced {
+            reprise_models::element::place_offscreen(&mut tree, *container as u32, rows);
+        }
         let repaired = tree.repair_displaced();
         tracing::debug!(
             nodes = tree.nodes.len(),

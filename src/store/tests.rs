@@ -588,6 +588,7 @@ fn insert_run_with_frame(
             step: None,
             attempts: 1,
             errors: Vec::new(),
+            prepared: Vec::new(),
             check: None,
             settled: true,
             window_title: None,

@@ -13,8 +13,10 @@
 //! - no candidate in a tree that names what it shows means the target is
 //!   gone: refused, never replaced by a pixel guess;
 //! - the one candidate, scrolled out of view (the press would land outside
-//!   the list, table or scroll pane around it, or outside its window), is
-//!   refused: what shows at its box is something else.
+//!   the list, table or scroll pane around it), is never pressed where its
+//!   box is (what shows there is something else): it is scrolled into view
+//!   first (`scroll.rs`), or refused where no point of the view lets the
+//!   wheel through, or where it lies outside its window.
 
 use reprise_models::element::{band_of, is_row_member, parents};
 use reprise_models::{A11yTree, ElementIdentity, Rect, identity_of};
@@ -35,6 +37,20 @@ pub enum StructuralAnswer {
         /// inside the element, scaled to its live box.
         point: (f64, f64),
         evidence: String,
+    },
+    /// Exactly one live element is the recorded one, but it is scrolled
+    /// out of the view around it: turn the wheel at `wheel` (logical
+    /// screen coordinates, over the view) to bring it in, then look again.
+    OutOfView {
+        node_idx: u32,
+        rect: Rect,
+        /// The box of the view it is scrolled out of.
+        view: Rect,
+        wheel: (f64, f64),
+        /// Who it is (`table cell "Maria Olsen" (row: Tromsø)`).
+        label: String,
+        /// Where it is, in words (`at (516, 532), outside its table at …`).
+        place: String,
     },
     /// Several live elements fit and nothing tells them apart.
     Ambiguous { candidates: Vec<String> },
@@ -258,19 +274,7 @@ pub fn focus_elsewhere(recorded: &ElementIdentity, live: &A11yTree) -> Option<St
     if within(holder, node_idx) || within(node_idx, holder) {
         return None;
     }
-    let node = &live.nodes[holder as usize];
-    let role = reprise_models::element::role_name(node.role);
-    Some(match node.name.as_deref().filter(|name| !name.is_empty()) {
-        Some(name) => format!("{role} {name:?}"),
-        None => {
-            let band = band_of(live, parents[holder as usize], holder);
-            if band.is_empty() {
-                format!("another {role}")
-            } else {
-                format!("the {role} of {:?}", band.join(" "))
-            }
-        }
-    })
+    Some(described(live, &parents, holder, "another"))
 }
 
 /// Finds `recorded` (pressed at `press`, logical screen coordinates) in the
@@ -359,19 +363,76 @@ pub fn locate(recorded: &ElementIdentity, press: (f64, f64), live: &A11yTree) ->
     let (node_idx, identity) = best[0];
     let rect = identity.rect;
     let point = offset_point(&recorded.rect, press, &rect);
-    if let Some(view) = scrolled_out_of(live, &parents, *node_idx, point) {
-        let view = &live.nodes[view as usize];
-        return StructuralAnswer::Gone {
-            reason: format!(
-                "{} is in the window's accessibility tree but scrolled out of view (at ({:.0}, {:.0}), outside its {}{}): refusing to press where it does not show",
-                identity.label(),
+    if let Some(hidden) = hidden_at(live, &parents, *node_idx, point) {
+        let in_words = |rect: Rect| {
+            format!(
+                " at ({}, {}) {}×{}",
+                rect.left, rect.top, rect.width, rect.height
+            )
+        };
+        let place = match hidden {
+            Hidden::Outside { container, .. } => {
+                let node = &live.nodes[container as usize];
+                format!(
+                    "at ({:.0}, {:.0}), outside its {}{}",
+                    point.0,
+                    point.1,
+                    reprise_models::element::role_name(node.role),
+                    node.rect.map_or_else(String::new, in_words)
+                )
+            }
+            Hidden::Covered { by, .. } => format!(
+                "at ({:.0}, {:.0}), under {}",
                 point.0,
                 point.1,
-                reprise_models::element::role_name(view.role),
-                view.rect.map_or_else(String::new, |rect| format!(
-                    " at ({}, {}) {}×{}",
-                    rect.left, rect.top, rect.width, rect.height
-                )),
+                described(live, &parents, by, "a")
+            ),
+        };
+        let view = match hidden {
+            Hidden::Outside { view, .. } | Hidden::Covered { view, .. } => view,
+        };
+        let wheel = view.and_then(|(view, visible)| {
+            crate::scroll::wheel_point(live, &parents, view, visible).map(|wheel| (wheel, visible))
+        });
+        return match wheel {
+            Some((wheel, view)) => StructuralAnswer::OutOfView {
+                node_idx: *node_idx,
+                rect,
+                view,
+                wheel,
+                label: identity.label(),
+                place,
+            },
+            None => StructuralAnswer::Gone {
+                reason: format!(
+                    "{} is in the window's accessibility tree but {} ({place}){}: refusing to press where it does not show",
+                    identity.label(),
+                    match hidden {
+                        Hidden::Outside { container, .. } if container == live.root => {
+                            "outside its window"
+                        }
+                        Hidden::Outside { .. } => "scrolled out of view",
+                        Hidden::Covered { .. } => "something else shows where it is",
+                    },
+                    if view.is_some() {
+                        ", and no point of the view lets a turn of the wheel scroll it"
+                    } else {
+                        ""
+                    },
+                ),
+            },
+        };
+    }
+    if live.nodes[*node_idx as usize]
+        .states
+        .contains(&reprise_models::ElementState::Offscreen)
+    {
+        // Out of its list's view, at a place the list's view holds (the
+        // toolkit's box or the guess at it is wrong): never pressed.
+        return StructuralAnswer::Gone {
+            reason: format!(
+                "{} is in the window's accessibility tree but does not show, and where it is cannot be told: refusing to press where it does not show",
+                identity.label()
             ),
         };
     }
@@ -404,7 +465,6 @@ fn scrolled_out_of(
     idx: u32,
     point: (f64, f64),
 ) -> Option<u32> {
-    use accesskit::Role;
     let outside = |node: u32| {
         live.nodes[node as usize]
             .rect
@@ -419,31 +479,147 @@ fn scrolled_out_of(
         let role = live.nodes[up as usize].role;
         // A popup's items lie outside whatever holds the popup (a menu
         // under LibreOffice's menu bar): nothing above it clips them.
-        if matches!(
-            role,
-            Role::Menu | Role::MenuListPopup | Role::ComboBox | Role::Tooltip
-        ) {
+        if is_popup(role) {
             return None;
         }
-        let scrolls = matches!(
-            role,
-            Role::ScrollView
-                | Role::Table
-                | Role::Tree
-                | Role::TreeGrid
-                | Role::Grid
-                | Role::List
-                | Role::ListBox
-        );
         if up == live.root {
             return outside(up).then_some(up);
         }
-        if scrolls && outside(up) {
+        if crate::scroll::scrolls(role) && outside(up) {
             return Some(up);
         }
         at = parents[up as usize];
     }
     None
+}
+
+/// Why a press at a point would not land on its element, and the view to
+/// scroll it into where there is one: the scrolling container around it
+/// and the part of that container's box that shows.
+#[derive(Debug, Clone, Copy)]
+enum Hidden {
+    /// The point lies outside `container` (a list, a scroll pane, the
+    /// window).
+    Outside {
+        container: u32,
+        view: Option<(u32, Rect)>,
+    },
+    /// The point is inside every box around the element, but another
+    /// element (`by`) is what the tree has there: a button drawn over a
+    /// list whose box is its whole content (egui's).
+    Covered { by: u32, view: Option<(u32, Rect)> },
+}
+
+/// Whether a press at `point` would miss the node `idx`, and why; `None`
+/// when it lands on it.
+fn hidden_at(
+    live: &A11yTree,
+    parents: &[Option<u32>],
+    idx: u32,
+    point: (f64, f64),
+) -> Option<Hidden> {
+    let ancestors = |node: u32| {
+        std::iter::successors(Some(node), |&at| parents[at as usize]).take(live.nodes.len())
+    };
+    // The nearest container that scrolls, below any popup.
+    let scroller = ancestors(idx).skip(1).find_map(|up| {
+        let role = live.nodes[up as usize].role;
+        if is_popup(role) {
+            return Some(None);
+        }
+        crate::scroll::scrolls(role).then_some(Some(up))
+    });
+    let view_of =
+        |container: u32| visible_view(live, parents, container).map(|visible| (container, visible));
+    if let Some(container) = scrolled_out_of(live, parents, idx, point) {
+        let view = if container == live.root {
+            // Outside the window: a list whose box is its whole content
+            // (egui's) is scrolled in what of it shows in the window.
+            scroller.flatten().and_then(view_of)
+        } else {
+            view_of(container)
+        };
+        return Some(Hidden::Outside { container, view });
+    }
+    // Inside every box around it, but under an element drawn over it or
+    // its list (egui's lists have their whole content as their box); an
+    // element of a popup is drawn over everything else.
+    let scroller = match scroller {
+        Some(None) => return None,
+        Some(Some(scroller)) => Some(scroller),
+        None => None,
+    };
+    let around = scroller.unwrap_or(idx);
+    let inside = crate::scroll::subtree(live, around);
+    let by = crate::scroll::covering(live, parents, &inside, around, point)?;
+    Some(Hidden::Covered {
+        by,
+        view: scroller.and_then(view_of),
+    })
+}
+
+fn is_popup(role: accesskit::Role) -> bool {
+    use accesskit::Role;
+    matches!(
+        role,
+        Role::Menu | Role::MenuListPopup | Role::ComboBox | Role::Tooltip
+    )
+}
+
+/// What of the box of `container` (a list or a scroll pane; where it has
+/// none, what its content spans) shows: inside the window, and on the
+/// larger side of each element beside it or its ancestors drawn over it (a
+/// button over the lower part of egui's list; groups and scroll bars are
+/// not drawn over it). `None` when nothing of it shows.
+fn visible_view(live: &A11yTree, parents: &[Option<u32>], container: u32) -> Option<Rect> {
+    let window = live.nodes.get(live.root as usize)?.rect?;
+    let mut view = crate::scroll::box_of(live, container)?.intersection(&window)?;
+    let inside = crate::scroll::subtree(live, container);
+    let chain: Vec<u32> = std::iter::successors(Some(container), |&at| parents[at as usize])
+        .take(live.nodes.len())
+        .collect();
+    for &ancestor in &chain[1..] {
+        for &beside in &live.nodes[ancestor as usize].children {
+            let node = &live.nodes[beside as usize];
+            if chain.contains(&beside)
+                || inside[beside as usize]
+                || crate::scroll::is_transparent(node.role)
+                || node.role == accesskit::Role::ScrollBar
+            {
+                continue;
+            }
+            let Some(over) = node.rect.and_then(|rect| rect.intersection(&view)) else {
+                continue;
+            };
+            // What shows is on the larger side of it.
+            let above = i64::from(over.top) - i64::from(view.top);
+            let below = view.bottom() - over.bottom();
+            view = if above >= below {
+                Rect::new(view.left, view.top, view.width, above.max(0) as u32)
+            } else {
+                Rect::new(view.left, over.bottom() as i32, view.width, below as u32)
+            };
+        }
+    }
+    (view.width > 0 && view.height > 0).then_some(view)
+}
+
+/// A node in words, for a reason: its role and name, or its role and band.
+/// `article` goes before an unnamed node's role ("another", "a").
+fn described(live: &A11yTree, parents: &[Option<u32>], idx: u32, article: &str) -> String {
+    let node = &live.nodes[idx as usize];
+    let role = reprise_models::element::role_name(node.role);
+    match node.name.as_deref().filter(|name| !name.is_empty()) {
+        Some(name) => format!("{role} {name:?}"),
+        None => {
+            let band = band_of(live, parents[idx as usize], idx);
+            if band.is_empty() {
+                format!("{article} {role}")
+            } else {
+                format!("the {role} of {:?}", band.join(" "))
+            }
+        }
+    }
 }
 
 /// The point at the same relative place in `live` as `press` was in

@@ -18,6 +18,7 @@ pub mod params;
 pub mod plan;
 pub mod replay;
 pub mod scripted;
+pub mod scroll;
 pub mod settle;
 pub mod strategy;
 pub mod tree;

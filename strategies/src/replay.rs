@@ -30,6 +30,10 @@ pub struct ReplayOptions {
     pub settle: SettleOptions,
 }
 
+/// The most preparations ([`Decision::Prepare`]) the loop makes in one
+/// attempt at a step before it gives the attempt up.
+pub const MAX_PREPARATIONS: usize = 12;
+
 /// The most steps a replay takes unless told otherwise (the CLI's default too).
 pub const DEFAULT_MAX_STEPS: usize = 10_000;
 
@@ -88,6 +92,10 @@ pub struct StepRecord {
     pub attempts: u32,
     /// Every attempt's error, oldest first.
     pub errors: Vec<String>,
+    /// What was made before the step, to bring its target within reach
+    /// (`scroll 3 notches down at (641, 438): …`), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prepared: Vec<String>,
     /// How the step's effect was seen (verified), or why it could not be
     /// checked (unverified).
     #[serde(default)]
@@ -156,6 +164,7 @@ pub fn run_replay(
             step: None,
             attempts: 0,
             errors: Vec::new(),
+            prepared: Vec::new(),
             check: None,
             settled: false,
             window_title: None,
@@ -319,43 +328,66 @@ fn attempt(
     record: &mut StepRecord,
     last_frame: &mut Option<Frame>,
 ) -> Result<AttemptResult, AttemptError> {
-    let window = desktop.active_window().map_err(attempt_error)?;
-    record.window_title = window.as_ref().map(|window| window.title.clone());
-    record.window_rect = window.as_ref().map(|window| window.rect);
-    let region = window.as_ref().map(|window| window.rect);
-    let Some((frame, settled)) =
-        wait_until_settled(desktop, &options.settle, region, abort).map_err(attempt_error)?
-    else {
-        return Ok(AttemptResult::Aborted);
-    };
-    record.settled = settled;
-    // Deciding includes reading the tree the strategy asked for.
-    let decide_started = desktop.now();
-    let tree = read_tree(strategy, desktop, step_idx);
-    let popups = if strategy.wants_popups(step_idx) {
-        desktop.popups().map_err(attempt_error)?
-    } else {
-        Vec::new()
-    };
-    let observation = Observation {
-        tree: tree.as_ref(),
-        popups: &popups,
-        frame: &frame,
-        window: window.as_ref(),
-        step_idx,
-        history,
-    };
-    let decision = strategy.decide(&observation);
-    record.decide_seconds = desktop.now().duration_since(decide_started).as_secs_f64();
-    *last_frame = Some(frame);
-    let step = match decision {
-        Ok(Decision::Done) => return Ok(AttemptResult::Finished),
-        Ok(Decision::Step(step)) => step,
-        Err(StrategyError::Retryable(error)) => return Err(AttemptError::Retry(error)),
-        Err(StrategyError::NotYet { reason, wait }) => {
-            return Err(AttemptError::NotYet(reason, wait));
+    // Decide, making what the strategy asks first (a bounded number of
+    // preparations: turns of the wheel that bring the target into view),
+    // and deciding again after each on a fresh look.
+    let mut preparations = 0;
+    let (window, region, step) = loop {
+        let window = desktop.active_window().map_err(attempt_error)?;
+        record.window_title = window.as_ref().map(|window| window.title.clone());
+        record.window_rect = window.as_ref().map(|window| window.rect);
+        let region = window.as_ref().map(|window| window.rect);
+        let Some((frame, settled)) =
+            wait_until_settled(desktop, &options.settle, region, abort).map_err(attempt_error)?
+        else {
+            return Ok(AttemptResult::Aborted);
+        };
+        record.settled = settled;
+        // Deciding includes reading the tree the strategy asked for.
+        let decide_started = desktop.now();
+        let tree = read_tree(strategy, desktop, step_idx);
+        let popups = if strategy.wants_popups(step_idx) {
+            desktop.popups().map_err(attempt_error)?
+        } else {
+            Vec::new()
+        };
+        let observation = Observation {
+            tree: tree.as_ref(),
+            popups: &popups,
+            frame: &frame,
+            window: window.as_ref(),
+            step_idx,
+            history,
+        };
+        let decision = strategy.decide(&observation);
+        record.decide_seconds = desktop.now().duration_since(decide_started).as_secs_f64();
+        *last_frame = Some(frame);
+        match decision {
+            Ok(Decision::Done) => return Ok(AttemptResult::Finished),
+            Ok(Decision::Step(step)) => break (window, region, step),
+            // A dry run makes nothing: what it would make first is the step.
+            Ok(Decision::Prepare(step)) if options.dry_run => break (window, region, step),
+            Ok(Decision::Prepare(step)) => {
+                if preparations == MAX_PREPARATIONS {
+                    return Err(AttemptError::Retry(format!(
+                        "the step was still not within reach after {MAX_PREPARATIONS} preparations (the last: {})",
+                        step.reason
+                    )));
+                }
+                preparations += 1;
+                if !make(desktop, &step.actions, abort).map_err(attempt_error)? {
+                    return Ok(AttemptResult::Aborted);
+                }
+                record
+                    .prepared
+                    .push(format!("{}: {}", step.label, step.reason));
+            }
+            Err(StrategyError::Retryable(error)) => return Err(AttemptError::Retry(error)),
+            Err(StrategyError::NotYet { reason, wait }) => {
+                return Err(AttemptError::NotYet(reason, wait));
+            }
+            Err(StrategyError::Fatal(error)) => return Err(AttemptError::Fatal(error)),
         }
-        Err(StrategyError::Fatal(error)) => return Err(AttemptError::Fatal(error)),
     };
     record.step = Some(step.clone());
     if options.dry_run {
@@ -368,18 +400,8 @@ fn attempt(
     ) {
         return Ok(AttemptResult::Aborted);
     }
-    for action in &step.actions {
-        if abort() {
-            return Ok(AttemptResult::Aborted);
-        }
-        match action {
-            Action::Pause { seconds } => {
-                if !wait(desktop, Duration::from_secs_f64(seconds.max(0.0)), abort) {
-                    return Ok(AttemptResult::Aborted);
-                }
-            }
-            action => desktop.inject(action).map_err(attempt_error)?,
-        }
+    if !make(desktop, &step.actions, abort).map_err(attempt_error)? {
+        return Ok(AttemptResult::Aborted);
     }
     let only_moves = step
         .actions
@@ -440,6 +462,29 @@ fn attempt(
             Ok(AttemptResult::Done(StepStatus::Unverified))
         }
     }
+}
+
+/// Injects `actions` in order (a pause is waited), checking `abort` before
+/// each; false if aborted.
+fn make(
+    desktop: &mut dyn Desktop,
+    actions: &[Action],
+    abort: &dyn Fn() -> bool,
+) -> Result<bool, DesktopError> {
+    for action in actions {
+        if abort() {
+            return Ok(false);
+        }
+        match action {
+            Action::Pause { seconds } => {
+                if !wait(desktop, Duration::from_secs_f64(seconds.max(0.0)), abort) {
+                    return Ok(false);
+                }
+            }
+            action => desktop.inject(action)?,
+        }
+    }
+    Ok(true)
 }
 
 /// The active window after step `step_idx`: at once, or, where the strategy

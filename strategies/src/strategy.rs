@@ -45,6 +45,12 @@ pub struct Effect<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
     Step(Step),
+    /// First this, then decide the same step again: what brings the step's
+    /// target within reach without acting on anything (a turn of the wheel
+    /// over the list it is scrolled out of). The loop makes at most
+    /// [`MAX_PREPARATIONS`](crate::replay::MAX_PREPARATIONS) of them per
+    /// attempt.
+    Prepare(Step),
     /// Nothing is left to do.
     Done,
 }

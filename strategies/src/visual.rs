@@ -210,6 +210,19 @@ pub struct VisualStrategy {
     rungs: Rungs,
     /// The recording's window states, for where its keys went.
     windows: Vec<WindowState>,
+    /// The turns of the wheel made to bring a step's target into view.
+    scrolling: Option<Scrolling>,
+}
+
+/// The turns of the wheel made for one step's target, scrolled out of its
+/// view: how many, how far a notch moved it, and the last turn with where
+/// the target was before it.
+#[derive(Debug, Clone, Copy)]
+struct Scrolling {
+    step_idx: usize,
+    turns: u32,
+    per_notch: crate::scroll::PerNotch,
+    last: Option<(reprise_models::Rect, (i32, i32))>,
 }
 
 impl std::fmt::Debug for VisualStrategy {
@@ -232,6 +245,7 @@ impl VisualStrategy {
             last_candidates: Vec::new(),
             rungs: Rungs::default(),
             windows: Vec::new(),
+            scrolling: None,
         }
     }
 
@@ -461,6 +475,59 @@ impl VisualStrategy {
         ))
     }
 
+    /// The next turn of the wheel for step `idx`, whose target (now at
+    /// `rect`) is scrolled out of `view`: in words and as the wheel's
+    /// notches (dx, dy). How far a notch moves it is learned from the last
+    /// turn; a turn that did not move it, or more than
+    /// [`MAX_TURNS`](crate::scroll::MAX_TURNS), is refused.
+    fn turn_toward(
+        &mut self,
+        idx: usize,
+        rect: reprise_models::Rect,
+        view: reprise_models::Rect,
+        label: &str,
+        place: &str,
+    ) -> Result<(String, (i32, i32)), StrategyError> {
+        use crate::scroll::{MAX_TURNS, PerNotch, shortfall, turn_words};
+        let mut scrolling = match self.scrolling.take() {
+            Some(scrolling) if scrolling.step_idx == idx => scrolling,
+            _ => Scrolling {
+                step_idx: idx,
+                turns: 0,
+                per_notch: PerNotch::guess(rect),
+                last: None,
+            },
+        };
+        if scrolling.turns >= MAX_TURNS {
+            self.scrolling = Some(scrolling);
+            return Err(StrategyError::Retryable(format!(
+                "{label} is still scrolled out of view ({place}) after {MAX_TURNS} turns of the wheel: refusing to press where it does not show"
+            )));
+        }
+        if let Some((before, notches)) = scrolling.last {
+            let moved = (rect.left - before.left, rect.top - before.top);
+            scrolling.per_notch = scrolling
+                .per_notch
+                .learned(notches, moved)
+                .map_err(|_| {
+                    StrategyError::Retryable(format!(
+                        "{label} is scrolled out of view ({place}), and turning the wheel {} over the view did not move it: refusing to press where it does not show",
+                        turn_words(notches)
+                    ))
+                })?;
+        }
+        let notches = scrolling.per_notch.notches(shortfall(rect, view));
+        if notches == (0, 0) {
+            return Err(StrategyError::Retryable(format!(
+                "{label} is scrolled out of view ({place}), and no turn of the wheel brings it in: refusing to press where it does not show"
+            )));
+        }
+        scrolling.turns += 1;
+        scrolling.last = Some((rect, notches));
+        self.scrolling = Some(scrolling);
+        Ok((turn_words(notches), notches))
+    }
+
     fn decide_step(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
         let idx = observation.step_idx;
         self.last_target = None;
@@ -568,6 +635,37 @@ impl VisualStrategy {
                         element.label(),
                         candidates.join("; ")
                     )));
+                }
+                StructuralAnswer::OutOfView {
+                    rect,
+                    view,
+                    wheel,
+                    label,
+                    place,
+                    ..
+                } => {
+                    let turn = self.turn_toward(idx, rect, view, &label, &place)?;
+                    return Ok(Decision::Prepare(Step {
+                        source_event: Some(idx),
+                        label: format!("scroll {} at ({:.0}, {:.0})", turn.0, wheel.0, wheel.1),
+                        target: Some(wheel),
+                        reason: format!(
+                            "{label} is in the window's accessibility tree but scrolled out of view ({place}): turning the wheel {} over the view to bring it in",
+                            turn.0
+                        ),
+                        actions: vec![
+                            Action::MoveTo {
+                                x: wheel.0,
+                                y: wheel.1,
+                            },
+                            Action::Scroll {
+                                dx: turn.1.0,
+                                dy: turn.1.1,
+                            },
+                        ],
+                        delay_before_seconds: 0.0,
+                        found_by: Some(FoundBy::Structural),
+                    }));
                 }
                 StructuralAnswer::Gone { reason } => return Err(StrategyError::Retryable(reason)),
                 StructuralAnswer::NoAnswer if !self.rungs.visual => {

@@ -70,7 +70,7 @@ replay() {
   local name=$1
   shift
   table "$name" --x 260 --y 140 "$@"
-  replay_as "$name" pick
+  replay_as "$name" pick --json
   finish
 }
 replay same -- "Maria Olsen|Bergen" "Per Hansen|Oslo" "Maria Olsen|Tromsø"
@@ -83,7 +83,8 @@ replay removed -- "Maria Olsen|Bergen" "Maria Olson|Tromsø" "Per Hansen|Oslo"
 replay twins -- "Per Hansen|Oslo" "Maria Olsen|Tromsø" "Maria Olsen|Tromsø"
 # Only a near-namesake in the target's row ("Olson" is not "Olsen").
 replay near-namesake -- "Maria Olson|Tromsø" "Per Hansen|Oslo"
-# Scrolled out of view: rows above push the target below the table's view.
+# Scrolled out of view: rows above push the target below the table's view
+# (AccessKit keeps its box there, below the window): the wheel brings it in.
 above=()
 for ((row = 1; row <= 40; row++)); do above+=("Anne Berg $row|Oslo"); done
 replay scrolled -- "${above[@]}" "Maria Olsen|Tromsø"

@@ -35,7 +35,7 @@ replay() {
   local name=$1
   shift
   list "$name" "$@"
-  replay_as "$name" pick
+  replay_as "$name" pick --json
   finish
 }
 replay same "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
@@ -49,7 +49,7 @@ replay twins "Per Hansen" Oslo "Maria Olsen" Tromsø "Maria Olsen" Tromsø
 # Only a near-namesake in the target's row ("Olson" is not "Olsen").
 replay near-namesake "Maria Olson" Tromsø "Per Hansen" Oslo
 # Scrolled out of view: rows above push the target below the list's bottom
-# (its box is in the tree, outside the list's).
+# (GTK gives its cell no place, only its size): the wheel brings it in.
 above=()
 for ((row = 1; row <= 20; row++)); do above+=("Anne Berg $row" Oslo); done
 replay scrolled "${above[@]}" "Maria Olsen" Tromsø

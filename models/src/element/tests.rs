@@ -96,3 +96,71 @@ fn identities_round_trip_through_json() {
         identity
     );
 }
+
+/// GTK's list of 21 rows (two cells each, under two column headers) in a
+/// view of 7 rows: the cells below it come with their size and no place.
+fn gtk_list_scrolled(rows: usize) -> (A11yTree, Vec<u32>) {
+    let mut outline_rows = vec![
+        (0, Role::Dialog, "Customers", (490, 500, 302, 300)),
+        (1, Role::Table, "", (664, 526, 274, 184)),
+        (2, Role::ColumnHeader, "Name", (664, 526, 95, 25)),
+        (2, Role::ColumnHeader, "City", (759, 526, 179, 25)),
+    ];
+    let names: Vec<String> = (0..rows).map(|row| format!("Anne Berg {row}")).collect();
+    for (row, name) in names.iter().enumerate() {
+        let top = 552 + 23 * row as i32;
+        let showing = row < 7;
+        let (name_at, city_at) = if showing {
+            ((666, top), (761, top))
+        } else {
+            ((0, 0), (0, 0))
+        };
+        outline_rows.push((2, Role::Cell, name, (name_at.0, name_at.1, 91, 21)));
+        outline_rows.push((2, Role::Cell, "Oslo", (city_at.0, city_at.1, 175, 21)));
+    }
+    let tree = outline(&outline_rows);
+    let unplaced = (0..tree.nodes.len() as u32)
+        .filter(|&idx| {
+            tree.nodes[idx as usize]
+                .rect
+                .is_some_and(|rect| rect.left == 0)
+        })
+        .collect();
+    (tree, unplaced)
+}
+
+#[test]
+fn rows_scrolled_out_of_view_are_placed_where_their_rows_would_be() {
+    let (mut tree, unplaced) = gtk_list_scrolled(21);
+    place_offscreen(&mut tree, 1, &unplaced);
+    let rect = |idx: usize| tree.nodes[idx].rect;
+    // The last row (the 21st): 20 rows of 23 px below the first, each cell
+    // in its column; the two on one line, so each has the other as its band.
+    let last = tree.nodes.len() - 2;
+    assert_eq!(rect(last), Some(Rect::new(666, 552 + 20 * 23, 91, 21)));
+    assert_eq!(rect(last + 1), Some(Rect::new(761, 552 + 20 * 23, 175, 21)));
+    assert_eq!(band_of(&tree, Some(1), last as u32), ["Oslo"]);
+    // The first row below the view: just below it.
+    assert_eq!(rect(4 + 2 * 7), Some(Rect::new(666, 713, 91, 21)));
+    // A cell of a width no placed cell has cannot be placed.
+    let (mut tree, unplaced) = gtk_list_scrolled(9);
+    let odd = unplaced[0] as usize;
+    tree.nodes[odd].rect = Some(Rect::new(0, 0, 50, 21));
+    place_offscreen(&mut tree, 1, &unplaced);
+    assert_eq!(tree.nodes[odd].rect, None);
+    // Nor one that would land inside the view (rows of uneven heights).
+    let (mut tree, unplaced) = gtk_list_scrolled(9);
+    for row in 1..7 {
+        for cell in [4 + 2 * row, 5 + 2 * row] {
+            if let Some(rect) = tree.nodes[cell].rect.as_mut() {
+                rect.top = 552 + row as i32;
+            }
+        }
+    }
+    place_offscreen(&mut tree, 1, &unplaced);
+    assert!(
+        unplaced
+            .iter()
+            .all(|&idx| tree.nodes[idx as usize].rect.is_none())
+    );
+}

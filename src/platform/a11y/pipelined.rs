@@ -236,6 +236,9 @@ where
 pub(super) struct ReadNode {
     pub node: A11yNode,
     pub children: Children,
+    /// Its box is its size only: a row out of its list's view whose place
+    /// the toolkit does not give (see `place_offscreen`).
+    pub unplaced: bool,
 }
 
 pub(super) enum Children {
@@ -245,40 +248,73 @@ pub(super) enum Children {
     Large,
 }
 
+/// Which nodes of a tree are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Wanted {
+    /// The window: read whatever its states.
+    Root,
+    /// A node read only when it shows.
+    Showing,
+    /// A row or item of a list that manages its descendants: read when it
+    /// shows, and when it is only scrolled out of view (visible but not
+    /// showing; then without what it holds), so that a row that does not
+    /// show is known to be there (it is scrolled to, and a twin of the
+    /// one that shows is seen).
+    InList,
+}
+
 impl A11yReader {
-    /// The nodes at `objects` (each with whether it is the tree's root),
-    /// [`IN_FLIGHT`] at a time, in order: `None` for one that is not
-    /// showing (a root is read anyway) or does not answer, and for all once
-    /// the application is backed off.
-    pub(super) fn read_nodes(&self, objects: &[(ObjectRefOwned, bool)]) -> Vec<Option<ReadNode>> {
+    /// The nodes at `objects` (each with which of them is wanted),
+    /// [`IN_FLIGHT`] at a time, in order: `None` for one not wanted or
+    /// that does not answer, and for all once the application is backed
+    /// off.
+    pub(super) fn read_nodes(&self, objects: &[(ObjectRefOwned, Wanted)]) -> Vec<Option<ReadNode>> {
         let bus = self.bus.inner();
         self.pipelined(
             objects,
             |(at, _)| at,
-            |(at, is_root)| read_node(bus, at, *is_root),
+            |(at, wanted)| read_node(bus, at, *wanted),
         )
     }
 }
 
-/// One node: its states (nothing more of one not showing, unless it is the
-/// root), role, name, screen box and children.
-async fn read_node(bus: &zbus::Connection, at: &ObjectRefOwned, is_root: bool) -> Option<ReadNode> {
+/// One node: its states (nothing more of one not wanted), role, name,
+/// screen box and children.
+async fn read_node(
+    bus: &zbus::Connection,
+    at: &ObjectRefOwned,
+    wanted: Wanted,
+) -> Option<ReadNode> {
     let accessible: AccessibleProxy = proxy(bus, at).await?;
     let states = accessible.get_state().await.ok()?;
-    if !is_root && !states.contains(State::Showing) {
+    let showing = states.contains(State::Showing);
+    let read = match wanted {
+        Wanted::Root => true,
+        Wanted::Showing => showing,
+        Wanted::InList => showing || states.contains(State::Visible),
+    };
+    if !read {
         return None;
     }
     let role = accessible.get_role().await.unwrap_or(Role::Unknown);
     let name = accessible.name().await.ok();
-    let rect = match proxy::<ComponentProxy>(bus, at).await {
-        Some(component) => component
-            .get_extents(CoordType::Screen)
-            .await
-            .ok()
-            .and_then(|(x, y, width, height)| super::visible_box(x, y, width, height)),
+    let extents = match proxy::<ComponentProxy>(bus, at).await {
+        Some(component) => component.get_extents(CoordType::Screen).await.ok(),
         None => None,
     };
+    let rect = extents.and_then(|(x, y, width, height)| super::visible_box(x, y, width, height));
+    // A row of a list out of its view: GTK calls it showing but puts it at
+    // about -2^31, with its size; the size is kept for its place to be
+    // worked out from the rows that show.
+    let unplaced = match (wanted, rect, extents) {
+        (Wanted::InList, None, Some((_, _, width, height))) if width > 0 && height > 0 => {
+            Some(reprise_models::Rect::new(0, 0, width as u32, height as u32))
+        }
+        _ => None,
+    };
+    let offscreen = wanted == Wanted::InList && (!showing || unplaced.is_some());
     let children = match accessible.child_count().await {
+        _ if offscreen => Children::Listed(Vec::new()),
         Ok(count) if count <= 0 => Children::Listed(Vec::new()),
         Ok(count) if count <= MAX_CHILDREN_READ => {
             Children::Listed(accessible.get_children().await.unwrap_or_default())
@@ -286,8 +322,13 @@ async fn read_node(bus: &zbus::Connection, at: &ObjectRefOwned, is_root: bool) -
         Ok(_) => Children::Large,
         Err(_) => Children::Listed(Vec::new()),
     };
+    let mut node = super::node_of(role, name, unplaced.or(rect), states);
+    if offscreen {
+        node.states.push(reprise_models::ElementState::Offscreen);
+    }
     Some(ReadNode {
-        node: super::node_of(role, name, rect, states),
+        node,
         children,
+        unplaced: unplaced.is_some(),
     })
 }

@@ -69,6 +69,15 @@ fn check(recorded: &ElementIdentity, live: &A11yTree, expect: &str) {
             format!("ambiguous: {}", candidates.join("; "))
         }
         StructuralAnswer::Gone { reason } => format!("gone: {reason}"),
+        StructuralAnswer::OutOfView {
+            label,
+            place,
+            wheel,
+            ..
+        } => format!(
+            "out of view: {label} {place}; turn the wheel at ({}, {})",
+            wheel.0, wheel.1
+        ),
         StructuralAnswer::NoAnswer => "no answer".into(),
     };
     assert_eq!(answer, expect);
@@ -111,7 +120,7 @@ fn rows_inserted_above_or_resorted_do_not_move_the_target() {
 }
 
 #[test]
-fn a_target_scrolled_out_of_its_lists_view_is_refused_not_pressed_where_it_does_not_show() {
+fn a_target_scrolled_out_of_its_lists_view_is_scrolled_to_not_pressed_where_it_does_not_show() {
     let target = recorded_cell("Maria Olsen", "Tromsø");
     let mut rows: Vec<(&str, &str)> = vec![("Anne Berg", "Oslo"); 5];
     rows.push(("Maria Olsen", "Tromsø"));
@@ -121,12 +130,42 @@ fn a_target_scrolled_out_of_its_lists_view_is_refused_not_pressed_where_it_does_
         &customers(&rows),
         r#"found table cell "Maria Olsen" (row: Tromsø) at (516, 509)"#,
     );
-    // One more row above: the target's box lies below the list's.
+    // One more row above: the target's box lies below the list's; the
+    // wheel is turned over the list's middle (a row of it).
     rows.insert(0, ("Per Hansen", "Oslo"));
     check(
         &target,
         &customers(&rows),
-        r#"gone: table cell "Maria Olsen" (row: Tromsø) is in the window's accessibility tree but scrolled out of view (at (516, 532), outside its table at (504, 358) 274×160): refusing to press where it does not show"#,
+        r#"out of view: table cell "Maria Olsen" (row: Tromsø) at (516, 532), outside its table at (504, 358) 274×160; turn the wheel at (641, 438)"#,
+    );
+    // A list whose every row holds spin buttons (cells that edit a number,
+    // the rows without a gap between): no turn of the wheel is safe,
+    // refused.
+    let mut live = customers(&rows);
+    let table = 3;
+    let cells: Vec<u32> = live.nodes[table].children.clone();
+    for cell in cells {
+        if live.nodes[cell as usize].role == Role::Cell
+            && let Some(rect) = live.nodes[cell as usize].rect.as_mut()
+        {
+            rect.height = 23;
+        }
+        let rect = live.nodes[cell as usize].rect;
+        let spin = live.nodes.len() as u32;
+        live.nodes.push(reprise_models::A11yNode {
+            role: Role::SpinButton,
+            name: None,
+            rect,
+            states: Vec::new(),
+            value: None,
+            children: Vec::new(),
+        });
+        live.nodes[cell as usize].children.push(spin);
+    }
+    check(
+        &target,
+        &live,
+        r#"gone: table cell "Maria Olsen" (row: Tromsø) is in the window's accessibility tree but scrolled out of view (at (516, 533), outside its table at (504, 358) 274×160), and no point of the view lets a turn of the wheel scroll it: refusing to press where it does not show"#,
     );
 }
 
@@ -151,10 +190,11 @@ fn an_item_in_a_popup_is_not_clipped_by_what_holds_the_popup() {
         ),
         "in a menu"
     );
-    // Under a plain group instead, the scroll pane's box holds it in view.
+    // Under a plain group instead, the scroll pane's box holds it in view:
+    // it is scrolled into it, never pressed where it lies.
     let answer = locate(&recorded, (110.0, 310.0), &window(Role::Group));
     assert!(
-        matches!(&answer, StructuralAnswer::Gone { reason } if reason.contains("scrolled out of view")),
+        matches!(&answer, StructuralAnswer::OutOfView { view, .. } if view.height == 25),
         "{answer:?}"
     );
 }
@@ -326,4 +366,85 @@ fn two_readings_are_one_name_only_where_ocr_explains_the_difference() {
     check("+", "-", false);
     check("+", "", false);
     check("", "", false);
+}
+
+/// The fixture's customers window as egui's AccessKit tree has it: a table
+/// whose box is its whole content (rows below the window included), then
+/// a Choose button and a status line drawn over the table's lower part;
+/// `above` rows of "Anne Berg" above the target's. The table's role is
+/// `table` (`Group` for one that does not scroll).
+fn egui_table(above: usize, table: Role) -> (A11yTree, u32) {
+    let mut rows = vec![
+        (0, Role::Window, "Customers", (261, 160, 420, 400)),
+        (1, Role::Label, "Customers:", (269, 168, 100, 16)),
+        (1, table, "Customers", (269, 190, 400, 1000)),
+    ];
+    let mut people = vec![("Anne Berg", "Oslo"); above];
+    people.push(("Maria Olsen", "Tromsø"));
+    for (row, (name, city)) in people.iter().enumerate() {
+        let top = 190 + 23 * row as i32;
+        rows.push((2, Role::Row, "", (269, top, 400, 21)));
+        rows.push((3, Role::Cell, name, (269, top, 180, 21)));
+        rows.push((3, Role::Cell, city, (449, top, 140, 21)));
+    }
+    rows.push((1, Role::Button, "Choose", (269, 500, 80, 24)));
+    rows.push((1, Role::Label, "Status: none", (269, 530, 200, 16)));
+    let tree = outline(&rows);
+    let target = 3 + 3 * above as u32 + 1;
+    (tree, target)
+}
+
+#[test]
+fn a_row_below_a_window_or_under_a_button_drawn_over_its_list_is_scrolled_to() {
+    let (recorded, idx) = egui_table(0, Role::Table);
+    let target = identity_of(&recorded, "fixture", idx).unwrap();
+    let press = (279.0, 200.0);
+    // Below the window: scrolled within what of the table shows, above the
+    // Choose button.
+    let (live, _) = egui_table(20, Role::Table);
+    let answer = locate(&target, press, &live);
+    let StructuralAnswer::OutOfView {
+        view, wheel, place, ..
+    } = &answer
+    else {
+        panic!("{answer:?}");
+    };
+    assert_eq!(*view, Rect::new(269, 190, 400, 310), "{place}");
+    assert_eq!(*wheel, (469.0, 345.0));
+    assert!(place.contains("outside its window"), "{place}");
+    // Inside the window, but under the Choose button: never pressed there.
+    let (live, _) = egui_table(14, Role::Table);
+    let answer = locate(&target, press, &live);
+    assert!(
+        matches!(&answer, StructuralAnswer::OutOfView { place, view, .. }
+            if place.contains(r#"under button "Choose""#) && view.bottom() == 500),
+        "{answer:?}"
+    );
+    // In a box that does not scroll: refused, with what shows there.
+    let (live, _) = egui_table(14, Role::Group);
+    let answer = locate(&target, press, &live);
+    assert!(
+        matches!(&answer, StructuralAnswer::Gone { reason }
+            if reason.contains(r#"but something else shows where it is (at (279, 522), under button "Choose")"#)),
+        "{answer:?}"
+    );
+}
+
+#[test]
+fn a_row_known_to_be_out_of_view_is_never_pressed_where_its_box_is() {
+    // The toolkit says the target does not show, yet its box (or the
+    // guess at it) lies in the list's view: refused.
+    let target = recorded_cell("Maria Olsen", "Tromsø");
+    let mut live = customers(RECORDED_ROWS);
+    let idx = (0..live.nodes.len())
+        .rfind(|&idx| live.nodes[idx].name.as_deref() == Some("Maria Olsen"))
+        .unwrap();
+    live.nodes[idx]
+        .states
+        .push(reprise_models::ElementState::Offscreen);
+    check(
+        &target,
+        &live,
+        r#"gone: table cell "Maria Olsen" (row: Tromsø) is in the window's accessibility tree but does not show, and where it is cannot be told: refusing to press where it does not show"#,
+    );
 }

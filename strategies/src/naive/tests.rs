@@ -29,6 +29,7 @@ fn decide_all(strategy: &mut NaiveStrategy) -> Vec<Step> {
         };
         match strategy.decide(&observation).unwrap() {
             Decision::Step(step) => steps.push(step),
+            Decision::Prepare(step) => panic!("the naive strategy prepares nothing: {step:?}"),
             Decision::Done => return steps,
         }
     }

@@ -160,6 +160,115 @@ fn a_failed_injection_is_retried_and_nothing_stays_held() {
     assert_eq!(records[0].errors, ["inject input: display gone"]);
 }
 
+/// A strategy whose one step needs `turns` turns of the wheel first (its
+/// target scrolled out of view), or turns for ever when `turns` is `None`.
+struct ScrollsFirst {
+    turns: Option<u32>,
+    turned: u32,
+}
+
+impl ReplayStrategy for ScrollsFirst {
+    fn name(&self) -> &'static str {
+        "scrolls-first"
+    }
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+        if observation.step_idx > 0 {
+            return Ok(Decision::Done);
+        }
+        if self.turns.is_none_or(|turns| self.turned < turns) {
+            self.turned += 1;
+            return Ok(Decision::Prepare(Step {
+                label: "scroll 2 notches down".into(),
+                reason: format!("turn {}", self.turned),
+                actions: vec![
+                    Action::MoveTo { x: 5.0, y: 5.0 },
+                    Action::Scroll { dx: 0, dy: -2 },
+                ],
+                ..press_and_wait_step()
+            }));
+        }
+        Ok(Decision::Step(press_and_wait_step()))
+    }
+}
+
+#[test]
+fn preparations_are_made_before_the_step_and_bounded() {
+    // Two turns, then the step: the turns injected first, in order, and
+    // kept with the step.
+    let mut desktop = ScriptedDesktop::new();
+    let mut strategy = ScrollsFirst {
+        turns: Some(2),
+        turned: 0,
+    };
+    let (outcome, records) = run(&mut strategy, &mut desktop, &options(), &|| false);
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { steps: 1, .. }),
+        "{outcome:?}"
+    );
+    let scroll = Action::Scroll { dx: 0, dy: -2 };
+    let scrolls: Vec<usize> = (0..desktop.injected.len())
+        .filter(|&idx| desktop.injected[idx] == scroll)
+        .collect();
+    assert_eq!(scrolls, [1, 3], "{:?}", desktop.injected);
+    assert_eq!(
+        desktop.injected[4..],
+        press_and_wait_step()
+            .actions
+            .into_iter()
+            .filter(|action| !matches!(action, Action::Pause { .. }))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        records[0].prepared,
+        [
+            "scroll 2 notches down: turn 1",
+            "scroll 2 notches down: turn 2"
+        ]
+    );
+    assert_eq!(records[0].attempts, 1);
+    // For ever: each attempt gives up after MAX_PREPARATIONS, and the
+    // retries are bounded; nothing but turns of the wheel was made.
+    let mut desktop = ScriptedDesktop::new();
+    let mut strategy = ScrollsFirst {
+        turns: None,
+        turned: 0,
+    };
+    let retrying = ReplayOptions {
+        max_retries: 1,
+        ..options()
+    };
+    let (outcome, _) = run(&mut strategy, &mut desktop, &retrying, &|| false);
+    assert!(
+        matches!(&outcome, ReplayOutcome::Failed { step: 0, reason } if reason.contains("still not within reach after 12 preparations")),
+        "{outcome:?}"
+    );
+    assert_eq!(strategy.turned as usize, 2 * (MAX_PREPARATIONS + 1));
+    assert!(
+        desktop
+            .injected
+            .iter()
+            .all(|action| matches!(action, Action::MoveTo { .. } | Action::Scroll { .. })),
+        "{:?}",
+        desktop.injected
+    );
+    // A dry run makes no turn: the first one is what it shows.
+    let mut desktop = ScriptedDesktop::new();
+    let dry = ReplayOptions {
+        dry_run: true,
+        ..options()
+    };
+    let mut strategy = ScrollsFirst {
+        turns: Some(2),
+        turned: 0,
+    };
+    let (_, records) = run(&mut strategy, &mut desktop, &dry, &|| false);
+    assert!(desktop.injected.is_empty());
+    assert_eq!(
+        records[0].step.as_ref().unwrap().label,
+        "scroll 2 notches down"
+    );
+}
+
 #[test]
 fn dry_run_injects_nothing_but_records_where_each_step_lands() {
     let mut desktop = ScriptedDesktop::new();

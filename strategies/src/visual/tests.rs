@@ -923,3 +923,96 @@ fn a_row_members_look_alikes_are_told_apart_by_the_rest_of_their_row_not_their_p
     );
     assert!(presses.is_empty(), "{presses:?}");
 }
+
+/// [`list`] of `rows` scrolled down by `offset` pixels: each cell's box
+/// that much higher, the table's view where it was.
+fn scrolled_list(rows: &[(&str, &str)], offset: i32, selected: Option<usize>) -> A11yTree {
+    let mut tree = list(rows, selected);
+    for node in tree.nodes.iter_mut().skip(2) {
+        if let Some(rect) = node.rect.as_mut() {
+            rect.top -= offset;
+        }
+    }
+    tree
+}
+
+#[test]
+fn a_row_scrolled_out_of_view_is_scrolled_to_with_the_wheel_then_clicked() {
+    // Eight rows above the target now: it lies below the table's view
+    // (5..95), at 190. The first turn guesses three rows (54 px) a notch:
+    // 3 notches for the 131 px to go; they move it 60 px, so 20 px a notch,
+    // and the 71 px left take 4.
+    let mut rows: Vec<(&str, &str)> = vec![("Anne Berg", "Oslo"); 8];
+    rows.extend_from_slice(ROWS);
+    let target = 9;
+    let (outcome, desktop, records) = replay_with(
+        recorded_click(ROWS, 1),
+        no_pixels(),
+        vec![
+            scrolled_list(&rows, 0, None),
+            scrolled_list(&rows, 60, None),
+            scrolled_list(&rows, 120, None),
+            scrolled_list(&rows, 120, Some(target)),
+        ],
+        Rungs::default(),
+        0,
+    );
+    assert_eq!(
+        outcome,
+        ReplayOutcome::Completed {
+            steps: 1,
+            unverified: 0,
+            skipped: 0
+        },
+        "{records:?}"
+    );
+    let wheel = Action::MoveTo { x: 100.0, y: 50.0 };
+    assert_eq!(
+        desktop.injected[..4],
+        [
+            wheel.clone(),
+            Action::Scroll { dx: 0, dy: -3 },
+            wheel,
+            Action::Scroll { dx: 0, dy: -4 }
+        ],
+        "{:?}",
+        desktop.injected
+    );
+    // Then the click, at the same place inside the cell, where it shows
+    // now: 10 + 20 * 9 - 120 = 70 (the list the desktop answers with).
+    assert_eq!(moves(&desktop)[2..], [(15.0, 75.0)]);
+    assert_eq!(records[0].prepared.len(), 2);
+    assert!(
+        records[0].prepared[0].starts_with("scroll 3 notches down at (100, 50): table cell \"Maria Olsen\" (row: Tromsø) is in the window's accessibility tree but scrolled out of view"),
+        "{:?}",
+        records[0].prepared
+    );
+}
+
+#[test]
+fn a_turn_of_the_wheel_that_does_not_move_the_row_is_refused_and_nothing_is_pressed() {
+    let mut rows: Vec<(&str, &str)> = vec![("Anne Berg", "Oslo"); 8];
+    rows.extend_from_slice(ROWS);
+    let (outcome, desktop, _) = replay_with(
+        recorded_click(ROWS, 1),
+        no_pixels(),
+        vec![scrolled_list(&rows, 0, None)],
+        Rungs::default(),
+        0,
+    );
+    let ReplayOutcome::Failed { reason, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        reason.contains("turning the wheel 3 notches down over the view did not move it"),
+        "{reason}"
+    );
+    assert!(
+        desktop
+            .injected
+            .iter()
+            .all(|action| matches!(action, Action::MoveTo { .. } | Action::Scroll { .. })),
+        "{:?}",
+        desktop.injected
+    );
+}
