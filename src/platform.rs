@@ -421,6 +421,7 @@ pub fn tree_finder() -> Option<TreeFinder> {
                     })
                     .as_ref()
                     .map_err(Clone::clone)?;
+                let started = std::time::Instant::now();
                 let Some((mut tree, pid)) = reader.tree_of(
                     app,
                     identity,
@@ -470,6 +471,10 @@ pub fn tree_finder() -> Option<TreeFinder> {
                 if let Some(scale) = scale {
                     a11y::to_screen(&mut tree, scale);
                 }
+                tracing::debug!(
+                    ms = started.elapsed().as_millis(),
+                    "found a window's live tree and its scale"
+                );
                 Ok(Some(tree))
             },
         ))

@@ -416,9 +416,16 @@ impl A11yReader {
         window: &WindowIdentity,
         limits: TreeLimits,
     ) -> Result<Option<(A11yTree, Option<u32>)>, A11yError> {
+        let started = Instant::now();
         let dbus = zbus::blocking::fdo::DBusProxy::new(&self.bus)
             .map_err(err("reach the accessibility bus daemon"))?;
-        for (app_name, app_ref) in self.applications(None)? {
+        let applications = self.applications(None)?;
+        tracing::debug!(
+            count = applications.len(),
+            ms = started.elapsed().as_millis(),
+            "listed the accessible applications"
+        );
+        for (app_name, app_ref) in applications {
             if app_name != app {
                 continue;
             }

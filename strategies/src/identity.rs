@@ -479,7 +479,7 @@ fn scrolled_out_of(
         let role = live.nodes[up as usize].role;
         // A popup's items lie outside whatever holds the popup (a menu
         // under LibreOffice's menu bar): nothing above it clips them.
-        if is_popup(role) {
+        if crate::scroll::is_popup(role) {
             return None;
         }
         if up == live.root {
@@ -518,19 +518,10 @@ fn hidden_at(
     idx: u32,
     point: (f64, f64),
 ) -> Option<Hidden> {
-    let ancestors = |node: u32| {
-        std::iter::successors(Some(node), |&at| parents[at as usize]).take(live.nodes.len())
+    let scroller = crate::scroll::scroller_of(live, parents, idx);
+    let view_of = |container: u32| {
+        crate::scroll::visible_view(live, parents, container).map(|visible| (container, visible))
     };
-    // The nearest container that scrolls, below any popup.
-    let scroller = ancestors(idx).skip(1).find_map(|up| {
-        let role = live.nodes[up as usize].role;
-        if is_popup(role) {
-            return Some(None);
-        }
-        crate::scroll::scrolls(role).then_some(Some(up))
-    });
-    let view_of =
-        |container: u32| visible_view(live, parents, container).map(|visible| (container, visible));
     if let Some(container) = scrolled_out_of(live, parents, idx, point) {
         let view = if container == live.root {
             // Outside the window: a list whose box is its whole content
@@ -556,52 +547,6 @@ fn hidden_at(
         by,
         view: scroller.and_then(view_of),
     })
-}
-
-fn is_popup(role: accesskit::Role) -> bool {
-    use accesskit::Role;
-    matches!(
-        role,
-        Role::Menu | Role::MenuListPopup | Role::ComboBox | Role::Tooltip
-    )
-}
-
-/// What of the box of `container` (a list or a scroll pane; where it has
-/// none, what its content spans) shows: inside the window, and on the
-/// larger side of each element beside it or its ancestors drawn over it (a
-/// button over the lower part of egui's list; groups and scroll bars are
-/// not drawn over it). `None` when nothing of it shows.
-fn visible_view(live: &A11yTree, parents: &[Option<u32>], container: u32) -> Option<Rect> {
-    let window = live.nodes.get(live.root as usize)?.rect?;
-    let mut view = crate::scroll::box_of(live, container)?.intersection(&window)?;
-    let inside = crate::scroll::subtree(live, container);
-    let chain: Vec<u32> = std::iter::successors(Some(container), |&at| parents[at as usize])
-        .take(live.nodes.len())
-        .collect();
-    for &ancestor in &chain[1..] {
-        for &beside in &live.nodes[ancestor as usize].children {
-            let node = &live.nodes[beside as usize];
-            if chain.contains(&beside)
-                || inside[beside as usize]
-                || crate::scroll::is_transparent(node.role)
-                || node.role == accesskit::Role::ScrollBar
-            {
-                continue;
-            }
-            let Some(over) = node.rect.and_then(|rect| rect.intersection(&view)) else {
-                continue;
-            };
-            // What shows is on the larger side of it.
-            let above = i64::from(over.top) - i64::from(view.top);
-            let below = view.bottom() - over.bottom();
-            view = if above >= below {
-                Rect::new(view.left, view.top, view.width, above.max(0) as u32)
-            } else {
-                Rect::new(view.left, over.bottom() as i32, view.width, below as u32)
-            };
-        }
-    }
-    (view.width > 0 && view.height > 0).then_some(view)
 }
 
 /// A node in words, for a reason: its role and name, or its role and band.

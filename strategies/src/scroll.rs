@@ -37,6 +37,78 @@ pub(crate) fn scrolls(role: Role) -> bool {
     )
 }
 
+/// Roles of popups (a menu, a combo box's list, a tooltip): drawn over
+/// everything else, and lying outside what holds them.
+pub(crate) fn is_popup(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Menu | Role::MenuListPopup | Role::ComboBox | Role::Tooltip
+    )
+}
+
+/// The nearest container above the node `idx` that scrolls: `Some(Some)`;
+/// `Some(None)` when a popup comes first (nothing above it clips it);
+/// `None` when there is neither.
+pub(crate) fn scroller_of(
+    live: &A11yTree,
+    parents: &[Option<u32>],
+    idx: u32,
+) -> Option<Option<u32>> {
+    std::iter::successors(parents.get(idx as usize).copied().flatten(), |&at| {
+        parents[at as usize]
+    })
+    .take(live.nodes.len())
+    .find_map(|up| {
+        let role = live.nodes[up as usize].role;
+        if is_popup(role) {
+            return Some(None);
+        }
+        scrolls(role).then_some(Some(up))
+    })
+}
+
+/// What of the box of `container` (a list or a scroll pane; where it has
+/// none, what its content spans) shows: inside the window, and on the
+/// larger side of each element beside it or its ancestors drawn over it (a
+/// button over the lower part of egui's list; groups and scroll bars are
+/// not drawn over it). `None` when nothing of it shows.
+pub(crate) fn visible_view(
+    live: &A11yTree,
+    parents: &[Option<u32>],
+    container: u32,
+) -> Option<Rect> {
+    let window = live.nodes.get(live.root as usize)?.rect?;
+    let mut view = box_of(live, container)?.intersection(&window)?;
+    let inside = subtree(live, container);
+    let chain: Vec<u32> = std::iter::successors(Some(container), |&at| parents[at as usize])
+        .take(live.nodes.len())
+        .collect();
+    for &ancestor in &chain[1..] {
+        for &beside in &live.nodes[ancestor as usize].children {
+            let node = &live.nodes[beside as usize];
+            if chain.contains(&beside)
+                || inside[beside as usize]
+                || is_transparent(node.role)
+                || node.role == Role::ScrollBar
+            {
+                continue;
+            }
+            let Some(over) = node.rect.and_then(|rect| rect.intersection(&view)) else {
+                continue;
+            };
+            // What shows is on the larger side of it.
+            let above = i64::from(over.top) - i64::from(view.top);
+            let below = view.bottom() - over.bottom();
+            view = if above >= below {
+                Rect::new(view.left, view.top, view.width, above.max(0) as u32)
+            } else {
+                Rect::new(view.left, over.bottom() as i32, view.width, below as u32)
+            };
+        }
+    }
+    (view.width > 0 && view.height > 0).then_some(view)
+}
+
 /// Roles whose element takes the wheel for itself (it changes a value, or
 /// scrolls something other than the view), so the wheel is not turned over
 /// one.
@@ -163,8 +235,9 @@ pub(crate) fn is_transparent(role: Role) -> bool {
 /// is its subtree) and not around it, whose box holds the point (a button
 /// over the lower part of a list whose box is its whole content); the
 /// smallest. Only what holds nothing is drawn over others (a button, a
-/// label, a menu's item); groups, panes and other containers, and elements
-/// out of view, are not.
+/// label, a menu's item); groups, panes and other containers, elements out
+/// of view, and the elements of another list where that list does not
+/// show (its rows running on under the buttons below it) are not.
 pub(crate) fn covering(
     live: &A11yTree,
     parents: &[Option<u32>],
@@ -181,6 +254,13 @@ pub(crate) fn covering(
         around[up as usize] = true;
         at = parents[up as usize];
     }
+    // An element of another list shows at the point only where that list
+    // shows it (egui's rows run on under the buttons below their list).
+    let shown = |idx: usize| match scroller_of(live, parents, idx as u32) {
+        Some(Some(scroller)) => visible_view(live, parents, scroller)
+            .is_some_and(|view| view.contains(point.0, point.1)),
+        _ => true,
+    };
     (0..live.nodes.len())
         .filter(|&idx| {
             let node = &live.nodes[idx];
@@ -192,6 +272,7 @@ pub(crate) fn covering(
                     .states
                     .contains(&reprise_models::ElementState::Offscreen)
                 && holds(live, idx as u32, point)
+                && shown(idx)
         })
         .min_by_key(|&idx| area(live, idx as u32))
         .map(|idx| idx as u32)

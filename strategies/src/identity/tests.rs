@@ -431,6 +431,29 @@ fn a_row_below_a_window_or_under_a_button_drawn_over_its_list_is_scrolled_to() {
 }
 
 #[test]
+fn a_button_over_the_rows_running_on_below_a_list_is_pressed() {
+    // egui's rows run on under the Choose button below their list: they
+    // do not show there (the list shows above the button), the button does.
+    let (recorded, _) = egui_table(0, Role::Table);
+    let choose = (0..recorded.nodes.len() as u32)
+        .find(|&idx| recorded.nodes[idx as usize].name.as_deref() == Some("Choose"))
+        .unwrap();
+    let target = identity_of(&recorded, "fixture", choose).unwrap();
+    let (live, _) = egui_table(20, Role::Table);
+    let answer = locate(&target, (279.0, 515.0), &live);
+    assert!(
+        matches!(
+            answer,
+            StructuralAnswer::Found {
+                point: (279.0, 515.0),
+                ..
+            }
+        ),
+        "{answer:?}"
+    );
+}
+
+#[test]
 fn a_row_known_to_be_out_of_view_is_never_pressed_where_its_box_is() {
     // The toolkit says the target does not show, yet its box (or the
     // guess at it) lies in the list's view: refused.
