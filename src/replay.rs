@@ -206,8 +206,14 @@ pub fn step_line(record: &StepRecord, total: Option<usize>) -> String {
         .or(record.check.as_ref())
         .cloned()
         .unwrap_or_default();
+    // What was made first (a turn of the wheel), said by what it did.
+    let first = record
+        .prepared
+        .iter()
+        .map(|made| format!("; first {}", made.label))
+        .collect::<String>();
     crate::present::terminal_safe(&format!(
-        "{place} {action} … {status} ({why}; {:.0} ms)",
+        "{place} {action} … {status} ({why}{first}; {:.0} ms)",
         record.duration_seconds * 1000.0
     ))
 }

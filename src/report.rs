@@ -483,7 +483,7 @@ fn step_section(
                     }
                 }
                 @for prepared in &record.prepared {
-                    tr { td { "first" } td class="prepared" { (prepared) } }
+                    tr { td { "first" } td class="prepared" { (prepared.label) ": " (prepared.reason) } }
                 }
                 @if let Some(step) = &record.step {
                     tr { td { "found at" } td class="target" { (step.target.map_or("none".to_owned(), at)) } }

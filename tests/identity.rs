@@ -223,16 +223,21 @@ fn scrolled_into_view(display: &Display) {
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .find(|step| step["type"] == "step" && step["step"] == 0)
         .unwrap_or_else(|| panic!("the pick's step: {steps}"));
-    let prepared: Vec<&str> = pick["prepared"]
+    let prepared: Vec<(&str, &str)> = pick["prepared"]
         .as_array()
-        .map(|turns| turns.iter().filter_map(Value::as_str).collect())
+        .map(|turns| {
+            turns
+                .iter()
+                .filter_map(|turn| Some((turn["label"].as_str()?, turn["reason"].as_str()?)))
+                .collect()
+        })
         .unwrap_or_default();
     assert!(
         !prepared.is_empty()
-            && prepared.iter().all(|turn| {
-                turn.starts_with("scroll ")
-                    && turn.contains("notches down")
-                    && turn.contains(r#"table cell "Maria Olsen" (row: Tromsø) is in the window's accessibility tree but scrolled out of view"#)
+            && prepared.iter().all(|(label, reason)| {
+                label.starts_with("scroll ")
+                    && label.contains("notches down")
+                    && reason.starts_with(r#"table cell "Maria Olsen" (row: Tromsø) is in the window's accessibility tree but scrolled out of view"#)
             }),
         "{pick}"
     );

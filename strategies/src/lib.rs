@@ -29,5 +29,5 @@ pub mod visual;
 pub use action::{Action, Button, Candidate, FoundBy, KeySpec, Sought, Step};
 pub use desktop::{Desktop, DesktopError, Frame};
 pub use naive::NaiveStrategy;
-pub use replay::{ReplayOptions, ReplayOutcome, StepRecord, StepStatus, run_replay};
+pub use replay::{Prepared, ReplayOptions, ReplayOutcome, StepRecord, StepStatus, run_replay};
 pub use strategy::{Decision, Missed, Observation, ReplayStrategy, StrategyError, Verification};

@@ -93,9 +93,9 @@ pub struct StepRecord {
     /// Every attempt's error, oldest first.
     pub errors: Vec<String>,
     /// What was made before the step, to bring its target within reach
-    /// (`scroll 3 notches down at (641, 438): …`), oldest first.
+    /// (turns of the wheel), oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub prepared: Vec<String>,
+    pub prepared: Vec<Prepared>,
     /// How the step's effect was seen (verified), or why it could not be
     /// checked (unverified).
     #[serde(default)]
@@ -118,6 +118,15 @@ pub struct StepRecord {
     pub decide_seconds: f64,
     /// Seconds for the whole step, waits included.
     pub duration_seconds: f64,
+}
+
+/// One preparation made before a step ([`Decision::Prepare`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prepared {
+    /// What it did (`scroll 3 notches down at (641, 438)`).
+    pub label: String,
+    /// Why.
+    pub reason: String,
 }
 
 /// How a replay ended.
@@ -378,9 +387,10 @@ fn attempt(
                 if !make(desktop, &step.actions, abort).map_err(attempt_error)? {
                     return Ok(AttemptResult::Aborted);
                 }
-                record
-                    .prepared
-                    .push(format!("{}: {}", step.label, step.reason));
+                record.prepared.push(Prepared {
+                    label: step.label,
+                    reason: step.reason,
+                });
             }
             Err(StrategyError::Retryable(error)) => return Err(AttemptError::Retry(error)),
             Err(StrategyError::NotYet { reason, wait }) => {

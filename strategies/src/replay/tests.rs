@@ -218,11 +218,16 @@ fn preparations_are_made_before_the_step_and_bounded() {
             .filter(|action| !matches!(action, Action::Pause { .. }))
             .collect::<Vec<_>>()
     );
+    let prepared: Vec<(&str, &str)> = records[0]
+        .prepared
+        .iter()
+        .map(|made| (made.label.as_str(), made.reason.as_str()))
+        .collect();
     assert_eq!(
-        records[0].prepared,
+        prepared,
         [
-            "scroll 2 notches down: turn 1",
-            "scroll 2 notches down: turn 2"
+            ("scroll 2 notches down", "turn 1"),
+            ("scroll 2 notches down", "turn 2")
         ]
     );
     assert_eq!(records[0].attempts, 1);

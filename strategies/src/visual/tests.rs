@@ -983,7 +983,8 @@ fn a_row_scrolled_out_of_view_is_scrolled_to_with_the_wheel_then_clicked() {
     assert_eq!(moves(&desktop)[2..], [(15.0, 75.0)]);
     assert_eq!(records[0].prepared.len(), 2);
     assert!(
-        records[0].prepared[0].starts_with("scroll 3 notches down at (100, 50): table cell \"Maria Olsen\" (row: Tromsø) is in the window's accessibility tree but scrolled out of view"),
+        records[0].prepared[0].label == "scroll 3 notches down at (100, 50)"
+            && records[0].prepared[0].reason.starts_with("table cell \"Maria Olsen\" (row: Tromsø) is in the window's accessibility tree but scrolled out of view"),
         "{:?}",
         records[0].prepared
     );
