@@ -401,9 +401,19 @@ pub type TreeFinder = Box<
     dyn FnMut(
             &str,
             &reprise_models::WindowIdentity,
+            WholeLists,
         ) -> Result<Option<reprise_models::A11yTree>, PlatformError>
         + Send,
 >;
+
+/// Whether a long list's rows beyond what shows of it are read too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WholeLists {
+    /// What shows of it (a person's view; fast).
+    Showing,
+    /// All its rows, within the read's bounds.
+    Whole,
+}
 
 /// A [`TreeFinder`] where the platform exposes accessibility trees (AT-SPI on
 /// Linux); `None` elsewhere. It connects on first use.
@@ -412,7 +422,7 @@ pub fn tree_finder() -> Option<TreeFinder> {
     {
         let mut connected: Option<Result<(a11y::A11yReader, WindowProbe), PlatformError>> = None;
         Some(Box::new(
-            move |app: &str, identity: &reprise_models::WindowIdentity| {
+            move |app: &str, identity: &reprise_models::WindowIdentity, lists: WholeLists| {
                 let (reader, probe) = connected
                     .get_or_insert_with(|| {
                         let reader = a11y::A11yReader::connect()?;
@@ -427,6 +437,7 @@ pub fn tree_finder() -> Option<TreeFinder> {
                     identity,
                     a11y::TreeLimits {
                         values: true,
+                        whole_lists: lists == WholeLists::Whole,
                         ..Default::default()
                     },
                 )?

@@ -177,12 +177,16 @@ fn a_row_in_a_gtk_list_is_found_by_its_identity_scrolled_to_and_refused_when_gon
         [r#"cell Maria Olsen ["Tromsø"]"#, "button OK null"]
     );
     // Unchanged, with decoys above it, re-sorted, in the dark theme, at
-    // twice the scale, scrolled out of the list's view: the same person.
+    // twice the scale, scrolled out of the list's view (and far out, in a
+    // list longer than is read beyond what shows at first): the same person.
     picked_the_target(
         &display,
-        &["same", "decoys", "resorted", "dark", "scale2", "scrolled"],
+        &[
+            "same", "decoys", "resorted", "dark", "scale2", "scrolled", "far",
+        ],
     );
-    scrolled_into_view(&display);
+    scrolled_into_view(&display, "scrolled");
+    scrolled_into_view(&display, "far");
     refused_where_the_target_is_not(&display);
 }
 
@@ -210,14 +214,14 @@ fn a_row_in_an_accesskit_table_is_found_by_its_identity_scrolled_to_and_refused_
             "same", "decoys", "resorted", "dark", "scale2", "scrolled", "big",
         ],
     );
-    scrolled_into_view(&display);
+    scrolled_into_view(&display, "scrolled");
     refused_where_the_target_is_not(&display);
 }
 
-/// The scrolled case's pick was made after turns of the wheel over the
-/// list, each said in the step's record, and then by the target's identity.
-fn scrolled_into_view(display: &Display) {
-    let steps = result(display, "scrolled", "stdout");
+/// The pick of `case` was made after turns of the wheel over the list, each
+/// said in the step's record, and then by the target's identity.
+fn scrolled_into_view(display: &Display, case: &str) {
+    let steps = result(display, case, "stdout");
     let pick = steps
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())

@@ -36,6 +36,10 @@ pub struct TreeLimits {
     /// Whether the text editable fields hold is read (replay's check of
     /// what keys typed; the recorder never reads it).
     pub values: bool,
+    /// Whether a list that manages its descendants is read whole (up to
+    /// [`MAX_CHILDREN_READ`] children) rather than as far as it shows once
+    /// it has more than 128.
+    pub whole_lists: bool,
 }
 
 impl Default for TreeLimits {
@@ -44,6 +48,7 @@ impl Default for TreeLimits {
             max_nodes: 3000,
             max_time: Duration::from_secs(2),
             values: false,
+            whole_lists: false,
         }
     }
 }
@@ -236,7 +241,12 @@ impl A11yReader {
                     let Ok(proxy) = self.accessible(&objects[idx]) else {
                         continue;
                     };
-                    for child in self.managed_children(&objects[idx], &proxy) {
+                    let children = if limits.whole_lists {
+                        self.children(&objects[idx], &proxy)
+                    } else {
+                        self.managed_children(&objects[idx], &proxy)
+                    };
+                    for child in children {
                         queue.push_back((child, Some(idx), Wanted::InList));
                     }
                 }

@@ -160,7 +160,16 @@ impl Desktop for LiveDesktop {
         request: &TreeRequest,
     ) -> Result<Option<A11yTree>, DesktopError> {
         let tree = match &mut self.trees {
-            Some(find) => find(&request.app, &request.window).map_err(DesktopError::window)?,
+            Some(find) => find(
+                &request.app,
+                &request.window,
+                if request.whole_lists {
+                    crate::platform::WholeLists::Whole
+                } else {
+                    crate::platform::WholeLists::Showing
+                },
+            )
+            .map_err(DesktopError::window)?,
             None => None,
         };
         if let (Some(tree), Ok(mut fields)) = (&tree, self.secret_fields.lock()) {

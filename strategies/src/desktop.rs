@@ -58,6 +58,9 @@ pub struct TreeRequest {
     pub app: String,
     /// The window, as its tree names it.
     pub window: WindowIdentity,
+    /// Read the rows of a long list beyond what shows of it too (bounded,
+    /// and slower): asked once the target was not among what shows.
+    pub whole_lists: bool,
 }
 
 /// A live desktop (or a scripted one in tests).

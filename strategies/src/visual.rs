@@ -212,6 +212,9 @@ pub struct VisualStrategy {
     windows: Vec<WindowState>,
     /// The turns of the wheel made to bring a step's target into view.
     scrolling: Option<Scrolling>,
+    /// The step whose target was not among what the long lists of its
+    /// window show: its trees are read with those lists whole.
+    whole_lists: Option<usize>,
 }
 
 /// The turns of the wheel made for one step's target, scrolled out of its
@@ -246,6 +249,7 @@ impl VisualStrategy {
             rungs: Rungs::default(),
             windows: Vec::new(),
             scrolling: None,
+            whole_lists: None,
         }
     }
 
@@ -318,6 +322,7 @@ impl ReplayStrategy for VisualStrategy {
         Some(TreeRequest {
             app: element.app.clone(),
             window: element.window.clone(),
+            whole_lists: self.whole_lists == Some(step_idx),
         })
     }
 
@@ -667,7 +672,20 @@ impl VisualStrategy {
                         found_by: Some(FoundBy::Structural),
                     }));
                 }
-                StructuralAnswer::Gone { reason } => return Err(StrategyError::Retryable(reason)),
+                StructuralAnswer::Gone { reason } => {
+                    // A long list is read as far as it shows: the next
+                    // attempt reads it whole (the target may be scrolled
+                    // out of its view), and refuses as gone only then.
+                    let looked_everywhere = self.whole_lists == Some(idx);
+                    self.whole_lists = Some(idx);
+                    return Err(StrategyError::Retryable(if looked_everywhere {
+                        reason
+                    } else {
+                        format!(
+                            "{reason}; looking again with long lists read beyond what they show"
+                        )
+                    }));
+                }
                 StructuralAnswer::NoAnswer if !self.rungs.visual => {
                     return Err(StrategyError::Retryable(format!(
                         "{} exposes no usable accessibility tree for {}, and the visual rung is off",

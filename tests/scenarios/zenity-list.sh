@@ -53,6 +53,11 @@ replay near-namesake "Maria Olson" Tromsø "Per Hansen" Oslo
 above=()
 for ((row = 1; row <= 20; row++)); do above+=("Anne Berg $row" Oslo); done
 replay scrolled "${above[@]}" "Maria Olsen" Tromsø
+# Far out of view in a long list (more rows than are read beyond what shows
+# at first): read whole on the second look, then scrolled to.
+far=()
+for ((row = 1; row <= 100; row++)); do far+=("Anne Berg $row" Oslo); done
+replay far "${far[@]}" "Maria Olsen" Tromsø
 # Another look: the dark theme, and twice the scale, with a decoy above.
 LOOK="GTK_THEME=Adwaita:dark" replay dark "Maria Olsen" Bergen "Per Hansen" Oslo "Maria Olsen" Tromsø
 LOOK="GDK_SCALE=2" replay scale2 "Maria Olsen" Bergen "Maria Olsen" Tromsø "Per Hansen" Oslo

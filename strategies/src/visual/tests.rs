@@ -1017,3 +1017,50 @@ fn a_turn_of_the_wheel_that_does_not_move_the_row_is_refused_and_nothing_is_pres
         desktop.injected
     );
 }
+
+#[test]
+fn a_target_not_among_what_shows_is_looked_for_again_in_the_lists_read_whole() {
+    // The first tree lacks the row (a long list read as far as it shows):
+    // the next look asks for the lists whole, and finds it there.
+    let filling = &ROWS[..1];
+    let (outcome, desktop, records) = replay_with(
+        recorded_click(ROWS, 1),
+        no_pixels(),
+        vec![list(filling, None), list(ROWS, None), list(ROWS, Some(1))],
+        Rungs::default(),
+        1,
+    );
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { steps: 1, .. }),
+        "{outcome:?}"
+    );
+    let whole: Vec<bool> = desktop
+        .tree_requests
+        .iter()
+        .map(|request| request.whole_lists)
+        .collect();
+    assert_eq!(whole, [false, true, true]);
+    assert!(
+        records[0].errors[0]
+            .ends_with("; looking again with long lists read beyond what they show"),
+        "{:?}",
+        records[0].errors
+    );
+    // Gone there too: refused with the plain reason, nothing pressed.
+    let (outcome, desktop, _) = replay_with(
+        recorded_click(ROWS, 1),
+        no_pixels(),
+        vec![list(filling, None)],
+        Rungs::default(),
+        1,
+    );
+    let ReplayOutcome::Failed { reason, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        reason.starts_with("no table cell \"Maria Olsen\" (row: Tromsø)")
+            && !reason.contains("looking again"),
+        "{reason}"
+    );
+    assert!(desktop.injected.is_empty(), "{:?}", desktop.injected);
+}
