@@ -3,7 +3,8 @@
 # an AccessKit (egui) table, recorded once per ladder and replayed against
 # drifted lists (unchanged, decoys above, re-sorted, dark theme, scale 2,
 # target scrolled out of view, target removed, a near-namesake alone,
-# twins; both also in a big window of FILLER more rows), and a save in a Qt
+# twins; zenity's target also far out of view in a list of 101 rows; both
+# also in a big window of FILLER more rows), and a save in a Qt
 # editor, with the visual strategy's ladder as structural+visual (the
 # default), visual alone and structural alone. Judged by what the
 # application printed or saved. Prints a Markdown table: per ladder and
@@ -31,7 +32,7 @@ failed() {
 # judge APP OUT: the table rows of one list scenario's cases in OUT.
 judge() {
   local case printed code expected outcome
-  for case in same decoys resorted dark scale2 removed near-namesake twins scrolled ${BIG:+big}; do
+  for case in same decoys resorted dark scale2 removed near-namesake twins scrolled ${FAR:+far} ${BIG:+big}; do
     printed=$(cat "$2/$case.out")
     code=$(cat "$2/$case.code")
     case $case in removed|twins|near-namesake) expected="(refusal)" ;; *) expected=$target ;; esac
@@ -75,7 +76,7 @@ for rungs in structural,visual visual structural; do
   XDG_RUNTIME_DIR=$out/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$out/store.sqlite \
     SCRIPTS=$PWD/scripts OUT=$out FILLER=$filler dbus-run-session -- bash tests/scenarios/zenity-list.sh \
     >>"$out/scenario.log" 2>&1 || failed "$out"
-  BIG=1 judge zenity "$out"
+  FAR=1 BIG=1 judge zenity "$out"
   times "$out/store.sqlite" "$rungs, zenity (all cases)"
   times "$out/store.sqlite" "$rungs, zenity list of $((filler + 3)) rows" last
   # The same pick in an AccessKit (egui) table, and a big window of it.
