@@ -410,12 +410,19 @@ pub fn place_offscreen(tree: &mut A11yTree, container: u32, unplaced: &[u32]) {
     };
     let view = node.rect;
     let children = node.children.clone();
+    let unplaced: std::collections::HashSet<u32> = unplaced.iter().copied().collect();
     let placed: Vec<(usize, Rect)> = children
         .iter()
         .enumerate()
         .filter(|(_, child)| !unplaced.contains(child))
         .filter_map(|(at, &child)| Some((at, tree.nodes.get(child as usize)?.rect?)))
         .collect();
+    // How many placed children share each placed child's line: a row's
+    // width in children.
+    let mut on_line: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
+    for (_, rect) in &placed {
+        *on_line.entry(rect.top).or_default() += 1;
+    }
     for (at, &child) in children.iter().enumerate() {
         if !unplaced.contains(&child) {
             continue;
@@ -428,10 +435,7 @@ pub fn place_offscreen(tree: &mut A11yTree, container: u32, unplaced: &[u32]) {
                 .iter()
                 .filter(|(_, rect)| rect.width == size.width)
                 .filter_map(|&(near, rect)| {
-                    let per_row = placed
-                        .iter()
-                        .filter(|(_, other)| other.top == rect.top)
-                        .count();
+                    let per_row = on_line[&rect.top];
                     (at.abs_diff(near) % per_row == 0).then_some((near, rect, per_row))
                 })
                 .min_by_key(|(near, _, _)| at.abs_diff(*near))?;

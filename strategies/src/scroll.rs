@@ -202,24 +202,11 @@ pub(crate) fn box_of(live: &A11yTree, container: u32) -> Option<Rect> {
         return Some(rect);
     }
     let inside = subtree(live, container);
-    let boxes = (0..live.nodes.len())
+    (0..live.nodes.len())
         .filter(|&idx| inside[idx])
-        .filter_map(|idx| live.nodes[idx].rect);
-    let (mut left, mut top, mut right, mut bottom) = (i64::MAX, i64::MAX, i64::MIN, i64::MIN);
-    for rect in boxes {
-        left = left.min(i64::from(rect.left));
-        top = top.min(i64::from(rect.top));
-        right = right.max(rect.right());
-        bottom = bottom.max(rect.bottom());
-    }
-    (left < right && top < bottom).then(|| {
-        Rect::new(
-            left as i32,
-            top as i32,
-            (right - left) as u32,
-            (bottom - top) as u32,
-        )
-    })
+        .filter_map(|idx| live.nodes[idx].rect)
+        .reduce(|span, rect| span.union(&rect))
+        .filter(|span| span.width > 0 && span.height > 0)
 }
 
 /// Roles of elements that hold what lies within their box rather than
@@ -338,7 +325,8 @@ impl PerNotch {
     /// What the last turn (`notches`, as the wheel's dx and dy) showed: the
     /// element moved `moved` pixels (right and down positive). An axis that
     /// was not turned keeps its value; one that was turned and did not move
-    /// is `None` for the caller to refuse (the view does not scroll so).
+    /// makes it [`Stuck`], for the caller to refuse (the view does not
+    /// scroll so).
     pub fn learned(self, notches: (i32, i32), moved: (i32, i32)) -> Result<PerNotch, Stuck> {
         let axis = |notches: i32, moved: i32, before: f64| {
             if notches == 0 {
