@@ -1,29 +1,31 @@
 //! Reprise: record a desktop task once, replay it on a screen that has drifted.
 //!
-//! This library is the application behind the `reprise` binary: the command
-//! line, the store, the export format and the presentation of recordings.
+//! This library is the application behind the `reprise` binary, one folder a
+//! layer, each using only those listed after it:
+//!
+//! - [`cli`]: the command line, what each command does, exit codes;
+//! - [`fleet`]: replay jobs across many desktops (server, worker, client);
+//! - [`record`]: the recorder;
+//! - [`replay`]: the run: the live desktop behind the strategies' port, the
+//!   replay loop's set-up, batches (`--each`), how a run stopped;
+//! - [`present`]: how recordings and runs look to a person (tables, trees,
+//!   HTML reports, overlays);
+//! - [`vision`]: OCR, an external segmenter and the segmentation cache;
+//! - [`llm`]: the model providers;
+//! - [`store`]: the SQLite store, frames' encoding and the export file;
+//! - [`settings`]: the config file, time settings, refused values;
+//! - [`platform`]: the only code that calls OS APIs.
 
-pub mod archive;
-pub mod bench;
 pub mod cli;
-pub mod commands;
-pub mod config;
-pub mod describe;
-pub mod durations;
-pub mod exit;
 pub mod fleet;
-pub mod frames;
 pub mod llm;
-pub mod overlay;
 pub mod platform;
 pub mod present;
 pub mod record;
 pub mod replay;
-pub mod report;
-pub mod rows;
-pub mod segment_server;
+pub mod settings;
 pub mod store;
 #[cfg(any(test, feature = "test-support"))]
 #[doc(hidden)]
 pub mod testing;
-pub mod vision_cache;
+pub mod vision;

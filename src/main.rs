@@ -23,16 +23,16 @@ fn main() -> ExitCode {
         };
     }
     let cli = reprise::cli::Cli::parse();
-    reprise::exit::init_logging(cli.global.verbose, cli.global.quiet);
-    match reprise::commands::run(cli) {
+    reprise::cli::exit::init_logging(cli.global.verbose, cli.global.quiet);
+    match reprise::cli::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!(
                 "{}: {}",
-                reprise::exit::label_for(&err),
-                reprise::exit::one_line(&err)
+                reprise::cli::exit::label_for(&err),
+                reprise::settings::errors::one_line(&err)
             );
-            ExitCode::from(reprise::exit::code_for(&err) as u8)
+            ExitCode::from(reprise::cli::exit::code_for(&err) as u8)
         }
     }
 }

@@ -257,7 +257,7 @@ fn a_step_with_no_visible_effect_is_retried_then_fails_clearly() {
 fn visual_with_the_llm_describer_asks_the_model_in_batches_then_reuses_its_answers() {
     use reprise_strategies::describe::TextReader as _;
     let mut display = display_with_sample();
-    let mut reader = reprise::describe::TesseractReader::new().unwrap();
+    let mut reader = reprise::vision::ocr::TesseractReader::new().unwrap();
     let server = ScriptedServer::answering(stand_in_model(move |crop| reader.read(crop)));
     // Six images per request: the window and five elements.
     let config = display.dir.path().join("config.toml");

@@ -20,7 +20,7 @@ pub enum CallError {
     Unreachable { url: String, source: reqwest::Error },
     /// An answer with an error status.
     #[error("the fleet server refused")]
-    Refused(#[source] crate::exit::ServerRefused),
+    Refused(#[source] crate::fleet::client::ServerRefused),
     #[error("the fleet server's answer is not what this client expects: {0}")]
     BadAnswer(String),
 }
@@ -70,15 +70,16 @@ impl Api {
     pub fn new(server: &str) -> anyhow::Result<Api> {
         let token = std::env::var(super::TOKEN_VAR).unwrap_or_default();
         if token.is_empty() {
-            anyhow::bail!(crate::exit::UsageError(format!(
+            anyhow::bail!(crate::settings::errors::UsageError(format!(
                 "set {} to the fleet's token (a user token for `reprise jobs`, a worker token for `reprise worker`)",
                 super::TOKEN_VAR
             )));
         }
-        let url = reqwest::Url::parse(server)
-            .map_err(|err| crate::exit::UsageError(format!("--server {server:?}: {err}")))?;
+        let url = reqwest::Url::parse(server).map_err(|err| {
+            crate::settings::errors::UsageError(format!("--server {server:?}: {err}"))
+        })?;
         if !matches!(url.scheme(), "http" | "https") {
-            anyhow::bail!(crate::exit::UsageError(format!(
+            anyhow::bail!(crate::settings::errors::UsageError(format!(
                 "--server {server:?}: use an http:// or https:// URL"
             )));
         }
@@ -133,12 +134,12 @@ impl Api {
         if !(200..300).contains(&status) {
             let error: Option<ApiError> = serde_json::from_slice(bytes).ok();
             return Err(CallError::Refused(match error {
-                Some(error) => crate::exit::ServerRefused {
+                Some(error) => crate::fleet::client::ServerRefused {
                     status,
                     code: error.error.code,
                     message: crate::present::terminal_safe(&error.error.message),
                 },
-                None => crate::exit::ServerRefused {
+                None => crate::fleet::client::ServerRefused {
                     status,
                     code: "unknown".into(),
                     message: crate::present::terminal_safe(&String::from_utf8_lossy(
@@ -496,8 +497,8 @@ fn path_part(id: &str) -> String {
 /// `k=v` pairs as a map; a repeated key keeps its last value.
 pub fn pairs(
     items: &[String],
-    parse: fn(&str) -> Result<(String, String), crate::exit::UsageError>,
-) -> Result<BTreeMap<String, String>, crate::exit::UsageError> {
+    parse: fn(&str) -> Result<(String, String), crate::settings::errors::UsageError>,
+) -> Result<BTreeMap<String, String>, crate::settings::errors::UsageError> {
     items.iter().map(|item| parse(item)).collect()
 }
 
@@ -519,4 +520,25 @@ mod tests {
         assert_eq!(path_part("../../metrics?x"), "metricsx");
         assert_eq!(path_part("3f2a-77"), "3f2a-77");
     }
+}
+
+/// A server (the fleet's) that answered with an error: its status, code
+/// and message.
+#[derive(Debug, thiserror::Error)]
+#[error("{status}, {code}: {message}")]
+pub struct ServerRefused {
+    pub status: u16,
+    pub code: String,
+    pub message: String,
+}
+
+/// A fleet job watched to its end that did not complete with every step
+/// verified; its exit code says how it ended, as a replay's would.
+#[derive(Debug, thiserror::Error)]
+#[error("job {id} ended {state}: {reason}")]
+pub struct JobEnded {
+    pub id: String,
+    pub state: &'static str,
+    pub reason: String,
+    pub kind: crate::replay::stopped::StopKind,
 }

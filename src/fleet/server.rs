@@ -236,7 +236,7 @@ pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
     let user_token = token(super::USER_TOKEN_VAR)?;
     let worker_token = token(super::WORKER_TOKEN_VAR)?;
     if user_token == worker_token {
-        anyhow::bail!(crate::exit::UsageError(format!(
+        anyhow::bail!(crate::settings::errors::UsageError(format!(
             "{} and {} must differ (the roles are told apart by their token)",
             super::USER_TOKEN_VAR,
             super::WORKER_TOKEN_VAR
@@ -319,7 +319,7 @@ async fn stop_signal() {
 fn token(variable: &str) -> anyhow::Result<String> {
     let value = std::env::var(variable).unwrap_or_default();
     if value.len() < super::MIN_TOKEN_LEN {
-        anyhow::bail!(crate::exit::UsageError(format!(
+        anyhow::bail!(crate::settings::errors::UsageError(format!(
             "set {variable} to a token of at least {} characters (the server reads its tokens only from the environment)",
             super::MIN_TOKEN_LEN
         )));
@@ -432,7 +432,7 @@ async fn upload(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<Response> {
     let body = body_of(body)?;
-    let archive = crate::archive::decode(&body).map_err(|err| {
+    let archive = crate::store::archive::decode(&body).map_err(|err| {
         Fail::new(
             StatusCode::BAD_REQUEST,
             "bad_export",
@@ -467,8 +467,8 @@ async fn export(State(fleet): State<Shared>, Path(id): Path<String>) -> ApiResul
     let bytes = {
         let store = fleet.store();
         let id = store.resolve(&id)?;
-        crate::archive::export_bytes(&store, &id).map_err(|err| {
-            tracing::error!("export {id}: {}", crate::exit::one_line(&err));
+        crate::store::archive::export_bytes(&store, &id).map_err(|err| {
+            tracing::error!("export {id}: {}", crate::settings::errors::one_line(&err));
             Fail::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "export",

@@ -194,7 +194,7 @@ fn ensure_recording(api: &Api, store: &mut Store, recording_id: &str) -> anyhow:
             Duration::from_secs(300),
         )
         .with_context(|| format!("fetch recording {recording_id}"))?;
-    let archive = crate::archive::decode(&bytes)
+    let archive = crate::store::archive::decode(&bytes)
         .with_context(|| format!("the server's export of recording {recording_id}"))?;
     if archive.bundle.recording.id != recording_id {
         anyhow::bail!(
@@ -313,7 +313,7 @@ fn run_job(
             Finish::Released,
             format!(
                 "the worker stopped before the replay began ({})",
-                crate::exit::one_line(&err)
+                crate::settings::errors::one_line(&err)
             ),
             None,
             None,
@@ -322,7 +322,7 @@ fn run_job(
             Finish::Failed,
             format!(
                 "the replay could not run on this desktop: {}",
-                crate::exit::one_line(&err)
+                crate::settings::errors::one_line(&err)
             ),
             None,
             None,
@@ -330,7 +330,7 @@ fn run_job(
     };
     let report = run_id
         .as_deref()
-        .and_then(|run| crate::report::run_report(store, run).ok());
+        .and_then(|run| crate::present::report::run_report(store, run).ok());
     eprintln!("job {}: {}", job.id, crate::present::terminal_safe(&reason));
     let _ = reports.send(ReportKind::Finish {
         end,

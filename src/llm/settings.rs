@@ -7,43 +7,11 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::http::RetryPolicy;
 use super::provider::{Kind, Provider};
-
-/// The `[llm]` table of the config file.
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileConfig {
-    pub providers: Option<Vec<String>>,
-    pub max_attempts: Option<u32>,
-    pub timeout_seconds: Option<f64>,
-    pub connect_timeout_seconds: Option<f64>,
-    pub cache: Option<bool>,
-    pub openai: Option<ProviderFile>,
-    pub anthropic: Option<ProviderFile>,
-    pub gemini: Option<ProviderFile>,
-    /// `"provider/model" = { input_per_million = …, output_per_million = … }` in US dollars.
-    #[serde(default)]
-    pub prices: HashMap<String, Price>,
-}
-
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProviderFile {
-    pub base_url: Option<String>,
-    pub model: Option<String>,
-    pub max_images: Option<usize>,
-}
-
-/// US dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Price {
-    pub input_per_million: f64,
-    pub output_per_million: f64,
-}
+pub use crate::settings::config::{FileConfig, Price, ProviderFile};
 
 /// Flags that override the rest.
 #[derive(Debug, Default, Clone)]
@@ -77,129 +45,6 @@ impl LlmSettings {
             input_tokens as f64 * price.input_per_million / 1e6
                 + output_tokens as f64 * price.output_per_million / 1e6,
         )
-    }
-}
-
-/// The whole config file: `[llm]` and `[runs]` are its tables, and anything
-/// else is refused (a misspelt table would otherwise be ignored without a
-/// word).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConfigFile {
-    #[serde(default)]
-    pub llm: FileConfig,
-    #[serde(default)]
-    pub runs: RunsFile,
-}
-
-/// The `[runs]` table of the config file.
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunsFile {
-    /// Replay runs older than this many days are pruned after each replay
-    /// (0 keeps every run).
-    pub keep_days: Option<f64>,
-}
-
-/// Reads a config file; a missing default file is an empty config.
-///
-/// The file is parsed before anything is checked, so the checks see every
-/// table (inline or not) and every spelling of a key: a key that names a
-/// credential anywhere is refused, and so is any field the settings do not
-/// know. No error quotes the file: a syntax error names its line and column,
-/// and every string value the file holds is masked in the other errors, so
-/// a key pasted into the file never reaches the terminal from here.
-pub fn read_config_file(path: &std::path::Path) -> Result<ConfigFile> {
-    let text = std::fs::read_to_string(path)?;
-    let table: toml::Table = toml::from_str(&text).map_err(|err| {
-        let place = match err.span() {
-            Some(span) => {
-                let before = &text[..span.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let column = before.len() - before.rfind('\n').map_or(0, |at| at + 1) + 1;
-                format!("line {line}, column {column}")
-            }
-            None => "somewhere".into(),
-        };
-        anyhow::anyhow!(
-            "{} is not valid TOML at {place}: {}",
-            path.display(),
-            err.message().trim_end()
-        )
-    })?;
-    let mut credentials = Vec::new();
-    credential_keys(&table, "", &mut credentials);
-    if !credentials.is_empty() {
-        bail!(
-            "{} holds {}, which looks like a credential: keys are read only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY); remove it from the file",
-            path.display(),
-            credentials.join(", ")
-        );
-    }
-    let mut strings = Vec::new();
-    string_values(&toml::Value::Table(table.clone()), &mut strings);
-    toml::Value::Table(table)
-        .try_into()
-        .map_err(|err: toml::de::Error| {
-            let mut message = err.message().trim_end().to_owned();
-            strings.sort_by_key(|text| std::cmp::Reverse(text.len()));
-            for text in strings.iter().filter(|text| text.chars().count() >= 4) {
-                message = message.replace(text.as_str(), "<a value from the file>");
-            }
-            anyhow::anyhow!("{}: {message}", path.display())
-        })
-}
-
-/// Whether a key's name, in any spelling (`api_key`, `"API-Key"`, `apikey`,
-/// `token`), says that its value is a credential.
-fn names_a_credential(key: &str) -> bool {
-    let squashed: String = key
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    [
-        "key",
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "credential",
-        "auth",
-    ]
-    .iter()
-    .any(|word| squashed.contains(word))
-}
-
-/// The dotted paths of every credential-like key in `table`, at any depth.
-fn credential_keys(table: &toml::Table, prefix: &str, found: &mut Vec<String>) {
-    for (key, value) in table {
-        let path = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
-        };
-        if names_a_credential(key) {
-            found.push(format!("`{path}`"));
-        }
-        let mut nested = vec![value];
-        while let Some(value) = nested.pop() {
-            match value {
-                toml::Value::Table(inner) => credential_keys(inner, &path, found),
-                toml::Value::Array(items) => nested.extend(items),
-                _ => {}
-            }
-        }
-    }
-}
-
-/// Every string value in the document, at any depth.
-fn string_values(value: &toml::Value, found: &mut Vec<String>) {
-    match value {
-        toml::Value::String(text) => found.push(text.clone()),
-        toml::Value::Table(table) => table.values().for_each(|value| string_values(value, found)),
-        toml::Value::Array(items) => items.iter().for_each(|value| string_values(value, found)),
-        _ => {}
     }
 }
 
@@ -392,10 +237,12 @@ pub fn resolve(
 ) -> Result<LlmSettings> {
     // Every refusal here is of a setting: the configuration's error (exit 2).
     resolve_settings(flags, env, file).map_err(|err| {
-        if err.downcast_ref::<crate::exit::LlmFailure>().is_some() {
+        if err.downcast_ref::<crate::llm::LlmFailure>().is_some() {
             err
         } else {
-            anyhow::Error::new(crate::exit::ConfigError(crate::exit::one_line(&err)))
+            anyhow::Error::new(crate::settings::errors::ConfigError(
+                crate::settings::errors::one_line(&err),
+            ))
         }
     })
 }
@@ -477,7 +324,7 @@ fn resolve_settings(
         providers.retain(|provider| provider.kind == kind);
         if providers.is_empty() {
             // Not a wrong setting: a missing one (exit 5, as with none).
-            return Err(crate::exit::LlmFailure(format!(
+            return Err(crate::llm::LlmFailure(format!(
                 "the provider {only:?} is not configured (set its API key or base URL)"
             ))
             .into());
@@ -490,7 +337,8 @@ fn resolve_settings(
                 .map_err(|_| anyhow::anyhow!("{var} must be a number of seconds"))?,
             None => from_file.unwrap_or(default),
         };
-        crate::durations::seconds_setting(var, value, false).map_err(|err| anyhow::anyhow!("{err}"))
+        crate::settings::durations::seconds_setting(var, value, false)
+            .map_err(|err| anyhow::anyhow!("{err}"))
     };
     let max_attempts = match env("REPRISE_LLM_MAX_ATTEMPTS") {
         Some(text) => text

@@ -387,12 +387,12 @@ fn a_config_file_with_an_unknown_table_is_refused_not_ignored() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");
     std::fs::write(&path, "[openai]\nmax_images = 6\n").unwrap();
-    let err = super::settings::read_config_file(&path)
+    let err = crate::settings::config::read_config_file(&path)
         .unwrap_err()
         .to_string();
     assert!(err.contains("unknown field `openai`"), "{err}");
     std::fs::write(&path, "[llm.openai]\nmax_images = 6\n").unwrap();
-    let file = super::settings::read_config_file(&path).unwrap();
+    let file = crate::settings::config::read_config_file(&path).unwrap();
     assert_eq!(file.llm.openai.unwrap().max_images, Some(6));
 }
 
@@ -497,7 +497,7 @@ fn a_key_in_the_config_file_is_refused_in_every_spelling_and_never_quoted() {
     let key = "sk-proj-SECRET0123456789";
     let check = |text: &str, expected: &str| {
         std::fs::write(&path, text).unwrap();
-        let err = super::settings::read_config_file(&path)
+        let err = crate::settings::config::read_config_file(&path)
             .unwrap_err()
             .to_string();
         assert!(err.contains(expected), "{text}: {err}");

@@ -143,7 +143,7 @@ impl Masks {
         }
         drop(state);
         for rect in &boxes {
-            crate::frames::mask_box(image, screen, *rect);
+            crate::store::frames::mask_box(image, screen, *rect);
         }
         boxes.len()
     }
@@ -160,7 +160,7 @@ mod tests {
     use image::Rgba;
 
     use super::*;
-    use crate::frames::MASK;
+    use crate::store::frames::MASK;
 
     fn window(id: u64, title: &str) -> ActiveWindow {
         ActiveWindow {

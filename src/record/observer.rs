@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use reprise_models::screenshot::content_hash;
 
 use super::masks::Masks;
-use crate::frames::{FrameEncoder, FrameImage};
 use crate::platform::capture::ScreenCapture;
 use crate::platform::{ActiveWindow, WindowProbe, WindowTreeReader};
+use crate::store::frames::{FrameEncoder, FrameImage};
 
 /// What the observer sends, in time order.
 #[derive(Debug)]

@@ -13,8 +13,8 @@ use super::elements::{Earlier, ElementAnswer};
 use super::observer::{Observation, Observed};
 use super::stop::StopSequence;
 use super::{FOCUS_WAIT_SECONDS, MAX_LINK_WAIT_SECONDS, secrets};
-use crate::frames::FrameImage;
 use crate::platform;
+use crate::store::frames::FrameImage;
 use crate::store::{ScreenshotBlob, Store};
 
 /// Collects events, frames and window states, links each event to the newest

@@ -88,7 +88,7 @@ impl LiveDesktop {
         }
         let names = HeldInput::names(&held);
         if !release {
-            anyhow::bail!(crate::exit::UsageError(format!(
+            anyhow::bail!(crate::settings::errors::UsageError(format!(
                 "{names} held down on this display before the replay (another program, or a key left stuck): every key and click would be changed by it; release it, or replay with --release-held-keys"
             )));
         }

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use crate::exit::UsageError;
+use crate::settings::errors::UsageError;
 
 /// The environment variable that holds the secret `name`.
 pub fn env_name(name: &str) -> String {

@@ -5,7 +5,7 @@
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{Result, Store, StoreError};
-use crate::frames::{FrameImage, apply_patch, decode_png, patched};
+use crate::store::frames::{FrameImage, apply_patch, decode_png, patched};
 
 /// An image as stored: whole, or a patch at `x`, `y` of a key frame.
 enum StoredImage {

@@ -7,7 +7,7 @@ use reprise_models::{ActionEvent, Recording, RecordingBundle, Screenshot, Window
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{Result, Store, StoreError};
-use crate::frames::FrameImage;
+use crate::store::frames::FrameImage;
 
 /// One line of `reprise list`.
 #[derive(Debug, Clone, serde::Serialize)]

@@ -8,8 +8,8 @@ use reprise_models::{
 };
 
 use super::*;
-use crate::archive;
-use crate::frames::FrameImage;
+use crate::store::archive;
+use crate::store::frames::FrameImage;
 use rusqlite::params;
 
 /// A small but complete recording with two distinct images, one used twice.
@@ -269,14 +269,14 @@ fn append_frames(store: &mut Store, id: &str, frames: &[image::RgbaImage]) -> Ve
         .map(|(idx, frame)| {
             let hash = content_hash(frame.width(), frame.height(), frame.as_raw());
             hashes.push(hash.clone());
-            let image = match crate::frames::encode_patch(key, frame) {
+            let image = match crate::store::frames::encode_patch(key, frame) {
                 Some(Some((rect, png))) if idx > 0 => FrameImage::Patch {
                     base_hash: key_hash.clone(),
                     x: rect.x,
                     y: rect.y,
                     png,
                 },
-                _ => FrameImage::Full(crate::frames::encode_png(frame)),
+                _ => FrameImage::Full(crate::store::frames::encode_png(frame)),
             };
             ScreenshotBlob {
                 screenshot: Screenshot {
@@ -358,7 +358,7 @@ fn frames_stored_as_patches_read_back_exactly_and_take_little_room() {
     let bytes = archive::export(&store, &store.load(id).unwrap()).unwrap();
     let whole_frames: usize = frames
         .iter()
-        .map(|frame| crate::frames::encode_png(frame).len())
+        .map(|frame| crate::store::frames::encode_png(frame).len())
         .sum();
     assert!(
         bytes.len() * 2 < whole_frames,
@@ -418,7 +418,7 @@ fn a_key_frame_first_stored_as_a_patch_is_stored_whole_when_it_becomes_a_key() {
     let blob = frame_blob(
         3,
         &hashes[1],
-        FrameImage::Full(crate::frames::encode_png(&frames[1])),
+        FrameImage::Full(crate::store::frames::encode_png(&frames[1])),
     );
     store.append("rec-upgrade", 0, &[], &[blob], &[]).unwrap();
     let base: Option<String> = store

@@ -201,7 +201,7 @@ fn a_patch_seen_before_is_not_stored_again_and_a_key_frame_always_is() {
 fn a_flush_writes_what_is_ready_and_the_store_reads_it_back_linked() {
     let mut bench = Bench::new();
     bench.window(0.0, "Editor");
-    let png = crate::frames::encode_png(&image::RgbaImage::new(640, 480));
+    let png = crate::store::frames::encode_png(&image::RgbaImage::new(640, 480));
     bench.frame(0.1, "key", FrameImage::Full(png));
     bench.press(0.3);
     bench.press(0.45);

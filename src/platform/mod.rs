@@ -20,11 +20,11 @@ pub mod xsettings;
 pub mod a11y;
 
 #[cfg(target_os = "linux")]
-#[path = "platform/x11.rs"]
+#[path = "x11.rs"]
 mod os;
 
 #[cfg(not(target_os = "linux"))]
-#[path = "platform/generic.rs"]
+#[path = "generic.rs"]
 mod os;
 
 pub use os::{WindowProbe, double_click_settings, platform_name};

@@ -31,7 +31,7 @@ use reprise_models::{RecordingBundle, screenshot};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::frames::FrameImage;
+use crate::store::frames::FrameImage;
 
 const MAGIC: &str = "REPRISE-EXPORT";
 /// The zip local file header's signature: how a format 2 file begins.
@@ -323,7 +323,7 @@ fn read_zip<R: Read + Seek>(reader: R) -> Result<Archive, ArchiveError> {
     let mut images = BTreeMap::new();
     for (hash, entry) in manifest.images.iter().filter(|(_, e)| e.patch_of.is_none()) {
         let png = read_image_entry(&mut zip, hash, entry)?;
-        let image = crate::frames::decode_png(&png).map_err(|err| bad_image(hash, err))?;
+        let image = crate::store::frames::decode_png(&png).map_err(|err| bad_image(hash, err))?;
         check_pixels(hash, &image)?;
         sizes.insert(hash, image.dimensions());
         if key_frames.contains_key(hash.as_str()) {
@@ -345,7 +345,7 @@ fn read_zip<R: Read + Seek>(reader: R) -> Result<Archive, ArchiveError> {
             ));
         };
         let png = read_image_entry(&mut zip, hash, entry)?;
-        let image = crate::frames::patched_onto(key.clone(), place.x, place.y, &png)
+        let image = crate::store::frames::patched_onto(key.clone(), place.x, place.y, &png)
             .map_err(|err| bad_image(hash, err))?;
         check_pixels(hash, &image)?;
         sizes.insert(hash, image.dimensions());
@@ -541,7 +541,7 @@ fn decode_v1(bytes: &[u8]) -> Result<Archive, ArchiveError> {
         let png = engine
             .decode(base64_png)
             .map_err(|err| bad_image(hash, err))?;
-        let image = crate::frames::decode_png(&png).map_err(|err| bad_image(hash, err))?;
+        let image = crate::store::frames::decode_png(&png).map_err(|err| bad_image(hash, err))?;
         check_pixels(hash, &image)?;
         sizes.insert(hash.as_str(), image.dimensions());
         images.insert(hash.clone(), FrameImage::Full(png));
@@ -611,10 +611,12 @@ mod tests {
         let FrameImage::Full(key_png) = &images[&first.content_hash] else {
             panic!("the sample's frames are whole");
         };
-        let key = crate::frames::decode_png(key_png).unwrap();
+        let key = crate::store::frames::decode_png(key_png).unwrap();
         let mut frame = key.clone();
         frame.put_pixel(30, 20, image::Rgba([255, 0, 255, 255]));
-        let (rect, png) = crate::frames::encode_patch(&key, &frame).unwrap().unwrap();
+        let (rect, png) = crate::store::frames::encode_patch(&key, &frame)
+            .unwrap()
+            .unwrap();
         let hash = screenshot::content_hash(frame.width(), frame.height(), frame.as_raw());
         images.insert(
             hash.clone(),

@@ -55,7 +55,7 @@ pub fn parse_answer(answer: &Value, width: u32, height: u32) -> Result<Vec<Mask>
                     "the mask image is a JPEG: lossy compression invents colours; send a lossless PNG",
                 ));
             }
-            let image = crate::frames::decode_png(&bytes)
+            let image = crate::store::frames::decode_png(&bytes)
                 .map_err(|err| bad(&format!("the mask image is not a PNG: {err}")))?;
             if image.dimensions() != (width, height) {
                 return Err(bad(&format!(
@@ -103,7 +103,7 @@ impl Segmenter for HttpSegmenter {
         if width == 0 || height == 0 {
             return Err(VisionError::EmptyImage);
         }
-        let png = crate::frames::encode_png(image);
+        let png = crate::store::frames::encode_png(image);
         let body = json!({"image": base64::engine::general_purpose::STANDARD.encode(png), "width": width, "height": height});
         let answer: Value = self.runtime.block_on(async {
             let response = self

@@ -1,5 +1,10 @@
-//! How recordings look to a person: the `list` table, the `show` tree, and the
-//! JSON shape of `show --json`.
+//! How recordings and runs look to a person: the `list` and `runs` tables,
+//! the `show` tree and the JSON shape of `show --json` (here); the HTML pages
+//! of a run, a batch and a recording ([`report`]); a segmentation drawn over
+//! its image ([`overlay`]).
+
+pub mod overlay;
+pub mod report;
 
 use std::fmt::Write as _;
 

@@ -50,41 +50,44 @@ impl From<Strategy> for crate::replay::StrategyChoice {
 }
 
 /// `--state` of `jobs list`.
-pub fn parse_state(text: &str) -> Result<JobState, crate::exit::UsageError> {
+pub fn parse_state(text: &str) -> Result<JobState, crate::settings::errors::UsageError> {
     JobState::parse(text).ok_or_else(|| {
         let known: Vec<&str> = JobState::ALL.iter().map(|state| state.as_str()).collect();
-        crate::exit::UsageError(format!("no state {text:?}; one of {}", known.join(", ")))
+        crate::settings::errors::UsageError(format!(
+            "no state {text:?}; one of {}",
+            known.join(", ")
+        ))
     })
 }
 
 /// `--strategy` of `jobs submit`.
-pub fn parse_strategy(text: &str) -> Result<Strategy, crate::exit::UsageError> {
+pub fn parse_strategy(text: &str) -> Result<Strategy, crate::settings::errors::UsageError> {
     match text {
         "naive" => Ok(Strategy::Naive),
         "visual" => Ok(Strategy::Visual),
         "vanilla" => Ok(Strategy::Vanilla),
-        _ => Err(crate::exit::UsageError(format!(
+        _ => Err(crate::settings::errors::UsageError(format!(
             "no strategy {text:?}; one of naive, visual, vanilla"
         ))),
     }
 }
 
 /// `--retry` of `jobs submit`.
-pub fn parse_retry(text: &str) -> Result<RetryPolicy, crate::exit::UsageError> {
+pub fn parse_retry(text: &str) -> Result<RetryPolicy, crate::settings::errors::UsageError> {
     match text {
         "never" => Ok(RetryPolicy::Never),
         "restart" => Ok(RetryPolicy::Restart),
-        _ => Err(crate::exit::UsageError(format!(
+        _ => Err(crate::settings::errors::UsageError(format!(
             "no retry policy {text:?}; one of never, restart"
         ))),
     }
 }
 
 /// `k=v` of `--label`.
-pub fn parse_label(text: &str) -> Result<(String, String), crate::exit::UsageError> {
+pub fn parse_label(text: &str) -> Result<(String, String), crate::settings::errors::UsageError> {
     match text.split_once('=') {
         Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
-        _ => Err(crate::exit::UsageError(format!(
+        _ => Err(crate::settings::errors::UsageError(format!(
             "--label takes KEY=VALUE, not {text:?}"
         ))),
     }

@@ -1,4 +1,9 @@
-//! The command line: every command and flag, with its help.
+//! The command line: every command and flag, with its help. Beside it, what
+//! each command does ([`commands`]) and the exit codes and log set-up
+//! ([`exit`]).
+
+pub mod commands;
+pub mod exit;
 
 use std::path::PathBuf;
 

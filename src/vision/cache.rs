@@ -11,7 +11,7 @@ use reprise_strategies::vision::cache::{
 };
 use reprise_strategies::vision::ssim::Gray;
 
-use crate::frames::encode_png;
+use crate::store::frames::encode_png;
 use crate::store::{NewSegmentation, Store};
 
 /// The store's rows of segmentations.

@@ -1,7 +1,9 @@
 //! The store: one SQLite file holding recordings, their events, screenshots and
 //! window states, and replay runs. Only this module knows SQL.
 
+pub mod archive;
 mod fleet;
+pub mod frames;
 mod images;
 mod llm;
 mod recordings;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::exit::UsageError;
+use crate::settings::errors::UsageError;
 
 /// The longest time any setting may name: a year. (`Duration::from_secs_f64`
 /// panics past about 584 billion years; a setting past a year is a typo.)

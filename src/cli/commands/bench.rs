@@ -7,8 +7,25 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use reprise_models::screenshot::content_hash;
 
-use crate::frames::encode_png;
+use super::output::print_text;
+use crate::cli::BenchCommand;
 use crate::platform::capture::ScreenCapture;
+use crate::store::frames::encode_png;
+
+/// `reprise bench`.
+pub fn run(command: BenchCommand) -> Result<()> {
+    match command {
+        BenchCommand::Segment { screen, window } => print_text(&segment(&screen, &window)?),
+        BenchCommand::Capture { frames } => print_text(&capture(frames)?),
+        #[cfg(feature = "test-support")]
+        BenchCommand::ModelServer => model_server(),
+        BenchCommand::Answers {
+            app,
+            samples,
+            interval_ms,
+        } => print_text(&answers(&app, samples, interval_ms)?),
+    }
+}
 
 /// Milliseconds per call of `work`, the median of `n` calls.
 fn median_ms<T>(n: usize, mut work: impl FnMut() -> Result<T>) -> Result<f64> {
@@ -150,7 +167,7 @@ pub fn segment(image_path: &std::path::Path, window_path: &std::path::Path) -> R
     let store_path = dir.join("bench-cache.sqlite");
     let store = crate::store::Store::open(&store_path)?;
     let mut cache = reprise_strategies::vision::cache::SegmentationCache::new(Box::new(
-        crate::vision_cache::StoreRows::new(store),
+        crate::vision::cache::StoreRows::new(store),
     ));
     let probe_of = reprise_strategies::vision::cache::Probe::of;
     let segments = segmenter.segment(&window)?;
@@ -195,7 +212,7 @@ fn tempfile_dir() -> Result<std::path::PathBuf> {
 #[cfg(feature = "test-support")]
 pub fn model_server() -> Result<()> {
     use reprise_strategies::describe::TextReader as _;
-    let mut reader = crate::describe::TesseractReader::new()?;
+    let mut reader = crate::vision::ocr::TesseractReader::new()?;
     let server =
         crate::testing::ScriptedServer::answering(crate::testing::stand_in_model(move |crop| {
             reader.read(crop)

@@ -12,8 +12,12 @@
 //! | 11 | a replay was aborted by the person or a signal; a watched job ended aborted or cancelled |
 //! | 12 | a replay (or a watched job) did every step, but the effect of some could not be checked |
 
-use crate::archive::ArchiveError;
+use crate::fleet::client::{JobEnded, ServerRefused};
+use crate::llm::LlmFailure;
+use crate::replay::stopped::{ReplayStopped, StopKind};
+use crate::settings::errors::{ConfigError, UsageError};
 use crate::store::StoreError;
+use crate::store::archive::ArchiveError;
 
 /// The documented exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,24 +112,6 @@ pub fn code_for(err: &anyhow::Error) -> Code {
     Code::Failure
 }
 
-/// An error and its causes on one line, `a: b: c`, leaving out a cause
-/// whose words the message before it already ends with: most errors here
-/// show their source in their own message, and `{:#}` would print it twice.
-pub fn one_line(err: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in err.chain() {
-        let text = cause.to_string();
-        if line.ends_with(&text) {
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str(": ");
-        }
-        line.push_str(&text);
-    }
-    line
-}
-
 /// How the binary labels an error's message: a replay that did every step
 /// but could not check some is a warning, not an error.
 pub fn label_for(err: &anyhow::Error) -> &'static str {
@@ -141,64 +127,6 @@ pub fn label_for(err: &anyhow::Error) -> &'static str {
         _ => "error",
     }
 }
-
-/// A configuration that is refused: the config file (unreadable, not TOML,
-/// a credential in it, an unknown field) or a setting's value. Exit 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
-
-/// A server (the fleet's) that answered with an error: its status, code
-/// and message.
-#[derive(Debug, thiserror::Error)]
-#[error("{status}, {code}: {message}")]
-pub struct ServerRefused {
-    pub status: u16,
-    pub code: String,
-    pub message: String,
-}
-
-/// A fleet job watched to its end that did not complete with every step
-/// verified; its exit code says how it ended, as a replay's would.
-#[derive(Debug, thiserror::Error)]
-#[error("job {id} ended {state}: {reason}")]
-pub struct JobEnded {
-    pub id: String,
-    pub state: &'static str,
-    pub reason: String,
-    pub kind: StopKind,
-}
-
-/// A replay that did not complete, or completed without every step
-/// checked; its exit code says which.
-#[derive(Debug, thiserror::Error)]
-#[error("replay run {run_id} {what}; see `reprise report {run_id} -o report.html`")]
-pub struct ReplayStopped {
-    pub run_id: String,
-    pub what: String,
-    pub kind: StopKind,
-}
-
-/// How a replay that is not a plain success ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopKind {
-    /// A step failed (the replay stopped there, or passed over it with
-    /// `--skip-failures`), or the step limit was reached.
-    Failed,
-    Aborted,
-    /// Every step was done, and some could not be checked.
-    Unverified,
-}
-
-/// A command-line value that clap could not check by itself.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
-/// A model provider answered unusably.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct LlmFailure(pub String);
 
 /// Logs go to stderr. By default warnings and errors, each line just its
 /// level and message; `verbose` 1 adds info and 2 debug, with each line's
@@ -224,23 +152,5 @@ pub fn init_logging(verbose: u8, quiet: bool) {
         builder.init();
     } else {
         builder.without_time().with_target(false).init();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_cause_that_its_error_already_shows_is_written_once() {
-        let bundle = reprise_models::recording::BundleError::NotRaw { idx: 1 };
-        let err = anyhow::Error::new(ArchiveError::Bundle(bundle)).context("import demo.reprise");
-        assert_eq!(
-            one_line(&err),
-            "import demo.reprise: the export's recording is inconsistent: event 1 is not a raw event (it has children)"
-        );
-        let io = std::io::Error::other("disk full");
-        let err = anyhow::Error::new(io).context("write the report");
-        assert_eq!(one_line(&err), "write the report: disk full");
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use crate::exit::UsageError;
+use crate::settings::errors::UsageError;
 
 /// The rows of a file: the columns (in order) and each row's values, one
 /// per column.

@@ -12,5 +12,10 @@ pub mod settings;
 pub use chain::ChainLlm;
 pub use settings::{LlmFlags, LlmSettings};
 
+/// A model provider answered unusably.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LlmFailure(pub String);
+
 #[cfg(test)]
 mod tests;

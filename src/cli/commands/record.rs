@@ -1,0 +1,145 @@
+//! `reprise record` and `reprise events reduce`.
+
+use super::output::print_json;
+use crate::cli::RecordArgs;
+use crate::cli::ReduceArgs;
+use crate::present::plural;
+use crate::settings::errors::UsageError;
+use crate::store::Store;
+use anyhow::Context as _;
+use anyhow::Result;
+use anyhow::bail;
+use reprise_models::ActionEvent;
+use reprise_models::DoubleClickSettings;
+use reprise_models::ReduceOptions;
+use reprise_models::reduce;
+use std::io::Read as _;
+
+pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
+    let duration = args
+        .duration
+        .map(|seconds| crate::settings::durations::seconds_setting("--duration", seconds, false))
+        .transpose()?;
+    let stop_sequence: Vec<String> = if args.stop_sequence == "none" {
+        Vec::new()
+    } else {
+        args.stop_sequence
+            .split(',')
+            .map(|key| key.trim().to_owned())
+            .filter(|key| !key.is_empty())
+            .collect()
+    };
+    reprise_models::recording::check_name(&args.name).map_err(|err| UsageError(err.to_string()))?;
+    let patterns = |flag: &str, values: &[String]| {
+        values
+            .iter()
+            .map(|value| {
+                crate::record::secrets::WindowPattern::new(value).ok_or_else(|| {
+                    UsageError(format!("{flag} needs a class or a title, not {value:?}"))
+                })
+            })
+            .collect::<Result<Vec<_>, UsageError>>()
+    };
+    let toggle = match args.secret_key.trim() {
+        "none" => None,
+        key if crate::platform::keys::is_key_name(key) => Some(key.to_owned()),
+        key => bail!(UsageError(format!(
+            "--secret-key takes a named key (pause, scroll_lock, f12, …) or none, not {key:?}"
+        ))),
+    };
+    if toggle.is_some() && stop_sequence.iter().any(|key| Some(key) == toggle.as_ref()) {
+        bail!(UsageError(
+            "--secret-key cannot be a key of the stop sequence".into()
+        ));
+    }
+    let secrets = crate::record::secrets::SecretRules {
+        windows: patterns("--secret-window", &args.secret_window)?,
+        toggle,
+    };
+    let excluded_windows = patterns("--exclude-window", &args.exclude_window)?;
+    // Every argument is checked before the banner.
+    crate::record::check_frame_rate(args.frame_rate)?;
+    let options = crate::record::RecordOptions {
+        name: args.name.clone(),
+        task_description: args.task.clone(),
+        duration,
+        frame_rate: args.frame_rate,
+        stop_sequence: stop_sequence.clone(),
+        queue_frames: args.queue_frames,
+        secrets,
+        excluded_windows,
+        show_status: std::io::IsTerminal::is_terminal(&std::io::stderr()) && !quiet,
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // SIGHUP (the terminal closed) finishes the recording like Ctrl-C.
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, std::sync::Arc::clone(&stop))
+            .context("install the signal handler")?;
+    }
+    let how_to_stop = if stop_sequence.is_empty() {
+        "press Ctrl-C to stop".to_owned()
+    } else {
+        format!("type {} or press Ctrl-C to stop", stop_sequence.join(" "))
+    };
+    let secret_key = options
+        .secrets
+        .toggle
+        .as_ref()
+        .map(|key| format!("; {key} turns secret typing on and off"))
+        .unwrap_or_default();
+    eprintln!("recording {:?}: {how_to_stop}{secret_key}", args.name);
+    let summary = crate::record::record(store, &options, &stop)?;
+    println!(
+        "recorded {} ({}, {}, {}; stopped by {})",
+        summary.id,
+        plural(summary.n_events as usize, "event"),
+        plural(summary.n_screenshots as usize, "screenshot"),
+        plural(summary.n_window_states as usize, "window state"),
+        summary.stop_reason.words()
+    );
+    if summary.secret_keys > 0 {
+        eprintln!(
+            "{} typed as secrets: stored as their parameters, never as keys",
+            plural(summary.secret_keys as usize, "key event")
+        );
+    }
+    if summary.frames_dropped + summary.capture_failures + summary.window_failures > 0 {
+        eprintln!(
+            "note: {} frames dropped under load, {} failed screenshots, {} failed window queries",
+            summary.frames_dropped, summary.capture_failures, summary.window_failures
+        );
+    }
+    if summary.stop_reason == crate::record::StopReason::DisplayLost {
+        bail!(
+            "the display's connection was lost; the recording {} keeps everything captured up to then",
+            summary.id
+        );
+    }
+    Ok(())
+}
+
+pub fn events_reduce(args: &ReduceArgs) -> Result<()> {
+    let usable = |value: f64| value.is_finite() && value >= 0.0;
+    if !usable(args.double_click_interval) || !usable(args.double_click_distance) {
+        bail!(UsageError(
+            "double-click interval and distance must be finite and not negative".into()
+        ));
+    }
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .context("read events from stdin")?;
+    let raw_events: Vec<ActionEvent> =
+        serde_json::from_str(&input).context("parse the raw events (a JSON array of events)")?;
+    let options = ReduceOptions {
+        double_click: DoubleClickSettings {
+            interval_seconds: args.double_click_interval,
+            distance_pixels: args.double_click_distance,
+        },
+    };
+    print_json(&reduce(raw_events, &options))
+}

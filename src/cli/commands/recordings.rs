@@ -1,0 +1,191 @@
+//! The commands on stored recordings: `list`, `show`, `params`,
+//! `visualize`, `delete`, `export`, `import`.
+
+use super::StoreAt;
+use super::output::print_json;
+use super::output::print_text;
+use super::output::write_atomically;
+use super::runs::delete_with_room;
+use crate::cli::DeleteArgs;
+use crate::cli::ExportArgs;
+use crate::cli::ImportArgs;
+use crate::cli::ListArgs;
+use crate::cli::ParamsArgs;
+use crate::cli::ShowArgs;
+use crate::cli::VisualizeArgs;
+use crate::present;
+use crate::present::plural;
+use crate::settings::errors::UsageError;
+use crate::store::Store;
+use crate::store::archive;
+use anyhow::Context as _;
+use anyhow::Result;
+use anyhow::bail;
+use reprise_models::ReduceOptions;
+use reprise_models::reduce;
+
+/// `reprise list`.
+pub fn list(store: &Store, args: &ListArgs) -> Result<()> {
+    let summaries = store.list_recordings()?;
+    if args.json {
+        print_json(&summaries)
+    } else {
+        print_text(&present::summaries_table(&summaries))
+    }
+}
+
+/// `reprise params`: a recording's parameters, renamed first when asked.
+pub fn params(store: &StoreAt, args: &ParamsArgs) -> Result<()> {
+    if args.rename.is_empty() {
+        return print_params(&store.open_to_read()?, args);
+    }
+    let mut store = store.open()?;
+    rename_params(&mut store, args)?;
+    print_params(&store, args)
+}
+
+/// `reprise visualize`: a recording's page.
+pub fn visualize(store: &Store, args: &VisualizeArgs) -> Result<()> {
+    let id = store.resolve(&args.recording)?;
+    let html = crate::present::report::recording_page(store, &id)?;
+    write_atomically(&args.output, html.as_bytes())?;
+    println!("wrote recording {id} to {}", args.output.display());
+    Ok(())
+}
+
+/// `reprise delete`.
+pub fn delete(store_path: &std::path::Path, args: &DeleteArgs) -> Result<()> {
+    let (id, freed) = delete_with_room(store_path, |store| {
+        let id = store.resolve(&args.recording)?;
+        store.delete_recording(&id)?;
+        Ok(Some(id))
+    })?;
+    let id = id.expect("a delete names the recording it deleted");
+    if freed.given_back {
+        println!(
+            "deleted recording {id} ({} given back to the disk)",
+            present::bytes(freed.bytes)
+        );
+    } else {
+        println!(
+            "deleted recording {id} (its space stays in the store for new recordings; \
+             the next deletion tries again to give it back)"
+        );
+    }
+    Ok(())
+}
+
+pub fn show(store: &Store, args: &ShowArgs) -> Result<()> {
+    let id = store.resolve(&args.recording)?;
+    let bundle = store
+        .load(&id)
+        .with_context(|| format!("read recording {id}"))?;
+    let options = ReduceOptions {
+        double_click: bundle.recording.double_click,
+    };
+    let trees = reduce(bundle.events.clone(), &options);
+    if args.json {
+        print_json(&present::ShowJson {
+            recording: &bundle.recording,
+            events: &trees,
+            screenshots: &bundle.screenshots,
+            window_states: &bundle.window_states,
+        })
+    } else {
+        print_text(&present::recording_text(&bundle, &trees))
+    }
+}
+
+/// `params ID --rename OLD=NEW`: every rename checked, then all stored.
+fn rename_params(store: &mut Store, args: &ParamsArgs) -> Result<()> {
+    let id = store.resolve(&args.recording)?;
+    let bundle = store
+        .load(&id)
+        .with_context(|| format!("read recording {id}"))?;
+    let mut names = bundle.recording.parameter_names.clone();
+    for pair in &args.rename {
+        let Some((old, new)) = pair.split_once('=') else {
+            bail!(UsageError(format!("--rename takes OLD=NEW, not {pair:?}")));
+        };
+        // Each rename sees the ones before it.
+        let params = crate::replay::parameters_in(&bundle, &names);
+        reprise_strategies::params::rename(&params, &mut names, old, new)
+            .map_err(|err| UsageError(err.to_string()))?;
+    }
+    store.set_parameter_names(&id, &names)?;
+    Ok(())
+}
+
+fn print_params(store: &Store, args: &ParamsArgs) -> Result<()> {
+    let params = crate::replay::parameters_of(store, &args.recording)?;
+    if args.json {
+        return print_json(&params);
+    }
+    if params.is_empty() {
+        return print_text("the recording types no text and no secret\n");
+    }
+    let mut text = String::new();
+    for param in &params {
+        let what = match &param.kind {
+            reprise_strategies::params::ParameterKind::Text { recorded } => {
+                format!("= {}", present::terminal_safe(&format!("{recorded:?}")))
+            }
+            reprise_strategies::params::ParameterKind::Secret => format!(
+                "secret, from {}",
+                crate::replay::secrets::env_name(&param.name)
+            ),
+        };
+        let field = param
+            .field
+            .as_deref()
+            .map(|field| format!(", typed into {}", present::terminal_safe(field)))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "{{{}}} {what} (step {}{field})\n",
+            present::terminal_safe(&param.name),
+            param.step + 1
+        ));
+    }
+    print_text(&text)
+}
+
+pub fn export(store: &Store, args: &ExportArgs) -> Result<()> {
+    let id = store.resolve(&args.recording)?;
+    let bundle = store
+        .load(&id)
+        .with_context(|| format!("read recording {id}"))?;
+    let bytes = archive::export(store, &bundle)?;
+    write_atomically(&args.output, &bytes)?;
+    println!(
+        "exported recording {id} ({}, {}, {}) to {}",
+        plural(bundle.events.len(), "event"),
+        plural(bundle.screenshots.len(), "screenshot"),
+        plural(bytes.len(), "byte"),
+        args.output.display()
+    );
+    Ok(())
+}
+
+pub fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
+    let file =
+        std::fs::File::open(&args.file).with_context(|| format!("read {}", args.file.display()))?;
+    let mut archive = archive::read(std::io::BufReader::new(file))
+        .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;
+    if let Some(name) = &args.as_name {
+        reprise_models::recording::check_name(name).map_err(|err| UsageError(err.to_string()))?;
+        archive.bundle.recording.id = uuid::Uuid::new_v4().to_string();
+        archive.bundle.recording.name = name.clone();
+    }
+    store
+        .import(&archive.bundle, &archive.images)
+        .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;
+    let recording = &archive.bundle.recording;
+    println!(
+        "imported recording {} (\"{}\", {}, {})",
+        recording.id,
+        present::terminal_safe(&recording.name),
+        plural(archive.bundle.events.len(), "event"),
+        plural(archive.bundle.screenshots.len(), "screenshot")
+    );
+    Ok(())
+}

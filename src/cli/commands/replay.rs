@@ -1,0 +1,367 @@
+//! `reprise replay`, of one run or of a batch (`--each`).
+
+use super::runs::prune_runs;
+use crate::cli::ReplayArgs;
+use crate::present;
+use crate::present::plural;
+use crate::replay::stopped::StopKind;
+use crate::settings::errors::UsageError;
+use crate::store::Store;
+use anyhow::Result;
+use anyhow::bail;
+
+pub fn replay(
+    store: &mut Store,
+    config: Option<&std::path::Path>,
+    args: &ReplayArgs,
+    quiet: bool,
+) -> Result<()> {
+    if !(args.speed.is_finite() && args.speed > 0.0) {
+        bail!(UsageError("--speed must be a positive number".into()));
+    }
+    let settle = reprise_strategies::settle::SettleOptions {
+        timeout: crate::settings::durations::seconds_setting(
+            "--settle-timeout",
+            args.settle_timeout,
+            false,
+        )?,
+        ..Default::default()
+    };
+    if args.rungs.is_empty() {
+        bail!(UsageError(
+            "--rungs needs structural, visual or both".into()
+        ));
+    }
+    let replacements = args
+        .replace
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((old, new)) if !old.is_empty() => Ok((old.to_owned(), new.to_owned())),
+            _ => Err(UsageError(format!("--replace takes OLD=NEW, not {pair:?}"))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let parameters = args
+        .set
+        .iter()
+        .map(|pair| parse_set(pair))
+        .collect::<Result<Vec<_>, _>>()?;
+    let request = crate::replay::ReplayRequest {
+        recording: args.recording.clone(),
+        parameters,
+        secret_overrides: Default::default(),
+        batch: None,
+        hooks: Default::default(),
+        strategy: args.strategy,
+        rungs: reprise_strategies::visual::Rungs {
+            structural: args.rungs.contains(&crate::replay::RungChoice::Structural),
+            visual: args.rungs.contains(&crate::replay::RungChoice::Visual),
+        },
+        speed: args.speed,
+        replacements,
+        instructions: args.instructions.clone(),
+        describer: args.describer,
+        release_held: args.release_held_keys,
+        launch: args.launch,
+        secrets_file: args.secrets_file.clone(),
+        // Once every argument, the recording and its secrets are checked.
+        progress: crate::replay::Progress {
+            banner: Some(format!(
+                "replaying {:?} with {:?}{}: move the pointer into a screen corner or press {} to abort",
+                args.recording,
+                args.strategy,
+                if args.dry_run { " (dry run)" } else { "" },
+                crate::replay::ABORT_KEYS
+            )),
+            lines: std::io::IsTerminal::is_terminal(&std::io::stderr()) && !quiet,
+            json: args.json,
+        },
+        config: config.map(std::path::Path::to_path_buf),
+        options: reprise_strategies::ReplayOptions {
+            max_steps: args.max_steps,
+            max_retries: args.max_retries,
+            skip_failures: args.skip_failures,
+            dry_run: args.dry_run,
+            require_verified: args.require_verified,
+            settle,
+        },
+    };
+    apply_retention(store, config)?;
+    if let Some(path) = &args.each {
+        return replay_each(store, args, request, path);
+    }
+    let result = crate::replay::replay(store, &request)?;
+    let run_id = result.run_id.clone();
+    if args.json {
+        let mut outcome = serde_json::to_value(&result.outcome).expect("outcomes serialize");
+        outcome["type"] = "outcome".into();
+        outcome["run_id"] = run_id.clone().into();
+        outcome["recording_id"] = result.recording_id.clone().into();
+        outcome["seconds"] = result.seconds.into();
+        println!("{outcome}");
+    }
+    match crate::replay::stop_of(&result) {
+        None => {
+            let steps = match &result.outcome {
+                reprise_strategies::ReplayOutcome::Completed { steps, .. } => *steps,
+                _ => result.n_steps,
+            };
+            if args.json {
+            } else if args.dry_run {
+                // Decided, never injected: nothing was done to verify.
+                println!(
+                    "replay run {run_id}: dry run of recording {}: decided all {} in {:.1} s and injected nothing",
+                    result.recording_id,
+                    plural(steps, "step"),
+                    result.seconds
+                );
+            } else {
+                println!(
+                    "replay run {run_id}: completed {} of recording {} in {:.1} s, every one verified",
+                    plural(steps, "step"),
+                    result.recording_id,
+                    result.seconds
+                );
+            }
+            Ok(())
+        }
+        Some((what, kind)) => {
+            Err(crate::replay::stopped::ReplayStopped { run_id, what, kind }.into())
+        }
+    }
+}
+
+/// `replay --each FILE`: one replay run per row, each row's columns naming
+/// parameters (texts, or secrets). Everything a row needs is checked before
+/// the first row runs.
+fn replay_each(
+    store: &mut Store,
+    args: &ReplayArgs,
+    template: crate::replay::ReplayRequest,
+    path: &std::path::Path,
+) -> Result<()> {
+    use reprise_strategies::params::ParameterKind;
+    let rows = crate::replay::rows::read_rows(path)?;
+    let params = crate::replay::parameters_of(store, &args.recording)?;
+    let kind_of = |name: &str| {
+        params
+            .iter()
+            .find(|param| param.name == name)
+            .map(|param| param.kind.clone())
+    };
+    let unknown: Vec<&String> = rows
+        .columns
+        .iter()
+        .filter(|column| kind_of(column).is_none())
+        .collect();
+    if !unknown.is_empty() {
+        let known: Vec<String> = params.iter().map(|param| param.name.clone()).collect();
+        bail!(UsageError(format!(
+            "the rows in {} name {} the recording does not have: {} (it has: {})",
+            path.display(),
+            if unknown.len() == 1 {
+                "a parameter"
+            } else {
+                "parameters"
+            },
+            unknown
+                .iter()
+                .map(|name| format!("{name:?}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        )));
+    }
+    if let Some((name, _)) = template
+        .parameters
+        .iter()
+        .find(|(name, _)| rows.columns.contains(name))
+    {
+        bail!(UsageError(format!(
+            "{name} is both set with --set and a column of {}: give it in one place",
+            path.display()
+        )));
+    }
+    // The secrets no column gives: from the environment, the file or the
+    // person, once, before the first row.
+    let other_secrets: Vec<String> = params
+        .iter()
+        .filter(|param| param.kind == ParameterKind::Secret && !rows.columns.contains(&param.name))
+        .map(|param| param.name.clone())
+        .collect();
+    let shared_secrets = if template.options.dry_run {
+        Default::default()
+    } else {
+        crate::replay::secrets::SecretValues::resolve(
+            &other_secrets,
+            template.secrets_file.as_deref(),
+            &|name| std::env::var(name).ok(),
+            true,
+        )?
+    };
+    let n_rows = rows
+        .rows
+        .len()
+        .min(args.max_iterations.unwrap_or(usize::MAX));
+    if n_rows == 0 {
+        bail!(UsageError("--max-iterations must be at least 1".into()));
+    }
+    if let Some(banner) = &template.progress.banner {
+        eprintln!("{banner}, once per row of {n_rows}");
+    }
+    let batch_id = uuid::Uuid::new_v4().to_string();
+    let mut outcomes: Vec<(usize, Option<(String, StopKind)>)> = Vec::new();
+    for (idx, values) in rows.rows.iter().take(n_rows).enumerate() {
+        let row = idx + 1;
+        eprintln!("row {row} of {n_rows}");
+        let mut request = template.clone();
+        request.progress.banner = None;
+        let mut shown = Vec::new();
+        request.secret_overrides = shared_secrets.clone();
+        for (column, value) in rows.columns.iter().zip(values) {
+            if kind_of(column) == Some(ParameterKind::Secret) {
+                request
+                    .secret_overrides
+                    .insert(column.clone(), value.clone());
+                shown.push((column.clone(), "(secret)".to_owned()));
+            } else {
+                request.parameters.push((column.clone(), value.clone()));
+                shown.push((column.clone(), value.clone()));
+            }
+        }
+        request.batch = Some(crate::replay::BatchRow {
+            id: batch_id.clone(),
+            row,
+            values: shown,
+        });
+        let stop = match crate::replay::reset::reset(args.reset_with.as_deref()) {
+            Err(reason) => Some((format!("was not run: {reason}"), StopKind::Failed)),
+            Ok(()) => match crate::replay::replay(store, &request) {
+                Ok(result) => crate::replay::stop_of(&result)
+                    .map(|(what, kind)| (format!("(run {}) {what}", result.run_id), kind)),
+                Err(err) if err.downcast_ref::<UsageError>().is_some() => return Err(err),
+                Err(err) => Some((crate::settings::errors::one_line(&err), StopKind::Failed)),
+            },
+        };
+        match &stop {
+            None => eprintln!("row {row} of {n_rows}: completed, every step verified"),
+            Some((what, _)) => eprintln!("row {row} of {n_rows}: {}", present::terminal_safe(what)),
+        }
+        let failed = stop
+            .as_ref()
+            .is_some_and(|(_, kind)| *kind != StopKind::Unverified);
+        // An abort (the abort keys, a corner, a signal) ends the batch.
+        let aborted = stop
+            .as_ref()
+            .is_some_and(|(_, kind)| *kind == StopKind::Aborted);
+        outcomes.push((row, stop));
+        if aborted || (failed && !args.keep_going) {
+            break;
+        }
+    }
+    let failed: Vec<usize> = outcomes
+        .iter()
+        .filter(|(_, stop)| {
+            stop.as_ref()
+                .is_some_and(|(_, kind)| *kind != StopKind::Unverified)
+        })
+        .map(|(row, _)| *row)
+        .collect();
+    let unverified = outcomes
+        .iter()
+        .filter(|(_, stop)| {
+            stop.as_ref()
+                .is_some_and(|(_, kind)| *kind == StopKind::Unverified)
+        })
+        .count();
+    let not_run = n_rows - outcomes.len();
+    if failed.is_empty() && unverified == 0 {
+        println!(
+            "replay batch {batch_id}: all {} of recording {:?} completed, every step verified",
+            plural(n_rows, "row"),
+            args.recording
+        );
+        return Ok(());
+    }
+    let rows_list = |rows: &[usize]| {
+        rows.iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (what, kind) = if failed.is_empty() {
+        (
+            format!(
+                "(a batch of {}) completed every row, {unverified} with steps that could not be checked",
+                plural(n_rows, "row")
+            ),
+            StopKind::Unverified,
+        )
+    } else {
+        (
+            format!(
+                "(a batch of {}) failed at row {}{}",
+                plural(n_rows, "row"),
+                rows_list(&failed),
+                if not_run > 0 {
+                    format!(
+                        "; {} not run (--keep-going runs them)",
+                        plural(not_run, "row")
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+            StopKind::Failed,
+        )
+    };
+    Err(crate::replay::stopped::ReplayStopped {
+        run_id: batch_id,
+        what,
+        kind,
+    }
+    .into())
+}
+
+/// Prunes the runs older than the retention (see
+/// [`crate::settings::config::runs_keep_days`]) before a replay. A setting that is
+/// wrong is refused; a prune that fails is only a warning.
+fn apply_retention(store: &Store, config: Option<&std::path::Path>) -> Result<()> {
+    let days = crate::settings::config::runs_keep_days(config, &|var| std::env::var(var).ok())?;
+    if days == 0.0 {
+        return Ok(());
+    }
+    let before = crate::settings::durations::days_ago("the runs' retention", days)?;
+    let due = store.runs_to_prune(Some(&before), None)?;
+    if due.is_empty() {
+        return Ok(());
+    }
+    match prune_runs(store.path(), Some(&before), None) {
+        Ok((count, freed)) => eprintln!(
+            "pruned {} older than {days} days ({} given back; REPRISE_RUNS_KEEP_DAYS or [runs] keep_days sets how long runs are kept, 0 for ever)",
+            present::plural(count, "replay run"),
+            present::bytes(freed)
+        ),
+        Err(err) => tracing::warn!(
+            "old replay runs could not be pruned: {}",
+            crate::settings::errors::one_line(&err)
+        ),
+    }
+    Ok(())
+}
+
+/// `--set NAME=VALUE` (of `replay` and `jobs submit`).
+pub(super) fn parse_set(pair: &str) -> Result<(String, String), UsageError> {
+    match pair.split_once('=') {
+        Some((name, value)) if reprise_models::parameter::is_valid_name(name) => {
+            Ok((name.to_owned(), value.to_owned()))
+        }
+        _ => Err(UsageError(format!(
+            "--set takes NAME=VALUE with a parameter's name (see reprise params), not {:?}",
+            pair.split_once('=').map_or(pair, |(name, _)| name)
+        ))),
+    }
+}

@@ -1,0 +1,195 @@
+//! The run: `reprise replay`'s request and result, the live desktop behind
+//! the strategies' port ([`desktop`]), the abort watcher, the application it
+//! launches and the reset before a row, secrets and `--each` rows, the run
+//! itself ([`run`]: every step persisted for the report) and how it stopped
+//! ([`stopped`]).
+
+mod abort;
+mod desktop;
+pub mod launch;
+mod progress;
+pub mod reset;
+pub mod rows;
+mod run;
+pub mod secrets;
+pub mod stopped;
+mod strategy;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Context as _, Result};
+use reprise_models::{ReduceOptions, reduce};
+use reprise_strategies::{ReplayOptions, ReplayOutcome};
+
+use crate::store::Store;
+pub use abort::{ABORT_KEYS, AbortWatcher};
+pub use desktop::LiveDesktop;
+pub use progress::step_line;
+pub use run::replay;
+pub use stopped::stop_of;
+
+/// `--strategy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrategyChoice {
+    Naive,
+    Visual,
+    Vanilla,
+}
+
+/// `--describer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DescriberChoice {
+    Offline,
+    Llm,
+}
+
+/// `--rungs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RungChoice {
+    Structural,
+    Visual,
+}
+
+/// What `reprise replay` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ReplayRequest {
+    pub recording: String,
+    pub strategy: StrategyChoice,
+    /// The visual strategy's rungs.
+    pub rungs: reprise_strategies::visual::Rungs,
+    pub speed: f64,
+    pub options: ReplayOptions,
+    /// `--replace OLD=NEW` substitutions of typed text.
+    pub replacements: Vec<(String, String)>,
+    /// `--instructions`: a change in plain language (needs a model).
+    pub instructions: Option<String>,
+    /// The config file with the model settings.
+    pub config: Option<std::path::PathBuf>,
+    /// How the visual strategy describes elements.
+    pub describer: DescriberChoice,
+    /// `--release-held-keys`: release modifiers and buttons held down
+    /// before the replay instead of refusing to start.
+    pub release_held: bool,
+    /// `--launch`: start the application the recording begins in when none
+    /// of its windows is open, and end it afterwards.
+    pub launch: bool,
+    /// How each step is reported as it ends.
+    pub progress: Progress,
+    /// `--secrets-file`: secret values, after the environment's.
+    pub secrets_file: Option<std::path::PathBuf>,
+    /// `--set NAME=VALUE`: texts typed in place of parameters.
+    pub parameters: Vec<(String, String)>,
+    /// Secret values given ahead of the environment (a row of `--each`).
+    pub secret_overrides: secrets::SecretValues,
+    /// The batch (`--each`) this run is a row of.
+    pub batch: Option<BatchRow>,
+    /// What a caller that embeds the replay (the fleet's worker) is told
+    /// and may decide.
+    pub hooks: Hooks,
+}
+
+/// Asked just before the first input.
+pub type BeforeInput = Arc<dyn Fn() -> bool + Send + Sync>;
+/// Told of every finished step.
+pub type OnStep = Arc<dyn Fn(&serde_json::Value) + Send + Sync>;
+
+/// An embedding caller's part in a replay.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// Asked once everything is checked, just before the first input:
+    /// `false` ends the replay there, having injected nothing
+    /// ([`Withdrawn`]). A replay with this hook is unattended: it never
+    /// asks for a secret at the terminal.
+    pub before_input: Option<BeforeInput>,
+    /// Every finished step, as `replay --json` prints it.
+    pub on_step: Option<OnStep>,
+    /// Set from elsewhere to abort at the loop's next check, as the abort
+    /// keys do.
+    pub stop: Option<Flag>,
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("before_input", &self.before_input.is_some())
+            .field("on_step", &self.on_step.is_some())
+            .field("stop", &self.stop)
+            .finish()
+    }
+}
+
+/// The replay was withdrawn just before its first input (its
+/// `before_input` hook said no): nothing was injected.
+#[derive(Debug, thiserror::Error)]
+#[error("the replay was withdrawn before its first input; nothing was injected")]
+pub struct Withdrawn;
+
+/// A run's place in a batch: the batch's id, the row's number (from 1) and
+/// its values, secrets masked.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BatchRow {
+    pub id: String,
+    pub row: usize,
+    pub values: Vec<(String, String)>,
+}
+
+/// The parameters of a recording: its planned steps' texts and secrets,
+/// under the names the person gave them.
+pub fn parameters_of(
+    store: &Store,
+    recording: &str,
+) -> Result<Vec<reprise_strategies::params::Parameter>> {
+    let recording_id = store.resolve(recording)?;
+    let bundle = store
+        .load(&recording_id)
+        .with_context(|| format!("read recording {recording_id}"))?;
+    Ok(parameters_in(&bundle, &bundle.recording.parameter_names))
+}
+
+/// The parameters of a loaded recording under `names`.
+pub fn parameters_in(
+    bundle: &reprise_models::RecordingBundle,
+    names: &reprise_strategies::params::Names,
+) -> Vec<reprise_strategies::params::Parameter> {
+    let trees = reduce(
+        bundle.events.clone(),
+        &ReduceOptions {
+            double_click: bundle.recording.double_click,
+        },
+    );
+    let trees = reprise_strategies::params::with_names(
+        reprise_strategies::plan::plan_steps(trees, &bundle.window_states),
+        names,
+    );
+    reprise_strategies::params::parameters(&trees, names)
+}
+
+/// Where each finished step is reported while the replay runs.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    /// Printed on stderr once everything is checked, just before the
+    /// first input (how to abort).
+    pub banner: Option<String>,
+    /// A line per step on stderr (`step 3/6 click … verified (…, 282 ms)`).
+    pub lines: bool,
+    /// A JSON object per step on stdout (`--json`).
+    pub json: bool,
+}
+
+/// How a replay went, for the command's output and exit code.
+#[derive(Debug)]
+pub struct ReplayResult {
+    pub run_id: String,
+    pub recording_id: String,
+    pub outcome: ReplayOutcome,
+    pub n_steps: usize,
+    pub seconds: f64,
+}
+
+/// Shared between the desktop (which writes where it moved the pointer) and
+/// the abort watcher (which ignores a corner the replay itself moved to).
+pub type LastMove = Arc<std::sync::Mutex<Option<(f64, f64)>>>;
+
+/// A flag set once, from any thread.
+pub type Flag = Arc<AtomicBool>;

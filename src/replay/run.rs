@@ -1,0 +1,369 @@
+//! One replay run from start to end, in the order it happens: the
+//! recording's steps planned, the model chain and the strategy chosen, the
+//! desktop checked, every step stored as it ends, the run's outcome and cost
+//! kept.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use anyhow::{Context as _, Result};
+use reprise_models::screenshot::content_hash;
+use reprise_models::{ActionEvent, RecordingBundle, ReduceOptions, WindowState, reduce};
+use reprise_strategies::llm::SharedLlm;
+use reprise_strategies::{Frame, StepRecord, run_replay};
+use serde_json::json;
+
+use super::desktop::SecretFields;
+use super::progress::{step_json, step_line};
+use super::{
+    AbortWatcher, DescriberChoice, Flag, LiveDesktop, ReplayRequest, ReplayResult, StrategyChoice,
+    Withdrawn, launch, secrets, strategy,
+};
+use crate::settings::errors::UsageError;
+use crate::store::frames::encode_png;
+use crate::store::{RunRecord, Store, StoredStep};
+
+/// Replays a stored recording as `request` says, keeping the run and each
+/// of its steps in the store.
+pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult> {
+    let recording_id = store.resolve(&request.recording)?;
+    let bundle = store
+        .load(&recording_id)
+        .with_context(|| format!("read recording {recording_id}"))?;
+    let run_id = uuid::Uuid::new_v4().to_string();
+    let mut llm = model_if_needed(store, request, &run_id)?;
+    let trees = planned_steps(&bundle, request)?;
+    let secret_values = secret_values(&trees, request)?;
+    // Vanilla decides its own steps: their number is not known ahead.
+    let total = (request.strategy != StrategyChoice::Vanilla).then_some(trees.len());
+    let to_launch = window_to_launch(request, &trees, &bundle)?;
+    let mut strategy = strategy::choose(store, &bundle, trees, request, &mut llm)?;
+    let mut desktop = LiveDesktop::connect(request.options.dry_run)
+        .context("connect to the display (is DISPLAY set?)")?;
+    desktop.check_nothing_held(request.release_held)?;
+    desktop.set_secrets(secret_values);
+    let secret_fields = desktop.secret_fields();
+    let watcher = AbortWatcher::start(desktop.screen(), desktop.last_move())
+        .context("start the abort watcher")?;
+    if let Some(before_input) = &request.hooks.before_input
+        && !before_input()
+    {
+        return Err(Withdrawn.into());
+    }
+    // Ctrl-C, SIGTERM and SIGHUP abort the replay like the abort keys, so
+    // the loop releases every key and button it holds before Reprise exits
+    // (and an application it launched is ended).
+    let signalled = Flag::default();
+    let _signals = SignalFlags::register(&signalled)?;
+    let _launched = match &to_launch {
+        Some(window) => launch_for(window, request, &mut desktop, &signalled)?,
+        None => None,
+    };
+    if let Some(banner) = &request.progress.banner {
+        eprintln!("{banner}");
+    }
+
+    let run = run_record(run_id, &recording_id, strategy.name(), request);
+    store.insert_run(&run)?;
+    let started = std::time::Instant::now();
+    let mut keeper = StepKeeper {
+        store,
+        run_id: &run.id,
+        request,
+        total,
+        secret_fields,
+        n_steps: 0,
+        error: None,
+    };
+    let aborted = watcher.flag();
+    let stop = request.hooks.stop.clone();
+    let outcome = run_replay(
+        strategy.as_mut(),
+        &mut desktop,
+        &request.options,
+        &|| {
+            [Some(&aborted), Some(&signalled), stop.as_ref()]
+                .into_iter()
+                .flatten()
+                .any(|flag| flag.load(Ordering::SeqCst))
+        },
+        &mut |record, frame| keeper.keep(record, frame),
+    );
+    let seconds = started.elapsed().as_secs_f64();
+    drop(watcher);
+    let n_steps = keeper.n_steps;
+    if let Some(err) = keeper.error {
+        return Err(err.context("store a replay step"));
+    }
+    let summary = summary(store, &run.id, n_steps, seconds)?;
+    store.finish_run(
+        &run.id,
+        &now(),
+        &serde_json::to_value(&outcome).expect("outcomes serialize"),
+        &summary,
+    )?;
+    Ok(ReplayResult {
+        run_id: run.id,
+        recording_id,
+        outcome,
+        n_steps,
+        seconds,
+    })
+}
+
+/// One chain of providers for whatever needs a model in this replay (its
+/// instructions, the vanilla strategy, the model describer); with none
+/// configured, a clear refusal before anything is replayed.
+fn model_if_needed(
+    store: &Store,
+    request: &ReplayRequest,
+    run_id: &str,
+) -> Result<Option<SharedLlm>> {
+    let needs_model = request.instructions.is_some()
+        || request.strategy == StrategyChoice::Vanilla
+        || (request.strategy == StrategyChoice::Visual
+            && request.describer == DescriberChoice::Llm);
+    if !needs_model {
+        return Ok(None);
+    }
+    let chain = strategy::model_chain(store, request.config.as_deref(), run_id)?;
+    Ok(Some(SharedLlm::new(Box::new(chain))))
+}
+
+/// The replay's steps: the recording's events as trees, with `--replace`
+/// applied, keys released in the step that pressed them and typing into
+/// one window as one step (see strategies::plan), parameters named and
+/// `--set` values put in.
+fn planned_steps(bundle: &RecordingBundle, request: &ReplayRequest) -> Result<Vec<ActionEvent>> {
+    let trees = reduce(
+        bundle.events.clone(),
+        &ReduceOptions {
+            double_click: bundle.recording.double_click,
+        },
+    );
+    let (trees, n_replaced) =
+        reprise_strategies::edit::replace_typed_text(trees, &request.replacements);
+    if !request.replacements.is_empty() && n_replaced == 0 {
+        anyhow::bail!(UsageError(
+            "--replace found none of its text in what the recording types".into()
+        ));
+    }
+    let names = &bundle.recording.parameter_names;
+    let trees = reprise_strategies::params::with_names(
+        reprise_strategies::plan::plan_steps(trees, &bundle.window_states),
+        names,
+    );
+    reprise_strategies::params::set_parameters(trees, &request.parameters, names)
+        .map_err(|err| UsageError(err.to_string()).into())
+}
+
+/// Every secret the steps type, with its value, before anything is
+/// injected (a dry run injects nothing and needs none).
+fn secret_values(trees: &[ActionEvent], request: &ReplayRequest) -> Result<secrets::SecretValues> {
+    if request.options.dry_run {
+        return Ok(secrets::SecretValues::default());
+    }
+    let secret_names = reprise_strategies::params::secret_names(trees);
+    secrets::SecretValues::resolve(
+        &secret_names,
+        request.secrets_file.as_deref(),
+        &|variable| {
+            request
+                .secret_overrides
+                .by_variable(variable)
+                .map(str::to_owned)
+                .or_else(|| std::env::var(variable).ok())
+        },
+        request.hooks.before_input.is_none(),
+    )
+}
+
+/// `--launch`: the window whose application the first step needs.
+fn window_to_launch(
+    request: &ReplayRequest,
+    trees: &[ActionEvent],
+    bundle: &RecordingBundle,
+) -> Result<Option<WindowState>> {
+    if !request.launch {
+        return Ok(None);
+    }
+    let window = launch::first_window(trees, &bundle.window_states)
+        .cloned()
+        .ok_or(launch::LaunchError::NoWindow)?;
+    Ok(Some(window))
+}
+
+/// Starts the application of `window` when none of its windows is open,
+/// saying so; it is ended when the returned value is dropped.
+fn launch_for(
+    window: &WindowState,
+    request: &ReplayRequest,
+    desktop: &mut LiveDesktop,
+    signalled: &Flag,
+) -> Result<Option<launch::Launched>> {
+    let launched = launch::launch(
+        window,
+        request.options.dry_run,
+        &mut |class| desktop.has_window_of(class),
+        &|| signalled.load(Ordering::SeqCst),
+    )?;
+    if let Some(launched) = &launched
+        && (request.progress.lines || request.progress.banner.is_some())
+    {
+        eprintln!(
+            "started {} (`{}`) for the replay; it is ended when the replay ends",
+            crate::present::terminal_safe(&launched.app),
+            launched.command
+        );
+    }
+    Ok(launched)
+}
+
+/// The run as stored when it starts: what was asked of it.
+fn run_record(
+    run_id: String,
+    recording_id: &str,
+    strategy: &str,
+    request: &ReplayRequest,
+) -> RunRecord {
+    RunRecord {
+        id: run_id,
+        recording_id: recording_id.to_owned(),
+        strategy: strategy.to_owned(),
+        arguments: json!({
+            "speed": request.speed,
+            "dry_run": request.options.dry_run,
+            "max_retries": request.options.max_retries,
+            "skip_failures": request.options.skip_failures,
+            "require_verified": request.options.require_verified,
+            "max_steps": request.options.max_steps,
+            "replacements": request.replacements,
+            "parameters": request.parameters,
+            "batch": request.batch,
+            "rungs": {"structural": request.rungs.structural, "visual": request.rungs.visual},
+        }),
+        started: now(),
+        ended: None,
+        outcome: None,
+        summary: None,
+    }
+}
+
+/// Each finished step: told where the request says, and stored with its
+/// frame (password fields masked). The first store error is kept and ends
+/// the replay's result; the replay itself goes on to release what it holds.
+struct StepKeeper<'a> {
+    store: &'a mut Store,
+    run_id: &'a str,
+    request: &'a ReplayRequest,
+    total: Option<usize>,
+    secret_fields: SecretFields,
+    n_steps: usize,
+    error: Option<anyhow::Error>,
+}
+
+impl StepKeeper<'_> {
+    fn keep(&mut self, record: &StepRecord, frame: Option<&Frame>) {
+        self.n_steps += 1;
+        let progress = &self.request.progress;
+        if progress.json {
+            println!("{}", step_json(record, self.total));
+        }
+        if let Some(on_step) = &self.request.hooks.on_step {
+            on_step(&step_json(record, self.total));
+        }
+        if progress.lines {
+            eprintln!("{}", step_line(record, self.total));
+        }
+        let png = frame.map(|frame| self.masked_png(frame));
+        let step = StoredStep {
+            record: record.clone(),
+            screen: frame.map(|frame| frame.screen),
+        };
+        let frame = png
+            .as_ref()
+            .map(|(hash, png)| (hash.as_str(), png.as_slice()));
+        if let Err(err) =
+            self.store
+                .insert_run_step(self.run_id, record.step_idx as u32, &step, frame)
+        {
+            self.error.get_or_insert(err.into());
+        }
+    }
+
+    /// The frame as stored, with its content hash: the password fields the
+    /// step's tree showed are masked, as in the recording.
+    fn masked_png(&self, frame: &Frame) -> (String, Vec<u8>) {
+        let fields = self
+            .secret_fields
+            .lock()
+            .map(|fields| fields.clone())
+            .unwrap_or_default();
+        // Copied only when something is to be masked.
+        let mut image = std::borrow::Cow::Borrowed(&frame.image);
+        for field in &fields {
+            crate::store::frames::mask_box(image.to_mut(), frame.screen, *field);
+        }
+        let (width, height) = image.dimensions();
+        (
+            content_hash(width, height, image.as_raw()),
+            encode_png(&image),
+        )
+    }
+}
+
+/// What the run cost: its steps and seconds, and its model calls, cache
+/// hits, tokens and dollars from the store's accounting.
+fn summary(store: &Store, run_id: &str, n_steps: usize, seconds: f64) -> Result<serde_json::Value> {
+    let usage = store.llm_usage(Some(run_id))?;
+    let model_calls: u64 = usage
+        .iter()
+        .map(|total| total.calls - total.cache_hits)
+        .sum();
+    let tokens: u64 = usage
+        .iter()
+        .map(|total| total.input_tokens + total.output_tokens)
+        .sum();
+    let cost: f64 = usage.iter().map(|total| total.cost_usd).sum();
+    Ok(json!({
+        "steps": n_steps,
+        "seconds": seconds,
+        "model_calls": model_calls,
+        "model_cache_hits": usage.iter().map(|total| total.cache_hits).sum::<u64>(),
+        "tokens": tokens,
+        "cost_usd": cost,
+    }))
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Signal handlers that set a flag, removed when dropped (a replay embedded
+/// in the fleet's worker leaves none behind).
+struct SignalFlags(Vec<signal_hook::SigId>);
+
+impl SignalFlags {
+    fn register(flag: &Flag) -> Result<SignalFlags> {
+        let mut ids = SignalFlags(Vec::new());
+        for signal in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
+            ids.0.push(
+                signal_hook::flag::register(signal, Arc::clone(flag))
+                    .context("install the signal handler")?,
+            );
+        }
+        Ok(ids)
+    }
+}
+
+impl Drop for SignalFlags {
+    fn drop(&mut self) {
+        for id in self.0.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
+}
