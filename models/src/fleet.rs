@@ -308,7 +308,7 @@ pub enum Finish {
 }
 
 /// The server's answer to a report: go on, or stop (and why).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Answer {
     pub go: bool,
     pub reason: Option<String>,

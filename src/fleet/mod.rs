@@ -9,6 +9,7 @@
 
 pub mod client;
 mod queue;
+pub mod rules;
 pub mod server;
 pub mod worker;
 
@@ -94,7 +95,7 @@ pub fn parse_label(text: &str) -> Result<(String, String), crate::settings::erro
 }
 
 pub(crate) fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    rules::stamp(chrono::Utc::now())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! through a bounded queue; when it is full a frame is dropped and counted, so
 //! memory never grows with the length of a recording. A frame goes whole (a
 //! key frame) or as the patch that differs from the last key frame
-//! ([`crate::frames`]). Where the display reports drawing (X11's DAMAGE),
+//! ([`crate::store::frames`]). Where the display reports drawing (X11's DAMAGE),
 //! nothing is captured while nothing is drawn. Input never passes here.
 //! Every frame is masked ([`super::masks`]) before it is compared, hashed or
 //! encoded.

@@ -1,0 +1,287 @@
+//! The jobs' and recordings' handlers: upload and export a recording,
+//! submit a job (or a batch of rows), list, show, report, cancel.
+
+use super::*;
+
+/// `POST /api/recordings`: an export file, checked whole as `import` does.
+pub(super) async fn upload(
+    State(fleet): State<Shared>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let body = body_of(body)?;
+    let archive = crate::store::archive::decode(&body).map_err(|err| {
+        Fail::new(
+            StatusCode::BAD_REQUEST,
+            "bad_export",
+            format!("not a recording export: {err}"),
+        )
+    })?;
+    let recording = &archive.bundle.recording;
+    let imported = fleet.store().import(&archive.bundle, &archive.images);
+    let existing = match imported {
+        Ok(()) => false,
+        Err(StoreError::AlreadyExists(_)) => true,
+        Err(err) => return Err(err.into()),
+    };
+    let status = if existing {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    Ok((
+        status,
+        axum::Json(json!({"id": recording.id, "name": recording.name, "existing": existing})),
+    )
+        .into_response())
+}
+
+pub(super) async fn recordings(State(fleet): State<Shared>) -> ApiResult<Response> {
+    let list = fleet.store().list_recordings()?;
+    Ok(axum::Json(list).into_response())
+}
+
+pub(super) async fn export(
+    State(fleet): State<Shared>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let bytes = {
+        let store = fleet.store();
+        let id = store.resolve(&id)?;
+        crate::store::archive::export_bytes(&store, &id).map_err(|err| {
+            tracing::error!("export {id}: {}", crate::settings::errors::one_line(&err));
+            Fail::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "export",
+                "the recording could not be exported (see the server's log)",
+            )
+        })?
+    };
+    Ok(([(header::CONTENT_TYPE, "application/zip")], bytes).into_response())
+}
+
+pub(super) fn check_name(what: &str, name: &str) -> ApiResult<()> {
+    let fine = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if fine {
+        Ok(())
+    } else {
+        Err(Fail::bad(format!(
+            "{what} {name:?} must be 1 to 64 letters, digits, '-', '_' or '.'"
+        )))
+    }
+}
+
+/// `POST /api/jobs`.
+pub(super) async fn submit(
+    State(fleet): State<Shared>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let request: SubmitRequest = json_of(&body_of(body)?)?;
+    check_name("the pool", &request.pool)?;
+    for key in request.labels.keys() {
+        check_name("the label", key)?;
+    }
+    let options = &request.options;
+    if !(options.speed.is_finite() && options.speed > 0.0) {
+        return Err(Fail::bad("options.speed must be a positive number"));
+    }
+    if !(1..=MAX_ATTEMPTS).contains(&request.attempts) {
+        return Err(Fail::bad(format!(
+            "attempts must be from 1 to {MAX_ATTEMPTS}"
+        )));
+    }
+    let deadline = match request.deadline_seconds {
+        None => None,
+        Some(seconds) if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 => Some(
+            (chrono::Utc::now() + chrono::Duration::milliseconds((seconds * 1000.0) as i64))
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        ),
+        Some(_) => return Err(Fail::bad("deadline_seconds must be a positive number")),
+    };
+    let rows = match &request.rows {
+        Some(rows) if rows.is_empty() => return Err(Fail::bad("rows is empty")),
+        Some(rows) if rows.len() > MAX_ROWS => {
+            return Err(Fail::bad(format!("at most {MAX_ROWS} rows per submission")));
+        }
+        Some(rows) => rows.iter().map(Some).collect(),
+        None => vec![None],
+    };
+    let (recording_id, parameters) = {
+        let store = fleet.store();
+        let id = store.resolve(&request.recording)?;
+        let bundle = store.load(&id)?;
+        (
+            id,
+            crate::replay::parameters_in(&bundle, &bundle.recording.parameter_names),
+        )
+    };
+    let batch = request
+        .rows
+        .is_some()
+        .then(|| uuid::Uuid::new_v4().to_string());
+    let mut jobs = Vec::new();
+    for (index, row) in rows.iter().enumerate() {
+        let mut values = request.set.clone();
+        if let Some(row) = row {
+            values.extend(row.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        check_parameters(&values, &parameters)?;
+        jobs.push(Job {
+            id: uuid::Uuid::new_v4().to_string(),
+            recording_id: recording_id.clone(),
+            pool: request.pool.clone(),
+            spec: JobSpec {
+                options: request.options.clone(),
+                labels: request.labels.clone(),
+                parameters: values,
+                attempts: request.attempts,
+                retry: request.retry,
+                deadline: deadline.clone(),
+                batch: batch.clone(),
+                row: row.map(|_| index + 1),
+            },
+            state: JobState::Queued,
+            attempt: 0,
+            worker: None,
+            injected: false,
+            cancel_requested: false,
+            reason: None,
+            outcome: None,
+            run_id: None,
+            created: crate::fleet::now(),
+            started: None,
+            ended: None,
+            entry: None,
+            retry_at: None,
+        });
+    }
+    let _decide = fleet.decide.lock().await;
+    for job in &mut jobs {
+        fleet.store().insert_job(
+            job,
+            &new_event(Note::State {
+                state: JobState::Queued,
+                reason: None,
+                worker: None,
+            }),
+        )?;
+        // A Redis that does not answer now leaves the job queued without an
+        // entry; the ticker adds it when Redis is back.
+        match fleet.queue.add(&job.pool, &job.id).await {
+            Ok(entry) => {
+                job.entry = Some(entry);
+                fleet.save(job, None)?;
+            }
+            Err(err) => tracing::warn!("queue job {}: {err} (added later)", job.id),
+        }
+    }
+    fleet.metrics().submitted(jobs.len());
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({"batch": batch, "jobs": jobs})),
+    )
+        .into_response())
+}
+
+/// Every value names a text parameter of the recording; secrets never
+/// travel through the fleet (a worker takes them from its environment).
+pub(super) fn check_parameters(
+    values: &BTreeMap<String, String>,
+    parameters: &[reprise_strategies::params::Parameter],
+) -> ApiResult<()> {
+    use reprise_strategies::params::ParameterKind;
+    for name in values.keys() {
+        match parameters.iter().find(|p| &p.name == name) {
+            Some(p) if p.kind == ParameterKind::Secret => {
+                return Err(Fail::bad(format!(
+                    "{name} is a secret: a worker takes it from its own environment (REPRISE_SECRET_{}), never through the fleet",
+                    name.to_uppercase()
+                )));
+            }
+            Some(_) => {}
+            None => {
+                let known: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
+                return Err(Fail::bad(format!(
+                    "the recording has no parameter {name:?}; it has: {}",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct ListQuery {
+    state: Option<String>,
+    limit: Option<usize>,
+}
+
+pub(super) async fn list_jobs(
+    State(fleet): State<Shared>,
+    Query(query): Query<ListQuery>,
+) -> ApiResult<Response> {
+    let state = match query.state.as_deref() {
+        None => None,
+        Some(text) => Some(
+            JobState::parse(text).ok_or_else(|| Fail::bad(format!("unknown state {text:?}")))?,
+        ),
+    };
+    let jobs = fleet
+        .store()
+        .jobs(state, query.limit.unwrap_or(1000).min(10_000))?;
+    Ok(axum::Json(jobs).into_response())
+}
+
+pub(super) fn job_or_404(fleet: &Fleet, id: &str) -> ApiResult<Job> {
+    fleet
+        .store()
+        .job(id)?
+        .ok_or_else(|| Fail::not_found(format!("no job {id:?}")))
+}
+
+pub(super) async fn show_job(
+    State(fleet): State<Shared>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let job = job_or_404(&fleet, &id)?;
+    let events = fleet.store().job_events(&id, 0, 100_000)?;
+    Ok(axum::Json(json!({"job": job, "events": events})).into_response())
+}
+
+pub(super) async fn report(
+    State(fleet): State<Shared>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    job_or_404(&fleet, &id)?;
+    let html = fleet
+        .store()
+        .job_report(&id)?
+        .ok_or_else(|| Fail::not_found(format!("job {id} has no report yet")))?;
+    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
+}
+
+/// `POST /api/jobs/{id}/cancel`: a queued job ends at once; a running one
+/// is told at its next step or heartbeat.
+pub(super) async fn cancel(
+    State(fleet): State<Shared>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let _decide = fleet.decide.lock().await;
+    let mut job = job_or_404(&fleet, &id)?;
+    match fleet.apply(&mut job, rules::Event::Cancel).await? {
+        Reply::AlreadyEnded => Err(Fail::new(
+            StatusCode::CONFLICT,
+            "final",
+            format!("job {id} already ended {}", job.state.as_str()),
+        )),
+        _ => Ok(axum::Json(job).into_response()),
+    }
+}

@@ -1,0 +1,225 @@
+//! The workers' handlers: register, leave, pull the next job, report on it;
+//! and the ticker that moves jobs waiting on time. Every decision goes
+//! through the rules ([`super::rules`]).
+
+use super::jobs::{check_name, job_or_404};
+use super::*;
+
+pub(super) async fn workers(State(fleet): State<Shared>) -> ApiResult<Response> {
+    let rows = fleet.store().workers()?;
+    let lease = fleet.lease.as_secs_f64();
+    let list: Vec<Worker> = rows
+        .into_iter()
+        .map(|row| {
+            let silent = rules::seconds_since(&row.heartbeat, chrono::Utc::now())
+                .is_none_or(|since| since > lease);
+            let state = match (row.gone, silent, &row.job) {
+                (true, _, _) => "gone",
+                (_, true, _) => "silent",
+                (_, _, Some(_)) => "busy",
+                _ => "idle",
+            };
+            Worker {
+                state: state.to_owned(),
+                id: row.id,
+                host: row.host,
+                pool: row.pool,
+                labels: row.labels,
+                job: row.job,
+                registered: row.registered,
+                last_heartbeat: row.heartbeat,
+            }
+        })
+        .collect();
+    Ok(axum::Json(list).into_response())
+}
+
+/// `POST /api/workers`: a worker says who it is; its id names its consumer.
+pub(super) async fn register(
+    State(fleet): State<Shared>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let register: Register = json_of(&body_of(body)?)?;
+    check_name("the pool", &register.pool)?;
+    if register.host.is_empty() || register.host.len() > 255 {
+        return Err(Fail::bad("host must be 1 to 255 characters"));
+    }
+    let id = format!(
+        "{}-{}",
+        register
+            .host
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .take(40)
+            .collect::<String>(),
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    );
+    let now = crate::fleet::now();
+    fleet.store().upsert_worker(&WorkerRow {
+        id: id.clone(),
+        host: register.host,
+        pool: register.pool,
+        labels: register.labels,
+        job: None,
+        registered: now.clone(),
+        heartbeat: now,
+        gone: false,
+    })?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({"id": id, "lease_seconds": fleet.lease.as_secs_f64()})),
+    )
+        .into_response())
+}
+
+/// `POST /api/workers/{id}/leave`: a worker that stops says so.
+pub(super) async fn leave(
+    State(fleet): State<Shared>,
+    Path(worker): Path<String>,
+) -> ApiResult<Response> {
+    let row = fleet.store().worker(&worker)?;
+    let mut row = row.ok_or_else(|| Fail::not_found(format!("no worker {worker:?}")))?;
+    row.gone = true;
+    fleet.store().upsert_worker(&row)?;
+    Ok(axum::Json(json!({"id": worker, "state": "gone"})).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct PullQuery {
+    /// Seconds to wait for a job (at most 30).
+    wait: Option<f64>,
+}
+
+/// `POST /api/workers/{id}/pull`: the next job of the worker's pool whose
+/// labels it has, waiting up to `wait` seconds; 204 when none came.
+pub(super) async fn pull(
+    State(fleet): State<Shared>,
+    Path(worker): Path<String>,
+    Query(query): Query<PullQuery>,
+) -> ApiResult<Response> {
+    let wait = Duration::from_secs_f64(query.wait.unwrap_or(10.0).clamp(0.0, 30.0));
+    let until = Instant::now() + wait;
+    loop {
+        {
+            let _decide = fleet.decide.lock().await;
+            if !fleet.store().touch_worker(&worker, &crate::fleet::now())? {
+                return Err(Fail::not_found(format!(
+                    "no worker {worker:?}: register first"
+                )));
+            }
+            let row = fleet
+                .store()
+                .worker(&worker)?
+                .ok_or_else(|| Fail::not_found(format!("no worker {worker:?}: register first")))?;
+            let stale = fleet
+                .queue
+                .claim_stale(&row.pool, &worker, fleet.lease, 10)
+                .await?;
+            for entry in stale {
+                if let Some(job) = consider(&fleet, &row, entry, true).await? {
+                    return Ok(assigned(&fleet, job));
+                }
+            }
+            for entry in fleet.queue.read_new(&row.pool, &worker, 1).await? {
+                if let Some(job) = consider(&fleet, &row, entry, false).await? {
+                    return Ok(assigned(&fleet, job));
+                }
+            }
+        }
+        if Instant::now() >= until || *fleet.stopping.borrow() {
+            return Ok(StatusCode::NO_CONTENT.into_response());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+pub(super) fn assigned(fleet: &Fleet, job: Job) -> Response {
+    axum::Json(Assignment {
+        job,
+        lease_seconds: fleet.lease.as_secs_f64(),
+    })
+    .into_response()
+}
+
+/// What a delivered entry leads to: a job for this worker, or nothing (the
+/// entry was stale, the job ended, or it is not this worker's to take).
+pub(super) async fn consider(
+    fleet: &Fleet,
+    worker: &WorkerRow,
+    entry: Entry,
+    reclaimed: bool,
+) -> ApiResult<Option<Job>> {
+    let job = match &entry.job {
+        Some(id) => fleet.store().job(id)?,
+        None => None,
+    };
+    let Some(mut job) = job else {
+        // An entry of no job the store knows.
+        fleet.queue.ack(&worker.pool, &entry.id).await?;
+        return Ok(None);
+    };
+    let owner_silent = match job.worker.as_deref() {
+        Some(owner) if owner != worker.id => fleet.silent_for(owner)?,
+        _ => None,
+    };
+    let event = rules::Event::Delivered {
+        taker: Taker {
+            id: &worker.id,
+            labels: &worker.labels,
+        },
+        entry: &entry.id,
+        reclaimed,
+        owner_silent,
+    };
+    Ok(match fleet.apply(&mut job, event).await? {
+        Reply::Assigned => Some(job),
+        _ => None,
+    })
+}
+
+/// `POST /api/jobs/{id}/progress`: a worker's heartbeat, the start of
+/// input, a step, or the end of an attempt.
+pub(super) async fn progress(
+    State(fleet): State<Shared>,
+    Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let report: Report = json_of(&body_of(body)?)?;
+    let _decide = fleet.decide.lock().await;
+    let mut job = job_or_404(&fleet, &id)?;
+    Ok(
+        match fleet
+            .apply(&mut job, rules::Event::Reported(&report))
+            .await?
+        {
+            Reply::NotCurrent(answer) => (StatusCode::CONFLICT, axum::Json(answer)).into_response(),
+            Reply::Go(answer) => axum::Json(answer).into_response(),
+            other => unreachable!("a report is answered go or not current, not {other:?}"),
+        },
+    )
+}
+
+/// Jobs that wait on time: retries due, entries Redis did not take, queued
+/// jobs past their deadline.
+pub(super) async fn ticker(fleet: Shared) {
+    let mut stopping = fleet.stopping.clone();
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(TICK) => {}
+            _ = stopping.changed() => return,
+        }
+        if let Err(err) = tick(&fleet).await {
+            tracing::debug!("tick: {}", err.message);
+        }
+    }
+}
+
+pub(super) async fn tick(fleet: &Fleet) -> ApiResult<()> {
+    let _decide = fleet.decide.lock().await;
+    let retrying = fleet.store().jobs(Some(JobState::Retrying), 10_000)?;
+    let queued = fleet.store().jobs(Some(JobState::Queued), 10_000)?;
+    for mut job in retrying.into_iter().chain(queued) {
+        fleet.apply(&mut job, rules::Event::Tick).await?;
+    }
+    Ok(())
+}
