@@ -302,7 +302,7 @@ impl Desktop {
     }
 
     /// A desktop whose worker starts the fixture afresh before each job
-    /// (`--reset-with`), as the README's quickstart does.
+    /// (`--reset-with`), as the fleet quickstart (docs/fleet.md) does.
     fn start_fresh(server: &Server) -> Desktop {
         let display = Display::start(1280, 800);
         let dir = display.dir.path();
@@ -810,12 +810,12 @@ fn the_api_refuses_bad_input_and_wrong_tokens_clearly() {
 }
 
 #[test]
-fn the_readme_fleet_quickstart_runs_as_is() {
+fn the_documented_fleet_quickstart_runs_as_is() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let readme = std::fs::read_to_string(Path::new(root).join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(Path::new(root).join("docs/fleet.md")).unwrap();
     let start = readme
         .find("```bash fleet-quickstart\n")
-        .expect("the README has a fleet quickstart");
+        .expect("docs/fleet.md has a fleet quickstart");
     let block = &readme[start..];
     let block = &block[block.find('\n').unwrap() + 1..];
     let block = &block[..block.find("\n```").expect("the block ends")];

@@ -9,6 +9,7 @@ compile_error!(
 mod cli;
 mod fleet;
 mod harness;
+mod house;
 mod identity;
 mod llm;
 mod models;

@@ -18,6 +18,8 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::{Answer, Finish, Job, JobState, Report, ReportKind, RetryPolicy, labels_match};
+use clock::seconds_between;
+pub use clock::{liveness, past, seconds_since, stamp};
 
 /// Reclaims after a worker died, beyond the job's own attempts
 /// (`retry = "restart"`): a task that kills every worker stops somewhere.
@@ -182,44 +184,6 @@ pub fn decide(job: Job, event: Event<'_>, now: DateTime<Utc>) -> Decision {
         }
     };
     decision
-}
-
-/// How long a worker has been silent, where it still holds its lease: its
-/// last heartbeat, counted at most from the server's start (after a restart
-/// every worker gets a lease); `None` for one that is gone or lost it.
-pub fn liveness(
-    heartbeat: &str,
-    gone: bool,
-    server_up_for: Duration,
-    lease: Duration,
-    now: DateTime<Utc>,
-) -> Option<Duration> {
-    let since_beat = seconds_since(heartbeat, now).unwrap_or(f64::INFINITY);
-    let silent = since_beat.min(server_up_for.as_secs_f64()).max(0.0);
-    (!gone && silent < lease.as_secs_f64()).then(|| Duration::from_secs_f64(silent))
-}
-
-/// Whether a time (RFC 3339) has come; a missing or unreadable one never has.
-pub fn past(time: Option<&str>, now: DateTime<Utc>) -> bool {
-    time.and_then(|time| seconds_since(time, now))
-        .is_some_and(|since| since >= 0.0)
-}
-
-/// A time as the fleet writes it: RFC 3339 in UTC, to the millisecond.
-pub fn stamp(time: DateTime<Utc>) -> String {
-    time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
-/// Seconds from `time` (RFC 3339) to `now`.
-pub fn seconds_since(time: &str, now: DateTime<Utc>) -> Option<f64> {
-    let then = DateTime::parse_from_rfc3339(time).ok()?;
-    Some((now - then.with_timezone(&Utc)).as_seconds_f64())
-}
-
-fn seconds_between(from: Option<&str>, to: Option<&str>) -> Option<f64> {
-    let from = DateTime::parse_from_rfc3339(from?).ok()?;
-    let to = DateTime::parse_from_rfc3339(to?).ok()?;
-    Some((to - from).as_seconds_f64())
 }
 
 /// One rule being applied: the job, the effects so far, the time.
@@ -418,6 +382,12 @@ impl Rule<'_> {
         } else {
             None
         };
+        self.report_of_current_attempt(report, stop_reason)
+    }
+
+    /// A report of the current attempt, told to go on or to stop (because
+    /// of `stop_reason`).
+    fn report_of_current_attempt(&mut self, report: &Report, stop_reason: Option<String>) -> Reply {
         let state = self.job.state;
         let answer = |go: bool| Answer {
             go,
@@ -610,5 +580,6 @@ impl Rule<'_> {
     }
 }
 
+mod clock;
 #[cfg(test)]
 mod tests;

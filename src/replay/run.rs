@@ -38,13 +38,8 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let total = (request.strategy != StrategyChoice::Vanilla).then_some(trees.len());
     let to_launch = window_to_launch(request, &trees, &bundle)?;
     let mut strategy = strategy::choose(store, &bundle, trees, request, &mut llm)?;
-    let mut desktop = LiveDesktop::connect(request.options.dry_run)
-        .context("connect to the display (is DISPLAY set?)")?;
-    desktop.check_nothing_held(request.release_held)?;
-    desktop.set_secrets(secret_values);
+    let (mut desktop, watcher) = live_desktop(request, secret_values)?;
     let secret_fields = desktop.secret_fields();
-    let watcher = AbortWatcher::start(desktop.screen(), desktop.last_move())
-        .context("start the abort watcher")?;
     if let Some(before_input) = &request.hooks.before_input
         && !before_input()
     {
@@ -109,6 +104,21 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         n_steps,
         seconds,
     })
+}
+
+/// The display, checked to hold nothing down, with the secrets to type,
+/// and the abort watcher on it.
+fn live_desktop(
+    request: &ReplayRequest,
+    secret_values: secrets::SecretValues,
+) -> Result<(LiveDesktop, AbortWatcher)> {
+    let mut desktop = LiveDesktop::connect(request.options.dry_run)
+        .context("connect to the display (is DISPLAY set?)")?;
+    desktop.check_nothing_held(request.release_held)?;
+    desktop.set_secrets(secret_values);
+    let watcher = AbortWatcher::start(desktop.screen(), desktop.last_move())
+        .context("start the abort watcher")?;
+    Ok((desktop, watcher))
 }
 
 /// One chain of providers for whatever needs a model in this replay (its

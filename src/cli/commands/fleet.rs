@@ -1,10 +1,10 @@
 //! The fleet's commands: `serve`, `worker` and `jobs`.
 
+use anyhow::{Result, bail};
+
 use super::replay::parse_set;
 use crate::replay::stopped::StopKind;
 use crate::settings::errors::UsageError;
-use anyhow::Result;
-use anyhow::bail;
 
 /// `reprise serve`.
 pub fn serve(store: &std::path::Path, args: &crate::cli::ServeArgs) -> Result<()> {

@@ -1,10 +1,10 @@
 //! `reprise completions` and `reprise man`.
 
+use anyhow::{Context as _, Result};
+
 use super::output::print_text;
 use crate::cli::Cli;
 use crate::present;
-use anyhow::Context as _;
-use anyhow::Result;
 
 /// `reprise completions SHELL`.
 pub fn completions(shell: clap_complete::Shell) -> Result<()> {

@@ -1,13 +1,11 @@
 //! `reprise llm` and `reprise config show`.
 
-use super::output::print_json;
-use super::output::print_text;
+use anyhow::{Context as _, Result, bail};
+
+use super::output::{print_json, print_text};
 use crate::present;
 use crate::settings::errors::UsageError;
 use crate::store::Store;
-use anyhow::Context as _;
-use anyhow::Result;
-use anyhow::bail;
 
 pub fn llm(
     store_path: &std::path::Path,

@@ -1,19 +1,15 @@
 //! `reprise record` and `reprise events reduce`.
 
+use std::io::Read as _;
+
+use anyhow::{Context as _, Result, bail};
+use reprise_models::{ActionEvent, DoubleClickSettings, ReduceOptions, reduce};
+
 use super::output::print_json;
-use crate::cli::RecordArgs;
-use crate::cli::ReduceArgs;
+use crate::cli::{RecordArgs, ReduceArgs};
 use crate::present::plural;
 use crate::settings::errors::UsageError;
 use crate::store::Store;
-use anyhow::Context as _;
-use anyhow::Result;
-use anyhow::bail;
-use reprise_models::ActionEvent;
-use reprise_models::DoubleClickSettings;
-use reprise_models::ReduceOptions;
-use reprise_models::reduce;
-use std::io::Read as _;
 
 pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
     let duration = args

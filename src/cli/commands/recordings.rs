@@ -1,28 +1,18 @@
 //! The commands on stored recordings: `list`, `show`, `params`,
 //! `visualize`, `delete`, `export`, `import`.
 
+use anyhow::{Context as _, Result, bail};
+use reprise_models::{ReduceOptions, reduce};
+
 use super::StoreAt;
-use super::output::print_json;
-use super::output::print_text;
-use super::output::write_atomically;
+use super::output::{print_json, print_text, write_atomically};
 use super::runs::delete_with_room;
-use crate::cli::DeleteArgs;
-use crate::cli::ExportArgs;
-use crate::cli::ImportArgs;
-use crate::cli::ListArgs;
-use crate::cli::ParamsArgs;
-use crate::cli::ShowArgs;
-use crate::cli::VisualizeArgs;
-use crate::present;
-use crate::present::plural;
+use crate::cli::{
+    DeleteArgs, ExportArgs, ImportArgs, ListArgs, ParamsArgs, ShowArgs, VisualizeArgs,
+};
+use crate::present::{self, plural};
 use crate::settings::errors::UsageError;
-use crate::store::Store;
-use crate::store::archive;
-use anyhow::Context as _;
-use anyhow::Result;
-use anyhow::bail;
-use reprise_models::ReduceOptions;
-use reprise_models::reduce;
+use crate::store::{Store, archive};
 
 /// `reprise list`.
 pub fn list(store: &Store, args: &ListArgs) -> Result<()> {

@@ -1,14 +1,16 @@
 //! `reprise replay`, of one run or of a batch (`--each`).
 
+use anyhow::{Result, bail};
+use reprise_strategies::params::{Parameter, ParameterKind};
+
 use super::runs::prune_runs;
 use crate::cli::ReplayArgs;
-use crate::present;
-use crate::present::plural;
+use crate::present::{self, plural};
+use crate::replay::ReplayRequest;
+use crate::replay::secrets::SecretValues;
 use crate::replay::stopped::StopKind;
 use crate::settings::errors::UsageError;
 use crate::store::Store;
-use anyhow::Result;
-use anyhow::bail;
 
 pub fn replay(
     store: &mut Store,
@@ -136,22 +138,103 @@ pub fn replay(
 fn replay_each(
     store: &mut Store,
     args: &ReplayArgs,
-    template: crate::replay::ReplayRequest,
+    template: ReplayRequest,
     path: &std::path::Path,
 ) -> Result<()> {
-    use reprise_strategies::params::ParameterKind;
     let rows = crate::replay::rows::read_rows(path)?;
     let params = crate::replay::parameters_of(store, &args.recording)?;
-    let kind_of = |name: &str| {
-        params
-            .iter()
-            .find(|param| param.name == name)
-            .map(|param| param.kind.clone())
-    };
-    let unknown: Vec<&String> = rows
-        .columns
+    check_columns(&rows.columns, &params, &template, path)?;
+    // The secrets no column gives: from the environment, the file or the
+    // person, once, before the first row.
+    let other_secrets: Vec<String> = params
         .iter()
-        .filter(|column| kind_of(column).is_none())
+        .filter(|param| param.kind == ParameterKind::Secret && !rows.columns.contains(&param.name))
+        .map(|param| param.name.clone())
+        .collect();
+    let shared_secrets = if template.options.dry_run {
+        Default::default()
+    } else {
+        SecretValues::resolve(
+            &other_secrets,
+            template.secrets_file.as_deref(),
+            &|name| std::env::var(name).ok(),
+            true,
+        )?
+    };
+    let n_rows = rows
+        .rows
+        .len()
+        .min(args.max_iterations.unwrap_or(usize::MAX));
+    if n_rows == 0 {
+        bail!(UsageError("--max-iterations must be at least 1".into()));
+    }
+    if let Some(banner) = &template.progress.banner {
+        eprintln!("{banner}, once per row of {n_rows}");
+    }
+    let batch_id = uuid::Uuid::new_v4().to_string();
+    let mut outcomes: Vec<(usize, Option<(String, StopKind)>)> = Vec::new();
+    for (idx, values) in rows.rows.iter().take(n_rows).enumerate() {
+        let row = idx + 1;
+        eprintln!("row {row} of {n_rows}");
+        let mut request = template.clone();
+        request.progress.banner = None;
+        request.secret_overrides = shared_secrets.clone();
+        let mut shown = Vec::new();
+        for (column, value) in rows.columns.iter().zip(values) {
+            if kind_of(&params, column) == Some(ParameterKind::Secret) {
+                request
+                    .secret_overrides
+                    .insert(column.clone(), value.clone());
+                shown.push((column.clone(), "(secret)".to_owned()));
+            } else {
+                request.parameters.push((column.clone(), value.clone()));
+                shown.push((column.clone(), value.clone()));
+            }
+        }
+        request.batch = Some(crate::replay::BatchRow {
+            id: batch_id.clone(),
+            row,
+            values: shown,
+        });
+        let stop = run_row(store, args, &request)?;
+        match &stop {
+            None => eprintln!("row {row} of {n_rows}: completed, every step verified"),
+            Some((what, _)) => eprintln!("row {row} of {n_rows}: {}", present::terminal_safe(what)),
+        }
+        let failed = stop
+            .as_ref()
+            .is_some_and(|(_, kind)| *kind != StopKind::Unverified);
+        // An abort (the abort keys, a corner, a signal) ends the batch.
+        let aborted = stop
+            .as_ref()
+            .is_some_and(|(_, kind)| *kind == StopKind::Aborted);
+        outcomes.push((row, stop));
+        if aborted || (failed && !args.keep_going) {
+            break;
+        }
+    }
+    batch_outcome(&batch_id, n_rows, &outcomes, &args.recording)
+}
+
+/// A parameter's kind, by its name.
+fn kind_of(params: &[Parameter], name: &str) -> Option<ParameterKind> {
+    params
+        .iter()
+        .find(|param| param.name == name)
+        .map(|param| param.kind.clone())
+}
+
+/// The rows' columns must name the recording's parameters, and none that
+/// `--set` gives too.
+fn check_columns(
+    columns: &[String],
+    params: &[Parameter],
+    template: &ReplayRequest,
+    path: &std::path::Path,
+) -> Result<()> {
+    let unknown: Vec<&String> = columns
+        .iter()
+        .filter(|column| kind_of(params, column).is_none())
         .collect();
     if !unknown.is_empty() {
         let known: Vec<String> = params.iter().map(|param| param.name.clone()).collect();
@@ -178,90 +261,42 @@ fn replay_each(
     if let Some((name, _)) = template
         .parameters
         .iter()
-        .find(|(name, _)| rows.columns.contains(name))
+        .find(|(name, _)| columns.contains(name))
     {
         bail!(UsageError(format!(
             "{name} is both set with --set and a column of {}: give it in one place",
             path.display()
         )));
     }
-    // The secrets no column gives: from the environment, the file or the
-    // person, once, before the first row.
-    let other_secrets: Vec<String> = params
-        .iter()
-        .filter(|param| param.kind == ParameterKind::Secret && !rows.columns.contains(&param.name))
-        .map(|param| param.name.clone())
-        .collect();
-    let shared_secrets = if template.options.dry_run {
-        Default::default()
-    } else {
-        crate::replay::secrets::SecretValues::resolve(
-            &other_secrets,
-            template.secrets_file.as_deref(),
-            &|name| std::env::var(name).ok(),
-            true,
-        )?
-    };
-    let n_rows = rows
-        .rows
-        .len()
-        .min(args.max_iterations.unwrap_or(usize::MAX));
-    if n_rows == 0 {
-        bail!(UsageError("--max-iterations must be at least 1".into()));
+    Ok(())
+}
+
+/// One row's replay, after the reset: how it stopped (`None`: completed,
+/// every step verified). A refused request ends the batch.
+fn run_row(
+    store: &mut Store,
+    args: &ReplayArgs,
+    request: &ReplayRequest,
+) -> Result<Option<(String, StopKind)>> {
+    if let Err(reason) = crate::replay::reset::reset(args.reset_with.as_deref()) {
+        return Ok(Some((format!("was not run: {reason}"), StopKind::Failed)));
     }
-    if let Some(banner) = &template.progress.banner {
-        eprintln!("{banner}, once per row of {n_rows}");
-    }
-    let batch_id = uuid::Uuid::new_v4().to_string();
-    let mut outcomes: Vec<(usize, Option<(String, StopKind)>)> = Vec::new();
-    for (idx, values) in rows.rows.iter().take(n_rows).enumerate() {
-        let row = idx + 1;
-        eprintln!("row {row} of {n_rows}");
-        let mut request = template.clone();
-        request.progress.banner = None;
-        let mut shown = Vec::new();
-        request.secret_overrides = shared_secrets.clone();
-        for (column, value) in rows.columns.iter().zip(values) {
-            if kind_of(column) == Some(ParameterKind::Secret) {
-                request
-                    .secret_overrides
-                    .insert(column.clone(), value.clone());
-                shown.push((column.clone(), "(secret)".to_owned()));
-            } else {
-                request.parameters.push((column.clone(), value.clone()));
-                shown.push((column.clone(), value.clone()));
-            }
-        }
-        request.batch = Some(crate::replay::BatchRow {
-            id: batch_id.clone(),
-            row,
-            values: shown,
-        });
-        let stop = match crate::replay::reset::reset(args.reset_with.as_deref()) {
-            Err(reason) => Some((format!("was not run: {reason}"), StopKind::Failed)),
-            Ok(()) => match crate::replay::replay(store, &request) {
-                Ok(result) => crate::replay::stop_of(&result)
-                    .map(|(what, kind)| (format!("(run {}) {what}", result.run_id), kind)),
-                Err(err) if err.downcast_ref::<UsageError>().is_some() => return Err(err),
-                Err(err) => Some((crate::settings::errors::one_line(&err), StopKind::Failed)),
-            },
-        };
-        match &stop {
-            None => eprintln!("row {row} of {n_rows}: completed, every step verified"),
-            Some((what, _)) => eprintln!("row {row} of {n_rows}: {}", present::terminal_safe(what)),
-        }
-        let failed = stop
-            .as_ref()
-            .is_some_and(|(_, kind)| *kind != StopKind::Unverified);
-        // An abort (the abort keys, a corner, a signal) ends the batch.
-        let aborted = stop
-            .as_ref()
-            .is_some_and(|(_, kind)| *kind == StopKind::Aborted);
-        outcomes.push((row, stop));
-        if aborted || (failed && !args.keep_going) {
-            break;
-        }
-    }
+    Ok(match crate::replay::replay(store, request) {
+        Ok(result) => crate::replay::stop_of(&result)
+            .map(|(what, kind)| (format!("(run {}) {what}", result.run_id), kind)),
+        Err(err) if err.downcast_ref::<UsageError>().is_some() => return Err(err),
+        Err(err) => Some((crate::settings::errors::one_line(&err), StopKind::Failed)),
+    })
+}
+
+/// The batch's result from its rows' outcomes: done when every row
+/// completed with every step verified, else how it stopped.
+fn batch_outcome(
+    batch_id: &str,
+    n_rows: usize,
+    outcomes: &[(usize, Option<(String, StopKind)>)],
+    recording: &str,
+) -> Result<()> {
     let failed: Vec<usize> = outcomes
         .iter()
         .filter(|(_, stop)| {
@@ -280,18 +315,16 @@ fn replay_each(
     let not_run = n_rows - outcomes.len();
     if failed.is_empty() && unverified == 0 {
         println!(
-            "replay batch {batch_id}: all {} of recording {:?} completed, every step verified",
+            "replay batch {batch_id}: all {} of recording {recording:?} completed, every step verified",
             plural(n_rows, "row"),
-            args.recording
         );
         return Ok(());
     }
-    let rows_list = |rows: &[usize]| {
-        rows.iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let rows_list = failed
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
     let (what, kind) = if failed.is_empty() {
         (
             format!(
@@ -301,25 +334,24 @@ fn replay_each(
             StopKind::Unverified,
         )
     } else {
+        let not_run = if not_run > 0 {
+            format!(
+                "; {} not run (--keep-going runs them)",
+                plural(not_run, "row")
+            )
+        } else {
+            String::new()
+        };
         (
             format!(
-                "(a batch of {}) failed at row {}{}",
+                "(a batch of {}) failed at row {rows_list}{not_run}",
                 plural(n_rows, "row"),
-                rows_list(&failed),
-                if not_run > 0 {
-                    format!(
-                        "; {} not run (--keep-going runs them)",
-                        plural(not_run, "row")
-                    )
-                } else {
-                    String::new()
-                }
             ),
             StopKind::Failed,
         )
     };
     Err(crate::replay::stopped::ReplayStopped {
-        run_id: batch_id,
+        run_id: batch_id.to_owned(),
         what,
         kind,
     }

@@ -1,20 +1,13 @@
 //! The commands on replay runs: `runs` (list, show, prune) and `report`.
 
+use anyhow::{Context as _, Result, bail};
+
 use super::StoreAt;
-use super::output::print_json;
-use super::output::print_text;
-use super::output::write_atomically;
-use crate::cli::ReportArgs;
-use crate::cli::RunsArgs;
-use crate::cli::RunsCommand;
-use crate::present;
-use crate::present::plural;
+use super::output::{print_json, print_text, write_atomically};
+use crate::cli::{ReportArgs, RunsArgs, RunsCommand};
+use crate::present::{self, plural};
 use crate::settings::errors::UsageError;
-use crate::store::Store;
-use crate::store::StoreError;
-use anyhow::Context as _;
-use anyhow::Result;
-use anyhow::bail;
+use crate::store::{Store, StoreError};
 
 /// `reprise report`: a run's page, or a batch's.
 pub fn report(store: &Store, args: &ReportArgs) -> Result<()> {

@@ -1,14 +1,11 @@
 //! `reprise segment` and `reprise screenshot`.
 
-use super::output::print_json;
-use super::output::print_text;
-use crate::cli::ScreenshotArgs;
-use crate::cli::SegmentArgs;
+use anyhow::{Context as _, Result, bail};
+
+use super::output::{print_json, print_text};
+use crate::cli::{ScreenshotArgs, SegmentArgs};
 use crate::settings::errors::UsageError;
 use crate::store::Store;
-use anyhow::Context as _;
-use anyhow::Result;
-use anyhow::bail;
 
 pub fn segment(store_path: &std::path::Path, args: &SegmentArgs) -> Result<()> {
     let image = image::open(&args.image)

@@ -1,0 +1,153 @@
+//! The fleet's commands and flags: `serve`, `worker` and `jobs`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDRESS:PORT")]
+    pub listen: std::net::SocketAddr,
+    /// The Redis server holding the queue (run it with the append-only
+    /// file on). A password belongs in the environment, not on the command
+    /// line; it is never printed.
+    #[arg(
+        long,
+        env = "REPRISE_FLEET_REDIS",
+        hide_env_values = true,
+        default_value = "redis://127.0.0.1:6379",
+        value_name = "URL"
+    )]
+    pub redis: String,
+    /// A worker silent for this long loses its job to another.
+    #[arg(long, default_value_t = 15.0, value_name = "SECONDS")]
+    pub lease: f64,
+    /// The largest upload (an export file, a report), in MiB.
+    #[arg(long, default_value_t = 256, value_name = "MIB")]
+    pub max_upload: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The fleet server.
+    #[arg(long, env = "REPRISE_FLEET_SERVER", default_value = crate::fleet::DEFAULT_SERVER, value_name = "URL")]
+    pub server: String,
+    /// The pool of desktops this one serves.
+    #[arg(long, default_value = "default", value_name = "NAME")]
+    pub pool: String,
+    /// A label jobs may ask for (repeatable).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub label: Vec<String>,
+    /// Exit after this many jobs.
+    #[arg(long, value_name = "N")]
+    pub max_jobs: Option<usize>,
+    /// A shell command that puts this desktop back in the state the
+    /// recordings start from (restarts the application, say), run before
+    /// each job and bounded in time; when it fails, the job fails without
+    /// any input.
+    #[arg(long, value_name = "COMMAND")]
+    pub reset_with: Option<String>,
+    /// Exit when the server has not answered for this long.
+    #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
+    pub give_up: f64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum JobsCommand {
+    /// Submit a recording as one job, or one job per row of --each.
+    Submit(JobsSubmitArgs),
+    /// List jobs, newest first.
+    List {
+        /// Only jobs in this state (queued, assigned, running, retrying,
+        /// completed, unverified, failed, aborted, abandoned, cancelled, expired).
+        #[arg(long, value_parser = crate::fleet::parse_state)]
+        state: Option<crate::fleet::JobState>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        server: ServerArg,
+    },
+    /// Show a job with its events.
+    Show {
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        server: ServerArg,
+    },
+    /// Cancel a job: at once when queued, at its next step when running.
+    Cancel {
+        id: String,
+        #[command(flatten)]
+        server: ServerArg,
+    },
+    /// Follow a job's steps and states live until it ends; exits 0 when it
+    /// completed, 12 when unverified, 10 otherwise.
+    Watch {
+        id: String,
+        /// Print each event as a JSON line.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        server: ServerArg,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ServerArg {
+    /// The fleet server.
+    #[arg(long, env = "REPRISE_FLEET_SERVER", default_value = crate::fleet::DEFAULT_SERVER, value_name = "URL")]
+    pub server: String,
+}
+
+#[derive(Debug, Args)]
+pub struct JobsSubmitArgs {
+    /// A recording the server has (its id, a unique prefix, or its name),
+    /// or with --upload an export file to send first.
+    pub recording: String,
+    /// RECORDING is a local export file: upload it, then submit it.
+    #[arg(long)]
+    pub upload: bool,
+    /// naive, visual or vanilla (as `reprise replay --strategy`).
+    #[arg(long, value_parser = crate::fleet::parse_strategy, default_value = "naive")]
+    pub strategy: crate::fleet::Strategy,
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// Attempts per step.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub max_retries: u32,
+    #[arg(long)]
+    pub dry_run: bool,
+    #[arg(long)]
+    pub require_verified: bool,
+    /// The pool whose desktops may run it.
+    #[arg(long, default_value = "default", value_name = "NAME")]
+    pub pool: String,
+    /// A label the desktop must have (repeatable).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub label: Vec<String>,
+    /// Type VALUE where the recording typed the parameter NAME (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// One job per row of this CSV or JSON file (columns: parameter names).
+    #[arg(long, value_name = "FILE")]
+    pub each: Option<PathBuf>,
+    /// Replays of a job that fails at a step, at most.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub attempts: u32,
+    /// What may happen to a job whose desktop died after input began:
+    /// `never` (it ends abandoned) or `restart` (another desktop redoes it).
+    #[arg(long, value_parser = crate::fleet::parse_retry, default_value = "never")]
+    pub retry: crate::fleet::RetryPolicy,
+    /// The job ends `expired` if not done this many seconds after submission.
+    #[arg(long, value_name = "SECONDS")]
+    pub deadline: Option<f64>,
+    /// Print the server's answer as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub server: ServerArg,
+}

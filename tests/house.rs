@@ -1,0 +1,314 @@
+//! The house rules of the source tree (ARCHITECTURE.md), read as text:
+//! `src/` holds only its layers' folders and the crate roots; each layer
+//! imports only the layers below it; no source file outside tests passes
+//! 600 lines and no function 80, except today's, listed with their size,
+//! which may only shrink.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// `src/`'s layers, top first: each may import only those after it.
+const LAYERS: [&str; 10] = [
+    "cli", "fleet", "record", "replay", "present", "vision", "llm", "store", "settings", "platform",
+];
+
+/// Test scaffolding, outside the layers (any layer's tests may use it).
+const SCAFFOLDING: &str = "testing";
+
+const MAX_FILE_LINES: usize = 600;
+const MAX_FUNCTION_LINES: usize = 80;
+
+/// Files over the limit today, with their size: they may only shrink.
+const LONG_FILES: [(&str, usize); 5] = [
+    ("src/platform/x11.rs", 675),
+    ("src/present/report.rs", 856),
+    ("src/store/archive.rs", 928),
+    ("strategies/src/visual.rs", 1102),
+    ("strategies/src/visual/prepare.rs", 748),
+];
+
+/// Functions over the limit today (file, name), with their length: they
+/// may only shrink.
+const LONG_FUNCTIONS: [(&str, &str, usize); 42] = [
+    ("strategies/src/visual.rs", "decide_step", 199),
+    ("src/cli/commands/replay.rs", "replay_each", 192),
+    ("src/platform/a11y/hit.rs", "element_at", 186),
+    ("strategies/src/identity.rs", "locate", 172),
+    ("src/present/report.rs", "step_section", 170),
+    ("strategies/src/replay.rs", "attempt", 146),
+    ("strategies/src/replay.rs", "run_replay", 144),
+    ("src/cli/commands/vision.rs", "segment", 129),
+    ("src/fleet/worker.rs", "run_job", 128),
+    ("strategies/src/vision/sliders.rs", "along", 127),
+    ("src/record/observer.rs", "spawn", 125),
+    ("src/present/report.rs", "recording_page", 123),
+    ("src/llm/settings.rs", "resolve_settings", 124),
+    ("strategies/src/visual/prepare.rs", "prepare_one", 116),
+    ("strategies/src/visual/matching.rs", "find_target", 116),
+    ("src/platform/listen.rs", "spawn_listener", 113),
+    ("src/cli/commands/replay.rs", "replay", 119),
+    ("src/record/writer.rs", "drain", 112),
+    ("src/fleet/server/jobs.rs", "submit", 112),
+    ("src/platform/keys.rs", "key_code", 111),
+    ("src/present/report.rs", "run_report", 109),
+    ("src/platform/a11y.rs", "read_tree", 107),
+    ("src/llm/settings.rs", "explain", 107),
+    ("src/store/archive.rs", "read_zip", 106),
+    ("src/cli/commands/record.rs", "record", 106),
+    ("src/platform/keys.rs", "key_info", 100),
+    ("src/llm/chain.rs", "complete", 100),
+    ("src/fleet/worker.rs", "replay_job", 100),
+    ("src/store/recordings.rs", "load", 99),
+    ("strategies/src/params.rs", "set_parameters", 92),
+    ("src/present/mod.rs", "recording_text", 92),
+    ("src/cli/commands/llm.rs", "llm", 92),
+    ("src/present/report.rs", "batch_report", 91),
+    ("strategies/src/vision/classical/areas.rs", "flat_areas", 90),
+    ("strategies/src/vision/classical/rows.rs", "list_rows", 89),
+    ("strategies/src/tree.rs", "actions_for", 87),
+    ("src/record/secrets.rs", "scrub", 87),
+    ("src/fleet/worker.rs", "run", 87),
+    ("src/cli/commands/llm.rs", "config_show", 90),
+    ("strategies/src/vanilla.rs", "parse_action", 86),
+    ("src/cli/commands/fleet.rs", "jobs", 82),
+    ("strategies/src/vision/boxes.rs", "edge_runs", 81),
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.rs` file below `dir`, as (path from the root, text).
+fn sources(dir: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut folders = vec![dir.to_owned()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                let name = path.strip_prefix(root()).unwrap().display().to_string();
+                found.push((name, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A file's code without its inline test module (which may use anything).
+fn without_tests(text: &str) -> &str {
+    match text.find("#[cfg(test)]\nmod tests {") {
+        Some(at) => &text[..at],
+        None => text,
+    }
+}
+
+fn is_test_file(name: &str) -> bool {
+    name.ends_with("/tests.rs") || name.contains("/tests/")
+}
+
+/// The top-level modules a file names as `crate::NAME`, directly or in a
+/// `crate::{…}` group.
+fn crate_modules(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            for item in inner.split(',') {
+                let name: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                names.push(name);
+            }
+        } else {
+            names.push(
+                rest.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect(),
+            );
+        }
+    }
+    names
+}
+
+/// Each function's name and length in lines (from its `fn` line to its
+/// closing brace, braces counted outside strings and character literals).
+fn functions(text: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    let mut idx = 0;
+    while idx < lines.len() {
+        let Some(name) = function_name(lines[idx]) else {
+            idx += 1;
+            continue;
+        };
+        let (mut depth, mut opened, mut end) = (0i64, false, idx);
+        for (offset, line) in lines[idx..].iter().enumerate() {
+            end = idx + offset;
+            for delta in braces(line) {
+                depth += delta;
+                opened = true;
+            }
+            if (opened && depth == 0) || (!opened && line.trim_end().ends_with(';')) {
+                break;
+            }
+        }
+        found.push((name, end - idx + 1));
+        idx = end + 1;
+    }
+    found
+}
+
+fn function_name(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        match word {
+            "fn" => {
+                let name: String = words
+                    .next()?
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                return (!name.is_empty()).then_some(name);
+            }
+            "pub" | "async" | "const" | "unsafe" => {}
+            word if word.starts_with("pub(") => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// +1 for each `{` and -1 for each `}` outside string and char literals
+/// and line comments.
+fn braces(line: &str) -> Vec<i64> {
+    let mut deltas = Vec::new();
+    let mut chars = line.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        match (in_string, c) {
+            (false, '/') if chars.peek() == Some(&'/') => break,
+            (false, '"') => in_string = true,
+            (true, '\\') => {
+                chars.next();
+            }
+            (true, '"') => in_string = false,
+            (false, '\'') => {
+                // A char literal ('{', '\n', '\u{202E}'); a lifetime has no
+                // closing quote.
+                let mut ahead = chars.clone();
+                match (ahead.next(), ahead.next()) {
+                    (Some('\\'), _) => {
+                        for c in chars.by_ref() {
+                            if c == '\'' {
+                                break;
+                            }
+                        }
+                    }
+                    (Some(_), Some('\'')) => {
+                        chars.nth(1);
+                    }
+                    _ => {}
+                }
+            }
+            (false, '{') => deltas.push(1),
+            (false, '}') => deltas.push(-1),
+            _ => {}
+        }
+    }
+    deltas
+}
+
+#[test]
+fn src_holds_only_its_layers_and_the_crate_roots() {
+    let mut loose = Vec::new();
+    for entry in std::fs::read_dir(root().join("src")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let known = if path.is_dir() {
+            LAYERS.contains(&name.as_str()) || name == SCAFFOLDING
+        } else {
+            name == "main.rs" || name == "lib.rs"
+        };
+        if !known {
+            loose.push(name);
+        }
+    }
+    assert!(loose.is_empty(), "not a layer of src/: {loose:?}");
+}
+
+#[test]
+fn each_layer_imports_only_the_layers_below_it() {
+    let mut wrong = BTreeMap::new();
+    for (name, text) in sources(&root().join("src")) {
+        if is_test_file(&name) {
+            continue;
+        }
+        let layer = name
+            .trim_start_matches("src/")
+            .split(['/', '.'])
+            .next()
+            .unwrap();
+        let Some(rank) = LAYERS.iter().position(|known| *known == layer) else {
+            continue;
+        };
+        for used in crate_modules(without_tests(&text)) {
+            let allowed = used == layer
+                || used == SCAFFOLDING
+                || LAYERS[rank + 1..].contains(&used.as_str())
+                || !LAYERS.contains(&used.as_str());
+            if !allowed {
+                wrong
+                    .entry(format!("{layer} -> {used}"))
+                    .or_insert(name.clone());
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports against the layers: {wrong:#?}");
+}
+
+#[test]
+fn no_file_or_function_grows_past_its_limit() {
+    let mut over = Vec::new();
+    for dir in ["src", "models/src", "strategies/src", "fixture/src"] {
+        for (name, text) in sources(&root().join(dir)) {
+            if is_test_file(&name) {
+                continue;
+            }
+            let n_lines = text.lines().count();
+            let file_limit = LONG_FILES
+                .iter()
+                .find(|(file, _)| *file == name)
+                .map_or(MAX_FILE_LINES, |(_, lines)| *lines);
+            if n_lines > file_limit {
+                over.push(format!("{name}: {n_lines} lines (at most {file_limit})"));
+            }
+            for (function, length) in functions(without_tests(&text)) {
+                let limit = LONG_FUNCTIONS
+                    .iter()
+                    .find(|(file, known, _)| *file == name && *known == function)
+                    .map_or(MAX_FUNCTION_LINES, |(_, _, lines)| *lines);
+                if length > limit {
+                    over.push(format!(
+                        "{name}: fn {function} is {length} lines (at most {limit})"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(over.is_empty(), "{}", over.join("\n"));
+}
+
+#[test]
+fn the_checks_see_what_they_look_for() {
+    // The readers above, on code whose answers are known.
+    let code = "use crate::{store, present::plural};\nfn a() {\n    let c = '{';\n    let u = '\\u{202E}';\n    let s = \"}}\";\n}\npub(crate) async fn b(x: u8) -> u8 {\n    x\n}\n";
+    assert_eq!(crate_modules(code), ["store", "present"]);
+    assert_eq!(functions(code), [("a".to_owned(), 5), ("b".to_owned(), 3)]);
+}
