@@ -21,7 +21,7 @@ const MAX_FUNCTION_LINES: usize = 80;
 /// Files over the limit today, with their size: they may only shrink.
 const LONG_FILES: [(&str, usize); 5] = [
     ("src/platform/x11.rs", 675),
-    ("src/present/report.rs", 856),
+    ("src/present/report.rs", 794),
     ("src/store/archive.rs", 928),
     ("strategies/src/visual.rs", 1102),
     ("strategies/src/visual/prepare.rs", 748),
@@ -29,7 +29,7 @@ const LONG_FILES: [(&str, usize); 5] = [
 
 /// Functions over the limit today (file, name), with their length: they
 /// may only shrink.
-const LONG_FUNCTIONS: [(&str, &str, usize); 42] = [
+const LONG_FUNCTIONS: [(&str, &str, usize); 41] = [
     ("strategies/src/visual.rs", "decide_step", 199),
     ("src/cli/commands/replay.rs", "replay_each", 192),
     ("src/platform/a11y/hit.rs", "element_at", 186),
@@ -50,7 +50,7 @@ const LONG_FUNCTIONS: [(&str, &str, usize); 42] = [
     ("src/record/writer.rs", "drain", 112),
     ("src/fleet/server/jobs.rs", "submit", 112),
     ("src/platform/keys.rs", "key_code", 111),
-    ("src/present/report.rs", "run_report", 109),
+    ("src/present/report.rs", "run_report", 91),
     ("src/platform/a11y.rs", "read_tree", 107),
     ("src/llm/settings.rs", "explain", 107),
     ("src/store/archive.rs", "read_zip", 106),
@@ -62,7 +62,6 @@ const LONG_FUNCTIONS: [(&str, &str, usize); 42] = [
     ("strategies/src/params.rs", "set_parameters", 92),
     ("src/present/mod.rs", "recording_text", 92),
     ("src/cli/commands/llm.rs", "llm", 92),
-    ("src/present/report.rs", "batch_report", 91),
     ("strategies/src/vision/classical/areas.rs", "flat_areas", 90),
     ("strategies/src/vision/classical/rows.rs", "list_rows", 89),
     ("strategies/src/tree.rs", "actions_for", 87),

@@ -1,14 +1,16 @@
 //! How recordings and runs look to a person: the `list` and `runs` tables,
 //! the `show` tree and the JSON shape of `show --json` (here); the HTML pages
-//! of a run, a batch and a recording ([`report`]); a segmentation drawn over
-//! its image ([`overlay`]).
+//! of a run and a recording ([`report`]) and of a batch ([`batch`]); a
+//! segmentation drawn over its image ([`overlay`]).
 
+pub mod batch;
 pub mod overlay;
 pub mod report;
 
 use std::fmt::Write as _;
 
 use reprise_models::{ActionEvent, EventName, Recording, RecordingBundle, Screenshot, WindowState};
+use reprise_strategies::ReplayOutcome;
 use serde::Serialize;
 
 use crate::store::{RecordingSummary, RunListing};
@@ -53,38 +55,36 @@ pub fn summaries_table(summaries: &[RecordingSummary]) -> String {
     out
 }
 
-/// A run's outcome in words, from its stored JSON (`None`: not ended). A
+/// A run's outcome in words, (`None`: not ended). A
 /// dry run's steps were decided, never done: it claims nothing verified.
-pub fn outcome_words(outcome: Option<&serde_json::Value>, dry_run: bool) -> String {
-    use reprise_strategies::ReplayOutcome;
+pub fn outcome_words(outcome: Option<&ReplayOutcome>, dry_run: bool) -> String {
     let Some(outcome) = outcome else {
         return "not ended (still running, or killed)".to_owned();
     };
-    match serde_json::from_value::<ReplayOutcome>(outcome.clone()) {
-        Ok(ReplayOutcome::Completed { steps, .. }) if dry_run => format!(
+    match outcome {
+        ReplayOutcome::Completed { steps, .. } if dry_run => format!(
             "dry run: {} decided, nothing injected",
-            plural(steps, "step")
+            plural(*steps, "step")
         ),
-        Ok(ReplayOutcome::Completed {
+        ReplayOutcome::Completed {
             steps,
             unverified: 0,
             skipped: 0,
-        }) => format!("completed, {} verified", plural(steps, "step")),
-        Ok(ReplayOutcome::Completed {
+        } => format!("completed, {} verified", plural(*steps, "step")),
+        ReplayOutcome::Completed {
             steps,
             unverified,
             skipped,
-        }) => format!(
+        } => format!(
             "completed: {} verified, {unverified} unverified, {skipped} failed and passed over",
             steps.saturating_sub(unverified + skipped)
         ),
         // Steps are counted from 1 for people (the data count from 0).
-        Ok(ReplayOutcome::Failed { step, reason }) => {
+        ReplayOutcome::Failed { step, reason } => {
             format!("failed at step {}: {reason}", step + 1)
         }
-        Ok(ReplayOutcome::Aborted { step }) => format!("aborted at step {}", step + 1),
-        Ok(ReplayOutcome::StepLimit { steps }) => format!("reached the step limit ({steps})"),
-        Err(_) => format!("unreadable outcome {outcome}"),
+        ReplayOutcome::Aborted { step } => format!("aborted at step {}", step + 1),
+        ReplayOutcome::StepLimit { steps } => format!("reached the step limit ({steps})"),
     }
 }
 

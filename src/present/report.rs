@@ -9,10 +9,10 @@ use anyhow::{Context as _, Result};
 use base64::Engine as _;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use reprise_models::{ActionEvent, RecordingBundle, Rect, ReduceOptions, ScreenGeometry, reduce};
-use reprise_strategies::{Sought, StepStatus};
+use reprise_strategies::{ReplayOutcome, Sought, StepStatus};
 
 use crate::present::event_label;
-use crate::store::Store;
+use crate::store::{RunArguments, Store};
 
 const STYLE: &str = "
 body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1100px; }
@@ -37,7 +37,7 @@ const MARK_RED: &str = "#e53935";
 /// The colour of the candidates a failed search saw.
 const MARK_BLUE: &str = "#1e63c6";
 
-fn page(title: &str, body: Markup) -> String {
+pub(super) fn page(title: &str, body: Markup) -> String {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -121,14 +121,56 @@ fn marked_image(
     }
 }
 
-/// A JSON value as a person reads it: a string without quotes, `none` for
-/// null, a list or table as compact JSON.
-fn plain_value(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(text) => text.clone(),
-        serde_json::Value::Null => "none".into(),
-        other => other.to_string(),
+/// What a run was asked to do, a row a setting, in words: parameters as
+/// `name = value` (secrets are never among them), nothing as raw JSON.
+fn argument_rows(arguments: &RunArguments) -> Vec<(String, String)> {
+    let pairs = |pairs: &[(String, String)], between: &str| {
+        if pairs.is_empty() {
+            return "none".to_owned();
+        }
+        pairs
+            .iter()
+            .map(|(a, b)| format!("{a}{between}{b}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let yes_no = |flag: bool| if flag { "yes" } else { "no" }.to_owned();
+    let rungs = match (arguments.rungs.structural, arguments.rungs.visual) {
+        (true, true) => "structural, then visual",
+        (true, false) => "structural only",
+        (false, true) => "visual only",
+        (false, false) => "none",
+    };
+    let mut rows = vec![
+        ("parameters".to_owned(), pairs(&arguments.parameters, " = ")),
+        (
+            "replacements".to_owned(),
+            pairs(&arguments.replacements, " → "),
+        ),
+        ("speed".to_owned(), format!("{}", arguments.speed)),
+        ("dry run".to_owned(), yes_no(arguments.dry_run)),
+        (
+            "retries a step".to_owned(),
+            arguments.max_retries.to_string(),
+        ),
+        (
+            "goes past a failed step".to_owned(),
+            yes_no(arguments.skip_failures),
+        ),
+        (
+            "an unverified step fails the run".to_owned(),
+            yes_no(arguments.require_verified),
+        ),
+        ("step limit".to_owned(), arguments.max_steps.to_string()),
+        ("rungs".to_owned(), rungs.to_owned()),
+    ];
+    if let Some(batch) = &arguments.batch {
+        rows.push((
+            "batch".to_owned(),
+            format!("{}, row {}", batch.id, batch.row),
+        ));
     }
+    rows
 }
 
 /// Rows of a key and a value, as a table.
@@ -174,104 +216,18 @@ fn summary_table(steps: &[crate::store::RunStep]) -> Markup {
     }
 }
 
-/// An outcome's name, for a row whose outcome gives no reason.
-fn outcome_name_or(outcome: &serde_json::Value) -> &str {
-    outcome["outcome"].as_str().unwrap_or("unfinished")
-}
-
-/// The report of a batch (`replay --each`): a table of its rows (values,
-/// outcome, steps, time, the failing step), each row linking to its own
-/// report at `row_link(row)`.
-pub fn batch_report(
-    store: &Store,
-    batch_id: &str,
-    run_ids: &[String],
-    row_link: &dyn Fn(u64) -> String,
-) -> Result<String> {
-    struct Row {
-        row: u64,
-        values: String,
-        class: String,
-        steps: usize,
-        seconds: String,
-        failing: String,
+/// An outcome's badge: its name, or how a completed run was checked.
+pub(super) fn outcome_class(outcome: Option<&ReplayOutcome>, dry_run: bool) -> &'static str {
+    match outcome {
+        None => "unfinished",
+        Some(ReplayOutcome::Completed { .. }) if dry_run => "dry_run",
+        Some(ReplayOutcome::Completed { skipped, .. }) if *skipped > 0 => "skipped",
+        Some(ReplayOutcome::Completed { unverified, .. }) if *unverified > 0 => "unverified",
+        Some(ReplayOutcome::Completed { .. }) => "completed",
+        Some(ReplayOutcome::Failed { .. }) => "failed",
+        Some(ReplayOutcome::Aborted { .. }) => "aborted",
+        Some(ReplayOutcome::StepLimit { .. }) => "step_limit",
     }
-    let mut rows = Vec::with_capacity(run_ids.len());
-    for run_id in run_ids {
-        let (run, steps) = store.load_run(run_id)?;
-        let batch = &run.arguments["batch"];
-        let values: Vec<String> = batch["values"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|pair| {
-                format!(
-                    "{}={}",
-                    pair[0].as_str().unwrap_or("?"),
-                    pair[1].as_str().unwrap_or("?")
-                )
-            })
-            .collect();
-        let outcome = run
-            .outcome
-            .as_ref()
-            .and_then(|outcome| outcome["outcome"].as_str())
-            .unwrap_or("unfinished");
-        let unverified = run
-            .outcome
-            .as_ref()
-            .and_then(|outcome| outcome["unverified"].as_u64())
-            .unwrap_or(0);
-        let class = if outcome == "completed" && unverified > 0 {
-            "unverified"
-        } else {
-            outcome
-        };
-        let failing = run
-            .outcome
-            .as_ref()
-            .filter(|_| outcome != "completed")
-            .map(|outcome| match outcome["step"].as_u64() {
-                Some(step) => format!(
-                    "step {}: {}",
-                    step + 1,
-                    outcome["reason"]
-                        .as_str()
-                        .unwrap_or(outcome_name_or(outcome))
-                ),
-                None => outcome_name_or(outcome).to_owned(),
-            })
-            .unwrap_or_default();
-        rows.push(Row {
-            row: batch["row"].as_u64().unwrap_or(0),
-            values: values.join(", "),
-            class: class.to_owned(),
-            steps: steps.len(),
-            seconds: run
-                .summary
-                .as_ref()
-                .and_then(|summary| summary["seconds"].as_f64())
-                .map_or(String::new(), |seconds| format!("{seconds:.1}")),
-            failing: failing.trim().to_owned(),
-        });
-    }
-    let body = html! {
-        h1 { "Replay batch " code { (batch_id) } }
-        table.meta #rows {
-            tr { th { "row" } th { "values" } th { "outcome" } th { "steps" } th { "seconds" } th { "failing step" } }
-            @for row in &rows {
-                tr class="row" {
-                    td { a href=(row_link(row.row)) { (row.row) } }
-                    td { (row.values) }
-                    td { span class={ "badge " (row.class) } { (row.class) } }
-                    td { (row.steps) }
-                    td { (row.seconds) }
-                    td { (row.failing) }
-                }
-            }
-        }
-    };
-    Ok(page(&format!("Replay batch {batch_id}"), body))
 }
 
 /// The report of one replay run.
@@ -280,36 +236,25 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
     // The recording, for its frames beside the replay's (it may have been
     // deleted since).
     let bundle = store.load(&run.recording_id).ok();
-    let outcome_name = run
-        .outcome
-        .as_ref()
-        .and_then(|outcome| outcome["outcome"].as_str())
-        .unwrap_or("unfinished")
-        .to_owned();
-    // A completed run says how much of it was checked.
-    let count = |key: &str| {
-        run.outcome
-            .as_ref()
-            .and_then(|outcome| outcome[key].as_u64())
-            .unwrap_or(0)
-    };
-    let (unverified, skipped) = (count("unverified"), count("skipped"));
     let dry_run = run.dry_run();
-    let (outcome_class, outcome_text) = match outcome_name.as_str() {
+    let outcome_class = outcome_class(run.outcome.as_ref(), dry_run);
+    let outcome_text = match &run.outcome {
         // Decided, never done: nothing was verified.
-        "completed" if dry_run => (
-            "dry_run",
-            crate::present::outcome_words(run.outcome.as_ref(), true),
-        ),
-        "completed" if skipped > 0 => (
-            "skipped",
-            format!("completed, {skipped} failed and passed over, {unverified} unverified"),
-        ),
-        "completed" if unverified > 0 => {
-            ("unverified", format!("completed, {unverified} unverified"))
+        Some(ReplayOutcome::Completed { .. }) if dry_run => {
+            crate::present::outcome_words(run.outcome.as_ref(), true)
         }
-        "completed" => ("completed", "completed, every step verified".to_owned()),
-        other => (other, other.to_owned()),
+        Some(ReplayOutcome::Completed {
+            unverified,
+            skipped,
+            ..
+        }) if *skipped > 0 => {
+            format!("completed, {skipped} failed and passed over, {unverified} unverified")
+        }
+        Some(ReplayOutcome::Completed { unverified, .. }) if *unverified > 0 => {
+            format!("completed, {unverified} unverified")
+        }
+        Some(ReplayOutcome::Completed { .. }) => "completed, every step verified".to_owned(),
+        _ => outcome_class.to_owned(),
     };
     let recording_label = bundle.as_ref().map_or(run.recording_id.clone(), |b| {
         format!("{} ({})", b.recording.name, b.recording.id)
@@ -327,25 +272,18 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             crate::present::outcome_words(run.outcome.as_ref(), dry_run),
         ),
     ];
-    if let Some(arguments) = run.arguments.as_object() {
-        for (key, value) in arguments {
-            rows.push((format!("argument {key}"), plain_value(value)));
-        }
-    }
+    rows.extend(argument_rows(&run.arguments));
     if let Some(summary) = &run.summary {
-        let number = |key: &str| summary[key].as_f64().unwrap_or(0.0);
-        rows.push(("seconds".into(), format!("{:.1}", number("seconds"))));
+        rows.push(("seconds".into(), format!("{:.1}", summary.seconds)));
         rows.push((
             "model calls".into(),
             format!(
                 "{} ({} answered from the cache), {} tokens",
-                number("model_calls"),
-                number("model_cache_hits"),
-                number("tokens")
+                summary.model_calls, summary.model_cache_hits, summary.tokens
             ),
         ));
         // An estimate that rounds to nothing is nothing (never "-0.0").
-        let cost = number("cost_usd");
+        let cost = summary.cost_usd;
         rows.push((
             "estimated cost".into(),
             if cost.abs() < 0.00005 {

@@ -22,6 +22,7 @@ use anyhow::{Context as _, Result};
 use reprise_models::{ReduceOptions, reduce};
 use reprise_strategies::{ReplayOptions, ReplayOutcome};
 
+pub use crate::store::BatchRow;
 use crate::store::Store;
 pub use abort::{ABORT_KEYS, AbortWatcher};
 pub use desktop::LiveDesktop;
@@ -124,15 +125,6 @@ impl std::fmt::Debug for Hooks {
 #[derive(Debug, thiserror::Error)]
 #[error("the replay was withdrawn before its first input; nothing was injected")]
 pub struct Withdrawn;
-
-/// A run's place in a batch: the batch's id, the row's number (from 1) and
-/// its values, secrets masked.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct BatchRow {
-    pub id: String,
-    pub row: usize,
-    pub values: Vec<(String, String)>,
-}
 
 /// The parameters of a recording: its planned steps' texts and secrets,
 /// under the names the person gave them.

@@ -11,7 +11,6 @@ use reprise_models::screenshot::content_hash;
 use reprise_models::{ActionEvent, RecordingBundle, ReduceOptions, WindowState, reduce};
 use reprise_strategies::llm::SharedLlm;
 use reprise_strategies::{Frame, StepRecord, run_replay};
-use serde_json::json;
 
 use super::desktop::SecretFields;
 use super::progress::{step_json, step_line};
@@ -21,7 +20,7 @@ use super::{
 };
 use crate::settings::errors::UsageError;
 use crate::store::frames::encode_png;
-use crate::store::{RunRecord, Store, StoredStep};
+use crate::store::{RunArguments, RunRecord, RunRungs, RunSummary, Store, StoredStep};
 
 /// Replays a stored recording as `request` says, keeping the run and each
 /// of its steps in the store.
@@ -91,12 +90,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         return Err(err.context("store a replay step"));
     }
     let summary = summary(store, &run.id, n_steps, seconds)?;
-    store.finish_run(
-        &run.id,
-        &now(),
-        &serde_json::to_value(&outcome).expect("outcomes serialize"),
-        &summary,
-    )?;
+    store.finish_run(&run.id, &now(), &outcome, &summary)?;
     Ok(ReplayResult {
         run_id: run.id,
         recording_id,
@@ -240,18 +234,21 @@ fn run_record(
         id: run_id,
         recording_id: recording_id.to_owned(),
         strategy: strategy.to_owned(),
-        arguments: json!({
-            "speed": request.speed,
-            "dry_run": request.options.dry_run,
-            "max_retries": request.options.max_retries,
-            "skip_failures": request.options.skip_failures,
-            "require_verified": request.options.require_verified,
-            "max_steps": request.options.max_steps,
-            "replacements": request.replacements,
-            "parameters": request.parameters,
-            "batch": request.batch,
-            "rungs": {"structural": request.rungs.structural, "visual": request.rungs.visual},
-        }),
+        arguments: RunArguments {
+            speed: request.speed,
+            dry_run: request.options.dry_run,
+            max_retries: request.options.max_retries,
+            skip_failures: request.options.skip_failures,
+            require_verified: request.options.require_verified,
+            max_steps: request.options.max_steps,
+            replacements: request.replacements.clone(),
+            parameters: request.parameters.clone(),
+            batch: request.batch.clone(),
+            rungs: RunRungs {
+                structural: request.rungs.structural,
+                visual: request.rungs.visual,
+            },
+        },
         started: now(),
         ended: None,
         outcome: None,
@@ -324,25 +321,22 @@ impl StepKeeper<'_> {
 
 /// What the run cost: its steps and seconds, and its model calls, cache
 /// hits, tokens and dollars from the store's accounting.
-fn summary(store: &Store, run_id: &str, n_steps: usize, seconds: f64) -> Result<serde_json::Value> {
+fn summary(store: &Store, run_id: &str, n_steps: usize, seconds: f64) -> Result<RunSummary> {
     let usage = store.llm_usage(Some(run_id))?;
-    let model_calls: u64 = usage
-        .iter()
-        .map(|total| total.calls - total.cache_hits)
-        .sum();
-    let tokens: u64 = usage
-        .iter()
-        .map(|total| total.input_tokens + total.output_tokens)
-        .sum();
-    let cost: f64 = usage.iter().map(|total| total.cost_usd).sum();
-    Ok(json!({
-        "steps": n_steps,
-        "seconds": seconds,
-        "model_calls": model_calls,
-        "model_cache_hits": usage.iter().map(|total| total.cache_hits).sum::<u64>(),
-        "tokens": tokens,
-        "cost_usd": cost,
-    }))
+    Ok(RunSummary {
+        steps: n_steps,
+        seconds,
+        model_calls: usage
+            .iter()
+            .map(|total| total.calls - total.cache_hits)
+            .sum(),
+        model_cache_hits: usage.iter().map(|total| total.cache_hits).sum(),
+        tokens: usage
+            .iter()
+            .map(|total| total.input_tokens + total.output_tokens)
+            .sum(),
+        cost_usd: usage.iter().map(|total| total.cost_usd).sum(),
+    })
 }
 
 fn now() -> String {

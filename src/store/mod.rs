@@ -19,7 +19,9 @@ use rusqlite::Connection;
 pub use fleet::{NewEvent, WorkerRow};
 pub use llm::{CachedReply, CallRow, UsageTotal};
 pub use recordings::{RecordingSummary, ScreenshotBlob};
-pub use runs::{RunListing, RunRecord, RunStep, StoredStep};
+pub use runs::{
+    BatchRow, RunArguments, RunListing, RunRecord, RunRungs, RunStep, RunSummary, StoredStep,
+};
 pub use segmentations::{NewSegmentation, SegmentationRow};
 
 /// Why the store could not do what was asked.

@@ -5,6 +5,8 @@
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use reprise_strategies::ReplayOutcome;
+
 use super::{Result, Store, StoreError};
 
 /// A replay run's row.
@@ -13,13 +15,75 @@ pub struct RunRecord {
     pub id: String,
     pub recording_id: String,
     pub strategy: String,
-    /// The strategy's arguments, as given.
-    pub arguments: serde_json::Value,
+    /// What the run was asked to do.
+    pub arguments: RunArguments,
     pub started: String,
     pub ended: Option<String>,
-    /// The outcome as JSON (`{"outcome": "completed", ...}`), once ended.
-    pub outcome: Option<serde_json::Value>,
-    pub summary: Option<serde_json::Value>,
+    /// How it ended, once it did.
+    pub outcome: Option<ReplayOutcome>,
+    /// What it took, once it ended.
+    pub summary: Option<RunSummary>,
+}
+
+/// What a run was asked to do, kept with it (as JSON in its row). A field a
+/// run of an older Reprise did not keep reads as its default.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunArguments {
+    pub speed: f64,
+    /// Steps decided, nothing injected.
+    pub dry_run: bool,
+    pub max_retries: u32,
+    pub skip_failures: bool,
+    pub require_verified: bool,
+    pub max_steps: usize,
+    /// `--replace OLD=NEW`.
+    pub replacements: Vec<(String, String)>,
+    /// `--set NAME=VALUE` and a row's values (never a secret's).
+    pub parameters: Vec<(String, String)>,
+    /// The batch (`--each`) the run is a row of.
+    pub batch: Option<BatchRow>,
+    /// The visual strategy's rungs.
+    pub rungs: RunRungs,
+}
+
+/// A run's place in a batch: the batch's id, the row's number (from 1) and
+/// its values, secrets masked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchRow {
+    pub id: String,
+    pub row: usize,
+    pub values: Vec<(String, String)>,
+}
+
+/// The rungs of the visual strategy's ladder a run used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunRungs {
+    pub structural: bool,
+    pub visual: bool,
+}
+
+impl Default for RunRungs {
+    fn default() -> Self {
+        RunRungs {
+            structural: true,
+            visual: true,
+        }
+    }
+}
+
+/// What a run took: its steps and seconds, and its model calls, cache
+/// hits, tokens and dollars.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunSummary {
+    pub steps: usize,
+    pub seconds: f64,
+    pub model_calls: u64,
+    pub model_cache_hits: u64,
+    pub tokens: u64,
+    pub cost_usd: f64,
 }
 
 /// A stored step: what the replay loop recorded of it, the screen its
@@ -48,9 +112,9 @@ pub struct RunListing {
     pub strategy: String,
     pub started: String,
     pub ended: Option<String>,
-    /// The outcome as stored (`{"outcome": "completed", ...}`); `None`
-    /// for a run that has not ended (running, or killed).
-    pub outcome: Option<serde_json::Value>,
+    /// How it ended; `None` for a run that has not ended (running, or
+    /// killed).
+    pub outcome: Option<ReplayOutcome>,
     /// Steps stored.
     pub steps: u32,
     pub seconds: Option<f64>,
@@ -63,7 +127,7 @@ pub struct RunListing {
 impl RunRecord {
     /// A dry run: its steps were decided, nothing was injected.
     pub fn dry_run(&self) -> bool {
-        self.arguments["dry_run"].as_bool().unwrap_or(false)
+        self.arguments.dry_run
     }
 }
 
@@ -154,7 +218,13 @@ impl Store {
     pub fn insert_run(&mut self, run: &RunRecord) -> Result<()> {
         self.conn.execute(
             "INSERT INTO replay_runs (id, recording_id, strategy, arguments, started) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![run.id, run.recording_id, run.strategy, run.arguments.to_string(), run.started],
+            params![
+                run.id,
+                run.recording_id,
+                run.strategy,
+                to_json(&run.arguments),
+                run.started
+            ],
         )?;
         Ok(())
     }
@@ -187,12 +257,12 @@ impl Store {
         &mut self,
         run_id: &str,
         ended: &str,
-        outcome: &serde_json::Value,
-        summary: &serde_json::Value,
+        outcome: &ReplayOutcome,
+        summary: &RunSummary,
     ) -> Result<()> {
         self.conn.execute(
             "UPDATE replay_runs SET ended = ?2, outcome = ?3, summary = ?4 WHERE id = ?1",
-            params![run_id, ended, outcome.to_string(), summary.to_string()],
+            params![run_id, ended, to_json(outcome), to_json(summary)],
         )?;
         Ok(())
     }
@@ -264,9 +334,9 @@ impl Store {
             id: run_id.to_owned(),
             reason,
         };
-        let parse = |text: String| {
-            serde_json::from_str::<serde_json::Value>(&text).map_err(|err| bad(err.to_string()))
-        };
+        fn parse<T: serde::de::DeserializeOwned>(text: &str) -> std::result::Result<T, String> {
+            serde_json::from_str(text).map_err(|err| err.to_string())
+        }
         let row = self
             .conn
             .query_row(
@@ -291,11 +361,11 @@ impl Store {
             id: run_id.to_owned(),
             recording_id,
             strategy,
-            arguments: parse(arguments)?,
+            arguments: parse(&arguments).map_err(&bad)?,
             started,
             ended,
-            outcome: outcome.map(parse).transpose()?,
-            summary: summary.map(parse).transpose()?,
+            outcome: outcome.as_deref().map(parse).transpose().map_err(&bad)?,
+            summary: summary.as_deref().map(parse).transpose().map_err(&bad)?,
         };
         let mut statement = self.conn.prepare(
             "SELECT idx, step, screenshot_hash FROM replay_steps WHERE run_id = ?1 ORDER BY idx",
@@ -322,4 +392,9 @@ impl Store {
             .collect::<Result<Vec<_>>>()?;
         Ok((run, steps))
     }
+}
+
+/// A typed value as the JSON its column holds.
+fn to_json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("run records serialize")
 }

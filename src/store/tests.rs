@@ -573,7 +573,7 @@ fn insert_run_with_frame(
             id: id.to_owned(),
             recording_id: recording.to_owned(),
             strategy: "naive".to_owned(),
-            arguments: serde_json::json!({"dry_run": false}),
+            arguments: Default::default(),
             started: started.to_owned(),
             ended: None,
             outcome: None,
@@ -729,4 +729,89 @@ fn a_store_made_before_space_was_given_back_is_rewritten_once_to_give_it() {
         std::fs::metadata(space::reserve_path(&path)).unwrap().len(),
         space::RESERVE_BYTES
     );
+}
+
+#[test]
+fn a_run_stored_by_an_older_reprise_reads_back_typed() {
+    let (_dir, mut store) = temp_store();
+    let (bundle, images) = sample_bundle("00000000-0000-4000-8000-000000000009");
+    store.import(&bundle, &images).unwrap();
+    // As an older Reprise wrote it: no rungs, no batch, a field since
+    // dropped, and a completed outcome from before unverified steps were
+    // counted.
+    store
+        .conn
+        .execute(
+            "INSERT INTO replay_runs (id, recording_id, strategy, arguments, started, ended, outcome, summary)
+             VALUES ('run-old', ?1, 'visual', ?2, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:09.000Z', ?3, ?4)",
+            params![
+                bundle.recording.id,
+                r#"{"speed": 2.0, "dry_run": false, "max_retries": 3, "describer": "offline", "parameters": [["user_name", "bob"]]}"#,
+                r#"{"outcome": "completed", "steps": 3}"#,
+                r#"{"steps": 3, "seconds": 9.5}"#,
+            ],
+        )
+        .unwrap();
+    let (run, _) = store.load_run("run-old").unwrap();
+    assert_eq!(run.arguments.speed, 2.0);
+    assert_eq!(run.arguments.max_retries, 3);
+    assert_eq!(
+        run.arguments.parameters,
+        [("user_name".to_owned(), "bob".to_owned())]
+    );
+    assert!(run.arguments.rungs.structural && run.arguments.rungs.visual);
+    assert_eq!(run.arguments.batch, None);
+    assert_eq!(
+        run.outcome,
+        Some(reprise_strategies::ReplayOutcome::Completed {
+            steps: 3,
+            unverified: 0,
+            skipped: 0
+        })
+    );
+    let summary = run.summary.unwrap();
+    assert_eq!(
+        (summary.steps, summary.seconds, summary.tokens),
+        (3, 9.5, 0)
+    );
+    let listed = store.list_runs(None).unwrap();
+    assert_eq!(listed[0].outcome, run.outcome);
+    assert_eq!(listed[0].seconds, Some(9.5));
+
+    // What a run writes now reads back as it was.
+    let written = RunRecord {
+        id: "run-new".to_owned(),
+        recording_id: bundle.recording.id.clone(),
+        strategy: "visual".to_owned(),
+        arguments: RunArguments {
+            speed: 1.0,
+            batch: Some(BatchRow {
+                id: "batch".to_owned(),
+                row: 2,
+                values: vec![("password".to_owned(), "(secret)".to_owned())],
+            }),
+            ..Default::default()
+        },
+        started: "2026-01-02T00:00:00.000Z".to_owned(),
+        ended: None,
+        outcome: None,
+        summary: None,
+    };
+    store.insert_run(&written).unwrap();
+    let outcome = reprise_strategies::ReplayOutcome::Failed {
+        step: 1,
+        reason: "gone".to_owned(),
+    };
+    let summary = RunSummary {
+        steps: 2,
+        seconds: 1.5,
+        ..Default::default()
+    };
+    store
+        .finish_run("run-new", "2026-01-02T00:00:02.000Z", &outcome, &summary)
+        .unwrap();
+    let (run, _) = store.load_run("run-new").unwrap();
+    assert_eq!(run.arguments, written.arguments);
+    assert_eq!(run.outcome, Some(outcome));
+    assert_eq!(run.summary, Some(summary));
 }

@@ -1,6 +1,7 @@
 //! The commands on replay runs: `runs` (list, show, prune) and `report`.
 
 use anyhow::{Context as _, Result, bail};
+use reprise_strategies::ReplayOutcome;
 
 use super::StoreAt;
 use super::output::{print_json, print_text, write_atomically};
@@ -68,10 +69,14 @@ pub(super) fn batch_report(
         |stem| stem.to_string_lossy().into_owned(),
     );
     let row_name = |row: u64| format!("{stem}-row-{row}.html");
-    let html = crate::present::report::batch_report(store, batch_id, run_ids, &row_name)?;
+    let html = crate::present::batch::batch_report(store, batch_id, run_ids, &row_name)?;
     for run_id in run_ids {
         let (run, _) = store.load_run(run_id)?;
-        let row = run.arguments["batch"]["row"].as_u64().unwrap_or(0);
+        let row = run
+            .arguments
+            .batch
+            .as_ref()
+            .map_or(0, |batch| batch.row as u64);
         let path = output.with_file_name(row_name(row));
         write_atomically(
             &path,
@@ -117,8 +122,7 @@ fn run_show(store: &Store, query: &str, json: bool) -> Result<()> {
         run.started,
         run.summary
             .as_ref()
-            .and_then(|summary| summary["seconds"].as_f64())
-            .map(|seconds| format!(", {seconds:.1} s"))
+            .map(|summary| format!(", {:.1} s", summary.seconds))
             .unwrap_or_default(),
     ));
     text.push_str("\noutcome: ");
@@ -128,11 +132,12 @@ fn run_show(store: &Store, query: &str, json: bool) -> Result<()> {
         dry_run,
     )));
     text.push('\n');
-    let total = run
-        .outcome
-        .as_ref()
-        .and_then(|outcome| outcome["steps"].as_u64())
-        .map(|steps| steps as usize);
+    let total = match run.outcome {
+        Some(ReplayOutcome::Completed { steps, .. } | ReplayOutcome::StepLimit { steps }) => {
+            Some(steps)
+        }
+        _ => None,
+    };
     for step in &steps {
         text.push_str(&crate::replay::step_line(&step.step.record, total));
         text.push('\n');
