@@ -19,18 +19,16 @@ const MAX_FILE_LINES: usize = 600;
 const MAX_FUNCTION_LINES: usize = 80;
 
 /// Files over the limit today, with their size: they may only shrink.
-const LONG_FILES: [(&str, usize); 5] = [
+const LONG_FILES: [(&str, usize); 4] = [
     ("src/platform/x11.rs", 675),
     ("src/present/report.rs", 794),
     ("src/store/archive.rs", 928),
-    ("strategies/src/visual.rs", 1102),
     ("strategies/src/visual/prepare.rs", 748),
 ];
 
 /// Functions over the limit today (file, name), with their length: they
 /// may only shrink.
-const LONG_FUNCTIONS: [(&str, &str, usize); 41] = [
-    ("strategies/src/visual.rs", "decide_step", 199),
+const LONG_FUNCTIONS: [(&str, &str, usize); 40] = [
     ("src/cli/commands/replay.rs", "replay_each", 192),
     ("src/platform/a11y/hit.rs", "element_at", 186),
     ("strategies/src/identity.rs", "locate", 172),

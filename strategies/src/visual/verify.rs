@@ -144,3 +144,57 @@ pub(super) fn verify_keys(
         retry: false,
     })
 }
+
+impl super::VisualStrategy {
+    pub(super) fn verify_step(
+        &mut self,
+        step_idx: usize,
+        effect: &Effect<'_>,
+    ) -> Result<Verification, Missed> {
+        let missed = |reason: String| Missed {
+            reason,
+            retry: true,
+        };
+        let Some(step) = self.steps.get(step_idx) else {
+            return Ok(Verification::Unverified(
+                "the recording has no such step".into(),
+            ));
+        };
+        if let (Some(tree), Some(element)) = (effect.tree, self.findings.structural.as_ref())
+            && let Some(selected) = verify_selection(element, tree)?
+        {
+            return Ok(Verification::Verified(selected));
+        }
+        if step.tree.name.is_key()
+            && let Some(tree) = effect.tree
+            && let Some(checked) = verify_value(step, tree)
+        {
+            return checked.map(Verification::Verified);
+        }
+        if step.tree.name.is_key()
+            && let Some(window) = effect.window
+        {
+            return verify_keys(step, window, effect);
+        }
+        let (Some(window), Some(target)) = (effect.window, self.findings.target) else {
+            return Ok(Verification::Unverified(
+                "the step has no target on the screen to watch".into(),
+            ));
+        };
+        if !step.expects_change {
+            return Ok(Verification::Unverified(
+                "the recording shows no change at the target to expect".into(),
+            ));
+        }
+        if crate::settle::same_region(effect.before, effect.after, Some(target)) {
+            return Err(missed(format!(
+                "nothing changed at the target in {:?} after {}, though the recording shows a change",
+                window.title,
+                step.tree.label()
+            )));
+        }
+        Ok(Verification::Verified(
+            "the target changed on the screen, as it did in the recording".into(),
+        ))
+    }
+}

@@ -1,0 +1,329 @@
+//! The structural rung: a recorded element found again by its identity in
+//! the live accessibility tree, scrolled into view first where it lies out
+//! of its list's view, and cross-checked by the pixels on its own line (or
+//! the window) before it is pressed.
+
+use super::*;
+
+impl VisualStrategy {
+    /// The structural rung's answer for step `idx`: found, a turn of the
+    /// wheel first, or no answer (the visual rung decides); a refusal where
+    /// the target is ambiguous, gone, or seen elsewhere by the pixels.
+    pub(super) fn structural_rung(
+        &mut self,
+        idx: usize,
+        planned: &PlannedStep,
+        observation: &Observation<'_>,
+    ) -> Result<StructuralRung, StrategyError> {
+        let tree = &planned.tree;
+        let Some(element) = pressed_element(tree).filter(|_| self.rungs.structural) else {
+            return Ok(StructuralRung::Pass);
+        };
+        let press = tree.position().unwrap_or((
+            f64::from(element.rect.left) + f64::from(element.rect.width) / 2.0,
+            f64::from(element.rect.top) + f64::from(element.rect.height) / 2.0,
+        ));
+        let answer = observation.tree.map_or(StructuralAnswer::NoAnswer, |live| {
+            locate(element, press, live)
+        });
+        match answer {
+            StructuralAnswer::Found {
+                rect,
+                point,
+                evidence,
+                ..
+            } => {
+                let agreed = self
+                    .cross_check(tree, &planned.target, observation, (rect, &evidence))
+                    .map_err(StrategyError::Fatal)?;
+                self.findings.target = Some(rect);
+                self.findings.structural = Some((element.clone(), press));
+                Ok(StructuralRung::Found(Found {
+                    point: Some(point),
+                    by: FoundBy::Structural,
+                    reason: format!(
+                        "found {evidence} by its identity in the accessibility tree{agreed}"
+                    ),
+                }))
+            }
+            StructuralAnswer::Ambiguous { candidates } => Err(StrategyError::Fatal(format!(
+                "refused: {} elements fit {} and nothing tells them apart: {}",
+                candidates.len(),
+                element.label(),
+                candidates.join("; ")
+            ))),
+            StructuralAnswer::OutOfView {
+                rect,
+                view,
+                wheel,
+                label,
+                place,
+                ..
+            } => {
+                let turn = self.turn_toward(idx, rect, view, &label, &place)?;
+                Ok(StructuralRung::Prepare(scroll_step(
+                    idx, turn, wheel, &label, &place,
+                )))
+            }
+            StructuralAnswer::Gone { reason } => {
+                // A long list is read as far as it shows: the next attempt
+                // reads it whole (the target may be scrolled out of its
+                // view), and refuses as gone only then.
+                let looked_everywhere = self.attempts.whole_lists == Some(idx);
+                self.attempts.whole_lists = Some(idx);
+                Err(StrategyError::Retryable(if looked_everywhere {
+                    reason
+                } else {
+                    format!("{reason}; looking again with long lists read beyond what they show")
+                }))
+            }
+            StructuralAnswer::NoAnswer if !self.rungs.visual => {
+                Err(StrategyError::Retryable(format!(
+                    "{} exposes no usable accessibility tree for {}, and the visual rung is off",
+                    element.app,
+                    element.label()
+                )))
+            }
+            StructuralAnswer::NoAnswer => Ok(StructuralRung::Pass),
+        }
+    }
+
+    /// The next turn of the wheel for step `idx`, whose target (now at
+    /// `rect`) is scrolled out of `view`: in words and as the wheel's
+    /// notches (dx, dy). How far a notch moves it is learned from the last
+    /// turn; a turn that did not move it, or more than
+    /// [`MAX_TURNS`](crate::scroll::MAX_TURNS), is refused.
+    fn turn_toward(
+        &mut self,
+        idx: usize,
+        rect: reprise_models::Rect,
+        view: reprise_models::Rect,
+        label: &str,
+        place: &str,
+    ) -> Result<(String, (i32, i32)), StrategyError> {
+        use crate::scroll::{MAX_TURNS, PerNotch, shortfall, turn_words};
+        let mut scrolling = match self.attempts.scrolling.take() {
+            Some(scrolling) if scrolling.step_idx == idx => scrolling,
+            _ => Scrolling {
+                step_idx: idx,
+                turns: 0,
+                per_notch: PerNotch::guess(rect),
+                last: None,
+            },
+        };
+        if scrolling.turns >= MAX_TURNS {
+            self.attempts.scrolling = Some(scrolling);
+            return Err(StrategyError::Retryable(format!(
+                "{label} is still scrolled out of view ({place}) after {MAX_TURNS} turns of the wheel: refusing to press where it does not show"
+            )));
+        }
+        if let Some((before, notches)) = scrolling.last {
+            let moved = (rect.left - before.left, rect.top - before.top);
+            scrolling.per_notch = scrolling
+                .per_notch
+                .learned(notches, moved)
+                .map_err(|_| {
+                    StrategyError::Retryable(format!(
+                        "{label} is scrolled out of view ({place}), and turning the wheel {} over the view did not move it: refusing to press where it does not show",
+                        turn_words(notches)
+                    ))
+                })?;
+        }
+        let notches = scrolling.per_notch.notches(shortfall(rect, view));
+        if notches == (0, 0) {
+            return Err(StrategyError::Retryable(format!(
+                "{label} is scrolled out of view ({place}), and no turn of the wheel brings it in: refusing to press where it does not show"
+            )));
+        }
+        scrolling.turns += 1;
+        scrolling.last = Some((rect, notches));
+        self.attempts.scrolling = Some(scrolling);
+        Ok((turn_words(notches), notches))
+    }
+
+    /// The visual rung as a cross-check of the structural one: where the
+    /// pixels find the target by what it reads (its exact description, or
+    /// a text no other element shares), not by its place among look-alikes
+    /// or its look, in a box apart from the element the tree found, the two
+    /// disagree about the element: `Err` with both named. Where the pixels
+    /// find nothing sure, or agree, `Ok` with what they said. Only with a
+    /// describer that runs here: a healthy structural step never calls a
+    /// model.
+    fn cross_check(
+        &mut self,
+        tree: &ActionEvent,
+        target: &Target,
+        observation: &Observation<'_>,
+        (structural, evidence): (reprise_models::Rect, &str),
+    ) -> Result<&'static str, String> {
+        let Some(sought) = target.sought() else {
+            return Ok("");
+        };
+        if !self.rungs.visual || !self.vision.describer.runs_here() {
+            return Ok("");
+        }
+        // Where the pixels on the element's own line read as it (its name in
+        // its box, its row's other cells beside it), they agree: the window
+        // is not read whole.
+        if let Some(element) = pressed_element(tree)
+            && let Some(line) = self.read_line(&structural, sought.area, observation)
+            && line_agrees(element, &structural, &line)
+        {
+            return Ok("; the pixels read it on its line");
+        }
+        let found = self.find_in_pixels(tree, &sought, observation);
+        self.findings.candidates.clear();
+        match found {
+            Ok(found) if matches!(found.by, FoundBy::Exact | FoundBy::Text) => {
+                if found.rect.intersection(&structural).is_some() {
+                    return Ok("; the pixels agree");
+                }
+                Err(format!(
+                    "refused: the accessibility tree finds {evidence} at {}, but the pixels find the target elsewhere ({}, at {}): they disagree about the element",
+                    place_of(&structural),
+                    found.reason,
+                    place_of(&found.rect)
+                ))
+            }
+            _ => Ok(""),
+        }
+    }
+
+    /// What the pixels read on the line of `structural` (a box on the
+    /// screen) across `area`: each segment's box on the screen and its text.
+    /// Never through the segmentation cache (a line is no window).
+    fn read_line(
+        &mut self,
+        structural: &reprise_models::Rect,
+        area: Area,
+        observation: &Observation<'_>,
+    ) -> Option<Vec<(reprise_models::Rect, String)>> {
+        let (across, _) = area_now(area, observation).ok()?;
+        let line = reprise_models::Rect::new(
+            across.left,
+            structural.top - LINE_MARGIN,
+            across.width,
+            structural.height + 2 * LINE_MARGIN as u32,
+        );
+        let (image, mapping) = window_image(observation.frame, &line)?;
+        let segments = self.vision.segmenter.segment(&image).ok()?;
+        self.vision.stats.segmentations += 1;
+        let descriptions = self.vision.describer.describe(&image, &segments).ok()?;
+        self.vision.stats.describe_calls += 1;
+        Some(
+            segments
+                .iter()
+                .zip(descriptions)
+                .map(|(segment, description)| {
+                    (
+                        image_rect_on_screen(&mapping, &segment.rect),
+                        description.label,
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The pixels above and below an element's box read with its line.
+const LINE_MARGIN: i32 = 1;
+
+/// The preparation that turns the wheel (`turn`: in words and as notches)
+/// at `wheel`, over the view of the target `label` lies out of.
+fn scroll_step(
+    idx: usize,
+    turn: (String, (i32, i32)),
+    wheel: (f64, f64),
+    label: &str,
+    place: &str,
+) -> Step {
+    Step {
+        source_event: Some(idx),
+        label: format!("scroll {} at ({:.0}, {:.0})", turn.0, wheel.0, wheel.1),
+        target: Some(wheel),
+        reason: format!(
+            "{label} is in the window's accessibility tree but scrolled out of view ({place}): turning the wheel {} over the view to bring it in",
+            turn.0
+        ),
+        actions: vec![
+            Action::MoveTo {
+                x: wheel.0,
+                y: wheel.1,
+            },
+            Action::Scroll {
+                dx: turn.1.0,
+                dy: turn.1.1,
+            },
+        ],
+        delay_before_seconds: 0.0,
+        found_by: Some(FoundBy::Structural),
+    }
+}
+
+/// Whether what the pixels read on the line of the tree's element (`line`:
+/// boxes on the screen and their texts) shows that element: a text that
+/// starts in its box (`structural`, or the padding left of it, half its
+/// height) and reads as its name, and, for an element with a band (a row's
+/// other cells, a control's label), every text of the band read on the
+/// line, after the name or in another box. One text holding the whole row
+/// ("maria olsen tromsø", as GTK's rows read) is enough; a text that merely
+/// contains the name ("click ok to go on") is not.
+pub(super) fn line_agrees(
+    element: &ElementIdentity,
+    structural: &reprise_models::Rect,
+    line: &[(reprise_models::Rect, String)],
+) -> bool {
+    let Some(name) = element.name.as_deref() else {
+        return false;
+    };
+    // A row's text may start in its padding, left of the cell's box.
+    let padding = (structural.height / 2) as i32;
+    line.iter().enumerate().any(|(idx, (rect, text))| {
+        let middle = i64::from(rect.top) + i64::from(rect.height) / 2;
+        let starts_inside = (structural.left - padding..).contains(&rect.left)
+            && i64::from(rect.left) < structural.right()
+            && (i64::from(structural.top)..structural.bottom()).contains(&middle);
+        if !starts_inside {
+            return false;
+        }
+        if element.band.is_empty() {
+            return crate::identity::reads_as(name, text);
+        }
+        let Some(rest) = crate::identity::rest_after(name, text) else {
+            return false;
+        };
+        let read = std::iter::once(rest)
+            .chain(
+                line.iter()
+                    .enumerate()
+                    .filter(|(other, _)| *other != idx)
+                    .map(|(_, (_, text))| text.clone()),
+            )
+            .collect::<Vec<_>>()
+            .join(" ");
+        element
+            .band
+            .iter()
+            .all(|text| crate::identity::reads_within(text, &read))
+    })
+}
+
+/// Whether every text of `band` reads, in the pixels, on the line of
+/// segment `idx`: in another segment whose middle lies within its height.
+pub(super) fn band_on_line(
+    band: &[String],
+    idx: usize,
+    segments: &[crate::vision::Segment],
+    descriptions: &[Description],
+) -> bool {
+    let line = &segments[idx].rect;
+    band.iter().all(|text| {
+        (0..segments.len()).any(|other| {
+            let rect = &segments[other].rect;
+            let middle = rect.y + rect.height / 2;
+            other != idx
+                && (line.y..line.bottom()).contains(&middle)
+                && crate::identity::reads_as(text, &descriptions[other].label)
+        })
+    })
+}
