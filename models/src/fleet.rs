@@ -214,8 +214,31 @@ pub struct JobEvent {
     pub job: String,
     pub kind: EventKind,
     pub attempt: u32,
+    /// A [`StateChange`] for a `state` event; for a `step` event, the
+    /// step as `replay --json` prints it.
     pub data: serde_json::Value,
     pub at: String,
+}
+
+/// A job's change of state, as the data of its `state` event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StateChange {
+    pub state: JobState,
+    /// Why, in words.
+    pub reason: Option<String>,
+    /// The worker that took or left the job.
+    pub worker: Option<String>,
+}
+
+impl JobEvent {
+    /// The change of state a `state` event tells; `None` for a step (or
+    /// data that is not a change of state).
+    pub fn state_change(&self) -> Option<StateChange> {
+        if self.kind != EventKind::State {
+            return None;
+        }
+        serde_json::from_value(self.data.clone()).ok()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -445,9 +445,8 @@ pub fn watch(api: &Api, id: &str, json: bool) -> anyhow::Result<(JobState, Strin
         } else {
             eprintln!("{}", event_line(event));
         }
-        if let Some(state) = event.data["state"].as_str().and_then(JobState::parse) {
-            let reason = event.data["reason"].as_str().unwrap_or_default();
-            last_state = Some((state, reason.to_owned()));
+        if let Some(change) = event.state_change() {
+            last_state = Some((change.state, change.reason.unwrap_or_default()));
         }
     })
     .with_context(|| format!("watch job {id}"))?;
@@ -458,20 +457,19 @@ pub fn watch(api: &Api, id: &str, json: bool) -> anyhow::Result<(JobState, Strin
 pub fn event_line(event: &JobEvent) -> String {
     let data = &event.data;
     let text = match event.kind {
-        super::EventKind::State => {
-            let mut line = format!(
-                "attempt {}: {}",
-                event.attempt,
-                data["state"].as_str().unwrap_or("?")
-            );
-            if let Some(worker) = data["worker"].as_str() {
-                line.push_str(&format!(" on {worker}"));
+        super::EventKind::State => match event.state_change() {
+            Some(change) => {
+                let mut line = format!("attempt {}: {}", event.attempt, change.state.as_str());
+                if let Some(worker) = change.worker {
+                    line.push_str(&format!(" on {worker}"));
+                }
+                if let Some(reason) = change.reason {
+                    line.push_str(&format!(" ({reason})"));
+                }
+                line
             }
-            if let Some(reason) = data["reason"].as_str() {
-                line.push_str(&format!(" ({reason})"));
-            }
-            line
-        }
+            None => format!("attempt {}: ?", event.attempt),
+        },
         super::EventKind::Step => format!(
             "attempt {}: step {}{} {} … {} ({:.0} ms)",
             event.attempt,
@@ -513,6 +511,23 @@ mod tests {
         assert_eq!(event.id, 7);
         assert_eq!(event.data["state"], "running");
         assert!(parse_sse(": keep-alive\n\n").is_none());
+    }
+
+    #[test]
+    fn a_state_event_reads_as_its_change_and_a_line() {
+        let block = "data: {\"id\":8,\"job\":\"j\",\"kind\":\"state\",\"attempt\":2,\"data\":{\"state\":\"queued\",\"reason\":\"next attempt\",\"worker\":null},\"at\":\"t\"}\n\n";
+        let event = parse_sse(block).unwrap();
+        assert_eq!(
+            event.state_change(),
+            Some(crate::fleet::StateChange {
+                state: JobState::Queued,
+                reason: Some("next attempt".into()),
+                worker: None,
+            })
+        );
+        assert_eq!(event_line(&event), "t attempt 2: queued (next attempt)");
+        let step = "data: {\"id\":9,\"job\":\"j\",\"kind\":\"step\",\"attempt\":2,\"data\":{\"step\":0,\"status\":\"verified\"},\"at\":\"t\"}\n\n";
+        assert_eq!(parse_sse(step).unwrap().state_change(), None);
     }
 
     #[test]

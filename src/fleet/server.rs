@@ -35,7 +35,8 @@ use tokio::sync::broadcast;
 use super::queue::{Entry, Queue};
 use super::rules::{self, Effect, Note, Reply, Taker};
 use super::{
-    Assignment, EventKind, Job, JobSpec, JobState, Register, Report, SubmitRequest, Worker,
+    Assignment, EventKind, Job, JobSpec, JobState, Register, Report, StateChange, SubmitRequest,
+    Worker,
 };
 use crate::store::{NewEvent, Store, StoreError, WorkerRow};
 use metrics::Metrics;
@@ -245,7 +246,12 @@ fn new_event(note: Note) -> NewEvent {
         } => NewEvent {
             kind: EventKind::State,
             step: None,
-            data: json!({"state": state, "reason": reason, "worker": worker}),
+            data: serde_json::to_value(StateChange {
+                state,
+                reason,
+                worker,
+            })
+            .expect("a state change serializes"),
         },
         Note::Step { step, record } => NewEvent {
             kind: EventKind::Step,
