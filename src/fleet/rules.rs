@@ -17,7 +17,9 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use super::{Answer, Finish, Job, JobState, Report, ReportKind, RetryPolicy, labels_match};
+use super::{
+    Answer, Finish, Job, JobState, Report, ReportKind, RetryPolicy, StateChange, labels_match,
+};
 use clock::seconds_between;
 pub use clock::{liveness, past, seconds_since, stamp};
 
@@ -60,12 +62,8 @@ pub enum Event<'a> {
 /// A line of the job's history, stored with the job.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Note {
-    /// The job entered `state` (taken by or left by `worker`).
-    State {
-        state: JobState,
-        reason: Option<String>,
-        worker: Option<String>,
-    },
+    /// The job entered a state (taken by or left by a worker).
+    State(StateChange),
     /// A step of the current attempt, as the worker reported it.
     Step {
         step: u32,
@@ -200,11 +198,11 @@ impl Rule<'_> {
 
     fn save_state(&mut self, state: JobState, reason: Option<String>, worker: Option<String>) {
         self.push(Effect::Save {
-            note: Some(Note::State {
+            note: Some(Note::State(StateChange {
                 state,
                 reason,
                 worker,
-            }),
+            })),
             step_seconds: None,
         });
     }

@@ -239,19 +239,10 @@ impl Fleet {
 /// A line of a job's history as the store keeps it.
 fn new_event(note: Note) -> NewEvent {
     match note {
-        Note::State {
-            state,
-            reason,
-            worker,
-        } => NewEvent {
+        Note::State(change) => NewEvent {
             kind: EventKind::State,
             step: None,
-            data: serde_json::to_value(StateChange {
-                state,
-                reason,
-                worker,
-            })
-            .expect("a state change serializes"),
+            data: serde_json::to_value(change).expect("a state change serializes"),
         },
         Note::Step { step, record } => NewEvent {
             kind: EventKind::Step,

@@ -110,11 +110,11 @@ fn finished(before: Job, end: Finish) -> Decision {
 
 fn save(state: JobState, reason: Option<&str>, worker: Option<&str>) -> Effect {
     Effect::Save {
-        note: Some(Note::State {
+        note: Some(Note::State(crate::fleet::StateChange {
             state,
             reason: reason.map(str::to_owned),
             worker: worker.map(str::to_owned),
-        }),
+        })),
         step_seconds: None,
     }
 }

@@ -162,11 +162,11 @@ pub(super) async fn submit(
     for job in &mut jobs {
         fleet.store().insert_job(
             job,
-            &new_event(Note::State {
+            &new_event(Note::State(StateChange {
                 state: JobState::Queued,
                 reason: None,
                 worker: None,
-            }),
+            })),
         )?;
         // A Redis that does not answer now leaves the job queued without an
         // entry; the ticker adds it when Redis is back.

@@ -158,8 +158,15 @@ pub(super) async fn consider(
         fleet.queue.ack(&worker.pool, &entry.id).await?;
         return Ok(None);
     };
+    // Whether the job's owner still holds its lease matters only for a job
+    // some other worker holds.
     let owner_silent = match job.worker.as_deref() {
-        Some(owner) if owner != worker.id => fleet.silent_for(owner)?,
+        Some(owner)
+            if owner != worker.id
+                && matches!(job.state, JobState::Assigned | JobState::Running) =>
+        {
+            fleet.silent_for(owner)?
+        }
         _ => None,
     };
     let event = rules::Event::Delivered {
