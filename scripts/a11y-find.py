@@ -10,7 +10,13 @@ Usage: a11y-find.py APP ROLE NAME [ROW_TEXT]
   ROW_TEXT  for a table cell: the text of another cell in its row
 Waits up to 10 s for the element; exits 1 if it never shows. An
 application that exits while it is read is skipped, not an error.
+
+GTK 4 under X11 gives its boxes relative to its window's surface and says
+Showing of its windows only: SURFACE_ORIGIN="X Y" (where the surface's
+content starts on the screen) moves the centre there, and takes Visible for
+Showing.
 """
+import os
 import sys
 import time
 
@@ -18,8 +24,14 @@ import pyatspi
 from gi.repository import GLib
 
 
+SURFACE = os.environ.get("SURFACE_ORIGIN")
+
+
 def showing(acc):
-    return acc.getState().contains(pyatspi.STATE_SHOWING)
+    state = acc.getState()
+    if SURFACE and state.contains(pyatspi.STATE_VISIBLE):
+        return True
+    return state.contains(pyatspi.STATE_SHOWING)
 
 
 def extents(acc):
@@ -58,7 +70,8 @@ def main():
                 found = find(app, role, name, row_text)
                 if found is not None:
                     ext = extents(found)
-                    print(ext.x + ext.width // 2, ext.y + ext.height // 2)
+                    dx, dy = map(int, SURFACE.split()) if SURFACE else (0, 0)
+                    print(dx + ext.x + ext.width // 2, dy + ext.y + ext.height // 2)
                     return 0
             except GLib.GError:
                 # An application (a splash screen, a helper process) went

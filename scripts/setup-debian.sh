@@ -37,8 +37,9 @@ test_packages=(
   # is the ground truth of a segmentation test.
   gtk-3-examples python3-pyatspi
   # Third-party applications the identity tests replay on: a GTK list
-  # dialog (zenity) and a Qt 5 editor (FeatherPad).
-  zenity featherpad
+  # dialog (zenity), a Qt 5 editor (FeatherPad), and GTK 4's own demos
+  # (gtk4-demo, gtk4-widget-factory), whose boxes are not the screen's.
+  zenity featherpad gtk-4-examples
   # A spreadsheet whose sheet reports 2^31 cells (recording must not slow
   # it), with its GTK 3 front end so that it shows on AT-SPI; unzip reads
   # the files it saves.

@@ -17,5 +17,6 @@ mod record;
 mod replay;
 mod secrets;
 mod segment;
+mod trust;
 mod visual;
 mod watched;

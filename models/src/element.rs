@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{A11yNode, A11yTree, Rect};
 
+pub mod check;
+pub use check::{Disagreement, IdentityCheck, check_press};
+
 /// The version of [`ElementIdentity`]'s stored form. A reader ignores an
 /// identity of a version it does not know (replay then falls back to pixels).
 pub const ELEMENT_VERSION: u32 = 1;
@@ -71,6 +74,27 @@ pub struct ElementIdentity {
 }
 
 impl ElementIdentity {
+    /// An element of `app`'s `window` with no states, path or band.
+    pub fn new(
+        app: &str,
+        window: WindowIdentity,
+        role: Role,
+        name: Option<&str>,
+        rect: Rect,
+    ) -> ElementIdentity {
+        ElementIdentity {
+            version: ELEMENT_VERSION,
+            app: app.to_owned(),
+            window,
+            role,
+            name: name.map(str::to_owned),
+            states: Vec::new(),
+            rect,
+            path: Vec::new(),
+            band: Vec::new(),
+        }
+    }
+
     /// A short phrase for people: `table cell "Maria Olsen" (row: Bergen)`.
     pub fn label(&self) -> String {
         let mut label = role_name(self.role).to_owned();

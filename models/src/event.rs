@@ -129,6 +129,11 @@ pub struct ActionEvent {
     /// exposes no tree, or it did not answer in time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<crate::ElementIdentity>,
+    /// For a press: whether the element the tree named was checked against
+    /// the screen and kept, or dropped and why (`None` in recordings made
+    /// before the check, and for presses the tree named nothing for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<crate::element::IdentityCheck>,
     /// For a press in a popup (a window the window manager does not manage:
     /// a menu, a combo box's list), the popup's box on the screen when the
     /// press arrived; `None` for a press in a managed window.
@@ -198,6 +203,22 @@ impl ActionEvent {
         if let Some(text) = self.typed_words() {
             let _ = write!(label, " {text:?}");
         }
+        // A press whose element was dropped says why; one kept says only
+        // where its toolkit's boxes had to be moved to agree.
+        let check = std::iter::once(self)
+            .chain(&self.children)
+            .find_map(|event| event.identity.as_ref());
+        match check {
+            Some(check @ crate::element::IdentityCheck::Dropped(_)) => {
+                let _ = write!(label, " ({})", check.describe());
+            }
+            Some(crate::element::IdentityCheck::Checked {
+                mapped_by: Some((dx, dy)),
+            }) => {
+                let _ = write!(label, " (tree boxes moved by ({dx}, {dy}))");
+            }
+            _ => {}
+        }
         label
     }
 
@@ -263,6 +284,7 @@ impl ActionEvent {
             screenshot_id: None,
             window_state_id: None,
             element: None,
+            identity: None,
             popup: None,
             secret: None,
             text: None,

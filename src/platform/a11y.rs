@@ -10,6 +10,7 @@ mod coordinates;
 mod hit;
 mod pipelined;
 mod roles;
+mod surface;
 
 use std::time::{Duration, Instant};
 
@@ -21,7 +22,9 @@ use reprise_models::{A11yNode, A11yTree, Rect, WindowIdentity};
 
 pub use bounded::MAX_CHILDREN_READ;
 use coordinates::unix_socket_path;
-pub use coordinates::{same_box, scale_between, scale_by_geometry, to_screen};
+pub use coordinates::{
+    Mapping, mapping_between, same_box, scale_between, scale_by_geometry, to_screen,
+};
 use pipelined::Wanted;
 pub use roles::accesskit_role;
 use roles::element_states;
@@ -70,6 +73,9 @@ pub struct A11yReader {
     /// The chain from a window down to the element the last press named
     /// (hit-testing's), with its nodes in the toolkit's coordinates.
     last_press: std::sync::Mutex<Option<(Vec<ObjectRefOwned>, Vec<A11yNode>)>>,
+    /// Whether each application (by bus name) reports its boxes relative to
+    /// its window's surface, asked once.
+    surfaces: std::sync::Mutex<std::collections::HashMap<String, bool>>,
 }
 
 impl std::fmt::Debug for A11yReader {
@@ -129,6 +135,7 @@ impl A11yReader {
         Ok(A11yReader {
             bus,
             last_press: std::sync::Mutex::new(None),
+            surfaces: std::sync::Mutex::default(),
         })
     }
 
@@ -170,17 +177,19 @@ impl A11yReader {
 
     /// The tree of the top-level window titled `title` of the application
     /// with process id `pid` (any application when `None`), or `None` when no
-    /// application exposes such a window.
+    /// application exposes such a window; with whether its toolkit reports
+    /// boxes relative to the window's surface.
     pub fn window_tree(
         &self,
         pid: Option<u32>,
         title: &str,
         limits: TreeLimits,
-    ) -> Result<Option<A11yTree>, A11yError> {
-        for (app_name, app) in self.applications(pid)? {
-            let Ok(app) = self.accessible(&app) else {
+    ) -> Result<Option<(A11yTree, bool)>, A11yError> {
+        for (app_name, app_ref) in self.applications(pid)? {
+            let Ok(app) = self.accessible(&app_ref) else {
                 continue;
             };
+            let surface = self.is_surface_relative(&app_ref);
             let Ok(frames) = app.get_children() else {
                 continue;
             };
@@ -194,7 +203,10 @@ impl A11yReader {
                 };
                 let states = proxy.get_state().unwrap_or_default();
                 if proxy.name().is_ok_and(|name| name == title) || states.contains(State::Active) {
-                    return Ok(Some(self.read_app_tree(&app_name, frame, limits)));
+                    return Ok(Some((
+                        self.read_app_tree(&app_name, frame, limits),
+                        surface,
+                    )));
                 }
                 if states.contains(State::Showing) {
                     showing.push(frame);
@@ -203,7 +215,7 @@ impl A11yReader {
             if showing.len() == 1 {
                 return Ok(showing
                     .pop()
-                    .map(|frame| self.read_app_tree(&app_name, frame, limits)));
+                    .map(|frame| (self.read_app_tree(&app_name, frame, limits), surface)));
             }
         }
         Ok(None)
@@ -339,7 +351,7 @@ impl A11yReader {
         proxy: &AccessibleProxyBlocking<'static>,
         is_root: bool,
     ) -> Option<A11yNode> {
-        let states = proxy.get_state().ok()?;
+        let states = self.as_shown(at, proxy.get_state().ok()?);
         if !is_root && !states.contains(State::Showing) {
             return None;
         }
@@ -419,13 +431,14 @@ impl A11yReader {
 
     /// The tree of the showing window `window` of the application named
     /// `app` (the one with the window's name, else the only showing one), in
-    /// its toolkit's coordinates, with the application's process id.
+    /// its toolkit's coordinates, with the application's process id and
+    /// whether its toolkit reports boxes relative to the window's surface.
     pub fn tree_of(
         &self,
         app: &str,
         window: &WindowIdentity,
         limits: TreeLimits,
-    ) -> Result<Option<(A11yTree, Option<u32>)>, A11yError> {
+    ) -> Result<Option<(A11yTree, Option<u32>, bool)>, A11yError> {
         let started = Instant::now();
         let dbus = zbus::blocking::fdo::DBusProxy::new(&self.bus)
             .map_err(err("reach the accessibility bus daemon"))?;
@@ -446,6 +459,7 @@ impl A11yReader {
             let Ok(app_proxy) = self.accessible(&app_ref) else {
                 continue;
             };
+            let surface = self.is_surface_relative(&app_ref);
             let mut showing = Vec::new();
             for frame in app_proxy.get_children().unwrap_or_default() {
                 let Ok(proxy) = self.accessible(&frame) else {
@@ -457,7 +471,11 @@ impl A11yReader {
                 }
                 let name = proxy.name().ok().filter(|name| !name.is_empty());
                 if window.name.is_some() && name == window.name {
-                    return Ok(Some((self.read_app_tree(&app_name, frame, limits), pid)));
+                    return Ok(Some((
+                        self.read_app_tree(&app_name, frame, limits),
+                        pid,
+                        surface,
+                    )));
                 }
                 let role = accesskit_role(proxy.get_role().unwrap_or(Role::Unknown));
                 showing.push((frame, role, name));
@@ -474,7 +492,11 @@ impl A11yReader {
                 }
                 if let [only] = unnamed[..] {
                     let frame = showing.swap_remove(only).0;
-                    return Ok(Some((self.read_app_tree(&app_name, frame, limits), pid)));
+                    return Ok(Some((
+                        self.read_app_tree(&app_name, frame, limits),
+                        pid,
+                        surface,
+                    )));
                 }
             }
         }

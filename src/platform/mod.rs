@@ -185,12 +185,15 @@ fn screen_tree(
     window: &ActiveWindow,
 ) -> Option<reprise_models::A11yTree> {
     match reader.window_tree(window.pid, &window.title, a11y::TreeLimits::default()) {
-        Ok(tree) => tree.map(|mut tree| {
+        Ok(tree) => tree.and_then(|(mut tree, surface)| {
             let frame = tree.nodes.first().and_then(|root| root.rect);
             if let Some(frame) = frame {
-                a11y::to_screen(&mut tree, a11y::scale_between(frame, window.rect));
+                // No mapping puts the boxes on the screen: no tree, rather
+                // than boxes that name other elements than the screen shows.
+                let mapping = a11y::mapping_between(frame, window.rect, surface)?;
+                a11y::to_screen(&mut tree, mapping);
             }
-            tree
+            Some(tree)
         }),
         Err(err) => {
             tracing::debug!(title = %window.title, "no accessibility tree: {err}");
@@ -308,8 +311,16 @@ pub fn focus_reader() -> Option<FocusReader> {
 /// a press), through the platform's accessibility hit-testing.
 /// The second argument is the top-level window that was under the pointer
 /// when the press arrived ([`window_under_pointer`]), when known.
-pub type ElementReader =
-    Box<dyn FnMut((f64, f64), Option<u64>) -> Option<reprise_models::ElementIdentity> + Send>;
+pub type ElementReader = Box<dyn FnMut((f64, f64), Option<u64>) -> Option<FoundElement> + Send>;
+
+/// The element an [`ElementReader`] named under a press, in screen
+/// coordinates, with the offset that moved its toolkit's boxes there where
+/// they needed one (what the recorder's check of it says).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundElement {
+    pub element: reprise_models::ElementIdentity,
+    pub mapped_by: Option<(i32, i32)>,
+}
 
 /// Whether the display is gone: a new connection to it fails, or it does
 /// not answer one question. (The recorder asks when its input listener
@@ -380,7 +391,7 @@ pub fn element_reader() -> Option<ElementReader> {
             let opened_since = under.is_some() && now.is_some() && now != under;
             tracing::debug!(?under, ?now, opened_since, "the window under a press");
             match reader.element_at(window.as_ref(), point, opened_since) {
-                Ok(element) => element,
+                Ok(found) => found,
                 Err(err) => {
                     tracing::debug!("no element under the press: {err}");
                     None
@@ -432,7 +443,7 @@ pub fn tree_finder() -> Option<TreeFinder> {
                     .as_ref()
                     .map_err(Clone::clone)?;
                 let started = std::time::Instant::now();
-                let Some((mut tree, pid)) = reader.tree_of(
+                let Some((mut tree, pid, surface)) = reader.tree_of(
                     app,
                     identity,
                     a11y::TreeLimits {
@@ -444,44 +455,11 @@ pub fn tree_finder() -> Option<TreeFinder> {
                 else {
                     return Ok(None);
                 };
-                // The X window of that frame gives the toolkit's scale: the
-                // application's window with the frame's name, else its only one.
-                let windows: Vec<ActiveWindow> = probe
-                    .client_windows()?
-                    .into_iter()
-                    .filter(|window| pid.is_some() && window.pid == pid)
-                    .collect();
-                let window = windows
-                    .iter()
-                    .find(|window| Some(&window.title) == identity.name.as_ref())
-                    .or_else(|| (windows.len() == 1).then(|| &windows[0]));
                 let frame = tree.nodes.first().and_then(|root| root.rect);
-                let scale = match (window, frame) {
-                    (Some(window), Some(frame)) if identity.name.is_some() => {
-                        Some(a11y::scale_between(frame, window.rect))
-                    }
-                    // An unnamed window: one of the application's own
-                    // (AccessKit's windows have no accessible name), else a
-                    // popup, which the window manager does not list: the
-                    // scale that makes its box that X window's exactly. None
-                    // fits: no tree, rather than boxes at a guessed scale.
-                    (_, Some(frame)) if identity.name.is_none() => {
-                        let own: Vec<reprise_models::Rect> =
-                            windows.iter().map(|window| window.rect).collect();
-                        let scale = match a11y::scale_by_geometry(frame, &own) {
-                            Some(scale) => Some(scale),
-                            None => a11y::scale_by_geometry(frame, &probe.viewable_top_levels()?),
-                        };
-                        if scale.is_none() {
-                            return Ok(None);
-                        }
-                        scale
-                    }
-                    _ => None,
+                let Some(mapping) = live_mapping(probe, pid, identity, frame, surface)? else {
+                    return Ok(None);
                 };
-                if let Some(scale) = scale {
-                    a11y::to_screen(&mut tree, scale);
-                }
+                a11y::to_screen(&mut tree, mapping);
                 tracing::debug!(
                     ms = started.elapsed().as_millis(),
                     "found a window's live tree and its scale"
@@ -494,6 +472,54 @@ pub fn tree_finder() -> Option<TreeFinder> {
     {
         None
     }
+}
+
+/// How the boxes of the live tree of window `identity` (its frame's box
+/// `frame`) of the application with process id `pid` become the screen's;
+/// `None` where no mapping is trusted (no tree is then better than boxes
+/// that name other elements than the screen shows).
+#[cfg(target_os = "linux")]
+fn live_mapping(
+    probe: &WindowProbe,
+    pid: Option<u32>,
+    identity: &reprise_models::WindowIdentity,
+    frame: Option<reprise_models::Rect>,
+    surface: bool,
+) -> Result<Option<a11y::Mapping>, PlatformError> {
+    // The X window of that frame gives the toolkit's scale (and, for a
+    // toolkit whose boxes are relative to its surface, its place): the
+    // application's window with the frame's name, else its only one.
+    let windows: Vec<ActiveWindow> = probe
+        .client_windows()?
+        .into_iter()
+        .filter(|window| pid.is_some() && window.pid == pid)
+        .collect();
+    let window = windows
+        .iter()
+        .find(|window| Some(&window.title) == identity.name.as_ref())
+        .or_else(|| (windows.len() == 1).then(|| &windows[0]));
+    Ok(match (window, frame) {
+        (Some(window), Some(frame)) if identity.name.is_some() => {
+            a11y::mapping_between(frame, window.rect, surface)
+        }
+        // An unnamed window: one of the application's own (AccessKit's
+        // windows have no accessible name), else a popup, which the window
+        // manager does not list: the scale that makes its box that X
+        // window's exactly. None fits: no tree, rather than boxes at a
+        // guessed scale.
+        (_, Some(frame)) if identity.name.is_none() => {
+            let own: Vec<reprise_models::Rect> = windows.iter().map(|window| window.rect).collect();
+            let scale = match a11y::scale_by_geometry(frame, &own) {
+                Some(scale) => Some(scale),
+                None => a11y::scale_by_geometry(frame, &probe.viewable_top_levels()?),
+            };
+            scale.map(a11y::Mapping::scaled)
+        }
+        // A window whose toolkit's boxes are not the screen's and whose X
+        // window is not known: no tree.
+        _ if surface => None,
+        _ => Some(a11y::Mapping::SCREEN),
+    })
 }
 
 /// Why a platform query failed.

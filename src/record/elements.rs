@@ -11,7 +11,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use reprise_models::ElementIdentity;
 
 use super::masks::Masks;
-use crate::platform::{ElementReader, Focus, FocusReader, ReadFocus};
+use crate::platform::{ElementReader, Focus, FocusReader, FoundElement, ReadFocus};
 
 /// Requests that may wait for the reader before new ones go without an
 /// element (every key asks, and most answers take a millisecond).
@@ -50,7 +50,7 @@ pub enum Earlier {
 
 /// The request's timestamp, the element found, and what it says of the
 /// keys before it whose focus was not found.
-pub type ElementAnswer = (f64, Option<ElementIdentity>, Earlier);
+pub type ElementAnswer = (f64, Option<FoundElement>, Earlier);
 
 #[derive(Debug)]
 pub struct ElementThread {
@@ -100,8 +100,8 @@ pub fn spawn(
                 let (at, element, earlier) = match request {
                     ElementRequest::Press { at, point, under } => {
                         let element = reader(point, under);
-                        press_says_focus = element.as_ref().is_some_and(|element| {
-                            reprise_models::element::takes_typing(element.role)
+                        press_says_focus = element.as_ref().is_some_and(|found| {
+                            reprise_models::element::takes_typing(found.element.role)
                         });
                         (at, element, Earlier::Released)
                     }
@@ -111,9 +111,15 @@ pub fn spawn(
                             Some(true) if press_says_focus => ReadFocus::Never,
                             Some(_) => ReadFocus::Always,
                         };
+                        let found = |element: ElementIdentity| {
+                            Some(FoundElement {
+                                element,
+                                mapped_by: None,
+                            })
+                        };
                         match focus.as_mut().map(|focus| focus(when)) {
-                            Some(Focus::Found(element)) => (at, Some(element), Earlier::Released),
-                            Some(Focus::Settled(element)) => (at, Some(element), Earlier::Settles),
+                            Some(Focus::Found(element)) => (at, found(element), Earlier::Released),
+                            Some(Focus::Settled(element)) => (at, found(element), Earlier::Settles),
                             Some(Focus::Unknown) => (at, None, Earlier::Unresolved),
                             Some(Focus::NotRead) | None => (at, None, Earlier::Released),
                         }
@@ -125,7 +131,7 @@ pub fn spawn(
                     ?request,
                     "read an element"
                 );
-                thread_masks.answered(element.as_ref());
+                thread_masks.answered(element.as_ref().map(|found| &found.element));
                 if answer_sender.send((at, element, earlier)).is_err() {
                     break;
                 }

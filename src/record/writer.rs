@@ -42,7 +42,7 @@ pub(super) struct Writer {
     /// Keys whose focus read found no focus yet, waiting for a later one.
     unresolved_keys: Vec<f64>,
     /// Elements read, waiting for their press to be linked.
-    elements: std::collections::HashMap<u64, reprise_models::ElementIdentity>,
+    elements: std::collections::HashMap<u64, platform::FoundElement>,
     /// The newest window state's accessibility tree, with that state's id.
     current_tree: Option<(u32, reprise_models::A11yTree)>,
     /// Each window state's class and title, by its id.
@@ -269,10 +269,7 @@ impl Writer {
             let windows_before = self.window_times.partition_point(|&t| t <= event.timestamp);
             event.window_state_id = windows_before.checked_sub(1).map(|idx| idx as u32);
             self.pending_elements.remove(&event.timestamp.to_bits());
-            event.element = self
-                .elements
-                .remove(&event.timestamp.to_bits())
-                .or_else(|| self.element_in_snapshot(&event));
+            (event.element, event.identity) = checked(&event, self.element_of(&event));
             let window = event
                 .window_state_id
                 .and_then(|id| self.window_names.get(id as usize))
@@ -281,6 +278,19 @@ impl Writer {
             let kept = self.scrubber.scrub(event, window);
             self.ready_events.extend(kept);
         }
+    }
+
+    /// The element read for `event`, else (a press) the one under it in the
+    /// window's snapshot tree.
+    fn element_of(&mut self, event: &ActionEvent) -> Option<platform::FoundElement> {
+        let read = self.elements.remove(&event.timestamp.to_bits());
+        read.or_else(|| {
+            let element = self.element_in_snapshot(event)?;
+            Some(platform::FoundElement {
+                element,
+                mapped_by: None,
+            })
+        })
     }
 
     /// The element under a press in the window's snapshot tree, for a press
@@ -327,6 +337,33 @@ impl Writer {
         self.window_states.clear();
         Ok(())
     }
+}
+
+/// The element kept for `event`, with its check: a press's element only if
+/// its box holds the press on the screen (else none, and why); a key's
+/// focused element as read.
+fn checked(
+    event: &ActionEvent,
+    found: Option<platform::FoundElement>,
+) -> (
+    Option<reprise_models::ElementIdentity>,
+    Option<reprise_models::element::IdentityCheck>,
+) {
+    let found = match found {
+        Some(found) => found,
+        None => return (None, None),
+    };
+    let press = (event.name == EventName::Click && event.mouse_pressed == Some(true))
+        .then_some(())
+        .and(event.mouse_x.zip(event.mouse_y));
+    let Some(point) = press else {
+        return (Some(found.element), None);
+    };
+    let check = reprise_models::element::check_press(&found.element, point, found.mapped_by);
+    if !check.is_kept() {
+        tracing::info!(at = ?point, "{}", check.describe());
+    }
+    (check.is_kept().then_some(found.element), Some(check))
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Where AT-SPI's numbers point: a window's boxes into the screen's logical
-//! coordinates (GTK reports them divided by its scale), and the socket of a
-//! D-Bus address.
+//! coordinates (GTK 3 reports them divided by its scale, GTK 4 under X11
+//! relative to its window's surface), and the socket of a D-Bus address.
 
 use reprise_models::{A11yTree, Rect};
 
@@ -52,11 +52,108 @@ pub fn scale_by_geometry(frame: Rect, windows: &[Rect]) -> Option<f64> {
         .find(|&scale| windows.iter().any(|&window| same_box(frame, scale, window)))
 }
 
+/// How a window's accessibility boxes become the screen's logical
+/// coordinates: multiplied by `scale`, then moved by `offset`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mapping {
+    pub scale: f64,
+    pub offset: (i32, i32),
+}
+
+impl Mapping {
+    /// Boxes already in the screen's coordinates.
+    pub const SCREEN: Mapping = Mapping {
+        scale: 1.0,
+        offset: (0, 0),
+    };
+
+    /// Boxes divided by `scale`, from the screen's origin.
+    pub fn scaled(scale: f64) -> Mapping {
+        Mapping {
+            scale,
+            offset: (0, 0),
+        }
+    }
+
+    /// `rect` (the toolkit's) on the screen.
+    pub fn rect(&self, rect: Rect) -> Rect {
+        let scaled = if self.scale == 1.0 {
+            rect
+        } else {
+            rect.scaled(self.scale)
+        };
+        Rect::new(
+            scaled.left + self.offset.0,
+            scaled.top + self.offset.1,
+            scaled.width,
+            scaled.height,
+        )
+    }
+
+    /// A point of the screen in the toolkit's coordinates.
+    pub fn point_back(&self, (x, y): (f64, f64)) -> (f64, f64) {
+        (
+            (x - f64::from(self.offset.0)) / self.scale,
+            (y - f64::from(self.offset.1)) / self.scale,
+        )
+    }
+
+    /// The offset, where the boxes needed one.
+    pub fn moved_by(&self) -> Option<(i32, i32)> {
+        (self.offset != (0, 0)).then_some(self.offset)
+    }
+}
+
+/// The widest margin a toolkit draws around its window's content inside
+/// the X window (client-side decorations' shadows), in logical pixels.
+const MAX_SURFACE_MARGIN: i64 = 64;
+
+/// How the boxes of a window whose accessible frame is `frame` become the
+/// screen's, its X window being `window`. `surface`: its toolkit reports
+/// boxes relative to its window's surface (GTK 4 under X11, which has no
+/// global coordinates there); they are also taken so when the frame lies at
+/// the origin, away from its X window, and fits inside it (a frame in the
+/// screen's coordinates is where its window is, and holds the window
+/// manager's decorations). Such a frame is the X window's content, centred
+/// in it within the toolkit's margins; `None` when it does not fit in the
+/// window at all: no mapping makes its boxes the screen's.
+pub fn mapping_between(frame: Rect, window: Rect, surface: bool) -> Option<Mapping> {
+    let scale = scale_between(frame, window);
+    let placed = frame.scaled(scale);
+    let at_origin = frame.left == 0 && frame.top == 0;
+    let away = (window.left.abs() > 2 || window.top.abs() > 2) && !within(frame, scale, window);
+    let margins = (
+        i64::from(window.width) - i64::from(placed.width),
+        i64::from(window.height) - i64::from(placed.height),
+    );
+    let fits = (0..=2 * MAX_SURFACE_MARGIN).contains(&margins.0)
+        && (0..=2 * MAX_SURFACE_MARGIN).contains(&margins.1);
+    if !(surface || (at_origin && away && fits)) {
+        return Some(Mapping::scaled(scale));
+    }
+    if !fits {
+        return None;
+    }
+    Some(Mapping {
+        scale,
+        offset: (
+            window.left + (margins.0 / 2) as i32 - placed.left,
+            window.top + (margins.1 / 2) as i32 - placed.top,
+        ),
+    })
+}
+
+/// Whether a toolkit (its name and version, as the accessible application
+/// gives them) reports boxes relative to its window's surface under X11.
+pub fn surface_relative(toolkit: &str, version: &str) -> bool {
+    toolkit.eq_ignore_ascii_case("gtk") && version.trim_start().starts_with("4.")
+}
+
 /// Puts every box of `tree` into the screen's logical coordinates.
-pub fn to_screen(tree: &mut A11yTree, scale: f64) {
-    if scale != 1.0 {
+pub fn to_screen(tree: &mut A11yTree, mapping: Mapping) {
+    if mapping != Mapping::SCREEN {
         for node in &mut tree.nodes {
-            node.rect = node.rect.map(|rect| rect.scaled(scale));
+            node.rect = node.rect.map(|rect| mapping.rect(rect));
         }
     }
 }
@@ -85,11 +182,66 @@ pub(super) fn unix_socket_path(address: &str) -> Option<std::path::PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::{scale_between, unix_socket_path};
+    use super::{Mapping, mapping_between, scale_between, surface_relative, unix_socket_path};
+    use reprise_models::Rect;
+
+    #[test]
+    fn a_gtk4_window_boxes_are_put_where_its_x_window_is() {
+        // Measured on gtk4-demo under openbox and Xvfb: its frame is at the
+        // origin, 10 pixels smaller than its X window, whose content it is.
+        let frame = Rect::new(0, 0, 790, 590);
+        let window = Rect::new(150, 120, 800, 600);
+        let mapping = mapping_between(frame, window, true).unwrap();
+        assert_eq!(mapping.offset, (155, 125));
+        // The row "GTK Demo" of its sidebar, where the screen shows it.
+        assert_eq!(
+            mapping.rect(Rect::new(33, 51, 177, 36)),
+            Rect::new(188, 176, 177, 36)
+        );
+        assert_eq!(mapping.point_back((482.0, 189.0)), (327.0, 64.0));
+        // Found by the geometry alone when the toolkit does not say.
+        assert_eq!(mapping_between(frame, window, false), Some(mapping));
+        assert!(surface_relative("GTK", "4.8.3"));
+        assert!(!surface_relative("GTK", "3.24.38"));
+        assert!(!surface_relative("Qt", "5.15.8"));
+    }
+
+    #[test]
+    fn a_frame_in_screen_coordinates_is_not_moved_and_one_that_fits_nowhere_is_refused() {
+        // zenity (GTK 3): the frame holds the decorations over the window.
+        let zenity = mapping_between(
+            Rect::new(490, 302, 302, 221),
+            Rect::new(491, 322, 300, 196),
+            false,
+        );
+        assert_eq!(zenity, Some(Mapping::SCREEN));
+        // A GTK 3 window at scale 2: divided, not moved.
+        assert_eq!(
+            mapping_between(
+                Rect::new(282, 90, 236, 433),
+                Rect::new(565, 200, 470, 840),
+                false
+            ),
+            Some(Mapping::scaled(2.0))
+        );
+        // A window at the origin whose frame is there too: nothing to move.
+        assert_eq!(
+            mapping_between(Rect::new(0, 0, 300, 200), Rect::new(0, 0, 300, 200), false),
+            Some(Mapping::SCREEN)
+        );
+        // A surface larger than its window: no mapping is trusted.
+        assert_eq!(
+            mapping_between(
+                Rect::new(0, 0, 900, 700),
+                Rect::new(150, 120, 800, 600),
+                true
+            ),
+            None
+        );
+    }
 
     #[test]
     fn a_window_scale_comes_from_its_frame_and_its_x_window() {
-        use reprise_models::Rect;
         // Measured on zenity under openbox: the frame holds the decorations.
         let check = |frame: Rect, window: Rect, expect: f64| {
             assert_eq!(scale_between(frame, window), expect, "{frame:?} {window:?}");

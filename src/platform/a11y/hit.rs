@@ -3,14 +3,15 @@
 //! or its siblings), in screen coordinates.
 
 use atspi_common::{CoordType, ObjectRefOwned};
+use atspi_proxies::accessible::AccessibleProxyBlocking;
 use atspi_proxies::component::ComponentProxyBlocking;
 use atspi_proxies::table::TableProxyBlocking;
 use reprise_models::displaced::{displacement, shifted};
-use reprise_models::{A11yNode, A11yTree, ElementIdentity, Rect};
+use reprise_models::{A11yNode, A11yTree, Rect};
 
 use super::coordinates::within;
-use super::{A11yReader, is_null, same_box, scale_between, to_screen};
-use crate::platform::ActiveWindow;
+use super::{A11yReader, Mapping, is_null, mapping_between, same_box, to_screen};
+use crate::platform::{ActiveWindow, FoundElement};
 
 /// Whether an element of this role is a popup (a menu, a list's popup, a
 /// tooltip, a window of its own).
@@ -52,7 +53,9 @@ impl A11yReader {
     /// The element under `point` (logical screen coordinates) in the
     /// windows of the application with process id `pid`: the deepest one
     /// AT-SPI's hit-testing reaches, or its nearest ancestor with an
-    /// identity, with the other cells of its row or its siblings (a label).
+    /// identity, with the other cells of its row or its siblings (a label),
+    /// and the offset that moved its toolkit's boxes onto the screen where
+    /// they needed one (GTK 4's are relative to its window's surface).
     /// Bounded: at most 32 levels and [`MAX_CHILDREN_READ`](super::MAX_CHILDREN_READ)
     /// siblings.
     ///
@@ -65,74 +68,39 @@ impl A11yReader {
         window: Option<&ActiveWindow>,
         point: (f64, f64),
         opened_since: bool,
-    ) -> Result<Option<ElementIdentity>, super::A11yError> {
+    ) -> Result<Option<FoundElement>, super::A11yError> {
         let pid = window.and_then(|window| window.pid);
         let apps = self.applications(pid)?;
         tracing::debug!(?pid, apps = ?apps.iter().map(|(name, app)| (name, app.name_as_str())).collect::<Vec<_>>(), "hit-test");
-        for (app_name, app) in apps {
-            let Ok(app) = self.accessible(&app) else {
+        for (app_name, app_ref) in apps {
+            let Ok(app) = self.accessible(&app_ref) else {
                 continue;
             };
-            // The showing window whose box is the X window the press
-            // arrived in (the X server's stacking order says which window
-            // was under the pointer, and a popup the press opened is not
-            // it); without one, the smallest showing window that contains
-            // the point (a dialog or a popup menu lies over the window it
-            // belongs to). Each window's boxes are in its toolkit's
-            // coordinates (GTK's are the screen's divided by its scale): the
-            // point is asked in those, and the answer is put back into the
-            // screen's.
-            let mut best: Option<(u64, f64, ObjectRefOwned, A11yNode)> = None;
-            let mut exact: Option<(u64, f64, ObjectRefOwned, A11yNode)> = None;
-            for frame in app.get_children().unwrap_or_default() {
-                let Ok(proxy) = self.accessible(&frame) else {
-                    continue;
-                };
-                let Some(node) = self.node(&frame, &proxy, false) else {
-                    continue;
-                };
-                let Some(rect) = node.rect else {
-                    continue;
-                };
-                let scale = window.map_or(1.0, |window| scale_between(rect, window.rect));
-                if !rect.contains(point.0 / scale, point.1 / scale) {
-                    continue;
-                }
-                let area = u64::from(rect.width) * u64::from(rect.height);
-                if exact.is_none()
-                    && window.is_some_and(|window| same_box(rect, scale, window.rect))
-                {
-                    exact = Some((area, scale, frame.clone(), node.clone()));
-                }
-                if best
-                    .as_ref()
-                    .is_none_or(|(best_area, ..)| area < *best_area)
-                {
-                    best = Some((area, scale, frame, node));
-                }
-            }
             // A press that arrived in a managed window was in no popup: a
             // popup is an X window of its own, and the press would have
             // arrived in it.
             let in_managed_window = window.is_some_and(|window| !window.popup);
-            let Some((_, scale, frame, frame_node)) = exact.or(best) else {
+            let Some((mapping, frame, frame_node)) = self.window_at(&app, &app_ref, window, point)
+            else {
                 tracing::debug!(app = %app_name, "no showing window of it holds the point");
                 continue;
             };
-            let (x, y) = (
-                (point.0 / scale).round() as i32,
-                (point.1 / scale).round() as i32,
-            );
+            let scale = mapping.scale;
+            let (x, y) = {
+                let (x, y) = mapping.point_back(point);
+                (x.round() as i32, y.round() as i32)
+            };
             // Down the chain of hit-tested children, from the window, or
             // from a popup nested in it when the X window under the pointer
             // is not the window's own (Qt keeps a menu's popup under the
             // menu bar item that opened it, and its hit-testing of the
             // window does not reach it).
-            let frame_is_the_window = window.is_some_and(|window| {
-                frame_node
-                    .rect
-                    .is_some_and(|rect| same_box(rect, scale, window.rect))
-            });
+            let frame_is_the_window = mapping.moved_by().is_some()
+                || window.is_some_and(|window| {
+                    frame_node
+                        .rect
+                        .is_some_and(|rect| same_box(rect, scale, window.rect))
+                });
             let popup = window.filter(|_| !frame_is_the_window).and_then(|window| {
                 // Only a press that arrived in a popup may be named by an
                 // element merely inside that popup's box.
@@ -241,10 +209,87 @@ impl A11yReader {
                 root: 0,
                 nodes,
             };
-            to_screen(&mut tree, scale);
-            return Ok(reprise_models::identity_of(&tree, &app_name, target));
+            to_screen(&mut tree, mapping);
+            return Ok(
+                reprise_models::identity_of(&tree, &app_name, target).map(|element| FoundElement {
+                    element,
+                    mapped_by: mapping.moved_by(),
+                }),
+            );
         }
         Ok(None)
+    }
+
+    /// The window of the application `app` a press at `point` (screen
+    /// coordinates) is in, with the mapping of its boxes to the screen's:
+    /// the showing window whose box is the X window the press arrived in
+    /// (`window`: the X server's stacking order says which window was under
+    /// the pointer, and a popup the press opened is not it); without one,
+    /// the smallest showing window that contains the point (a dialog or a
+    /// popup menu lies over the window it belongs to). Each window's boxes
+    /// are in its toolkit's coordinates (GTK 3's are the screen's divided
+    /// by its scale, GTK 4's relative to its surface).
+    fn window_at(
+        &self,
+        app: &AccessibleProxyBlocking<'static>,
+        app_ref: &ObjectRefOwned,
+        window: Option<&ActiveWindow>,
+        point: (f64, f64),
+    ) -> Option<(Mapping, ObjectRefOwned, A11yNode)> {
+        let surface = self.is_surface_relative(app_ref);
+        let mut best: Option<(u64, Mapping, ObjectRefOwned, A11yNode)> = None;
+        let mut exact: Option<(u64, Mapping, ObjectRefOwned, A11yNode)> = None;
+        for frame in app.get_children().unwrap_or_default() {
+            let Ok(proxy) = self.accessible(&frame) else {
+                continue;
+            };
+            let Some(node) = self.node(&frame, &proxy, false) else {
+                continue;
+            };
+            let Some(rect) = node.rect else {
+                continue;
+            };
+            // A toolkit whose boxes are relative to its window's surface
+            // (GTK 4) is placed where the X window the press arrived in
+            // is, and only a frame that fits it (named as it is, when
+            // the application has several) may be that window.
+            let mapping = match window {
+                Some(window) => match mapping_between(rect, window.rect, surface) {
+                    Some(mapping) => mapping,
+                    None => continue,
+                },
+                None if surface => continue,
+                None => Mapping::SCREEN,
+            };
+            if mapping.moved_by().is_some()
+                && node.name.as_deref().is_some_and(|name| {
+                    window.is_some_and(|window| !name.is_empty() && name != window.title)
+                })
+            {
+                continue;
+            }
+            let on_screen = mapping.rect(rect);
+            if !on_screen.contains(point.0, point.1) {
+                continue;
+            }
+            let area = u64::from(rect.width) * u64::from(rect.height);
+            if exact.is_none()
+                && window.is_some_and(|window| {
+                    mapping.moved_by().is_some() || same_box(rect, mapping.scale, window.rect)
+                })
+            {
+                exact = Some((area, mapping, frame.clone(), node.clone()));
+            }
+            if best
+                .as_ref()
+                .is_none_or(|(best_area, ..)| area < *best_area)
+            {
+                best = Some((area, mapping, frame, node));
+            }
+        }
+        exact
+            .or(best)
+            .map(|(_, mapping, frame, node)| (mapping, frame, node))
     }
 
     /// The elements between `top` and its descendant `deep`, top first, read

@@ -273,20 +273,25 @@ impl A11yReader {
         self.pipelined(
             objects,
             |(at, _)| at,
-            |(at, wanted)| read_node(bus, at, *wanted),
+            |(at, wanted)| read_node(bus, at, *wanted, self.visible_is_showing(at)),
         )
     }
 }
 
 /// One node: its states (nothing more of one not wanted), role, name,
-/// screen box and children.
+/// screen box and children; `visible_is_showing`: its application says
+/// Visible where it means Showing.
 async fn read_node(
     bus: &zbus::Connection,
     at: &ObjectRefOwned,
     wanted: Wanted,
+    visible_is_showing: bool,
 ) -> Option<ReadNode> {
     let accessible: AccessibleProxy = proxy(bus, at).await?;
-    let states = accessible.get_state().await.ok()?;
+    let mut states = accessible.get_state().await.ok()?;
+    if visible_is_showing && states.contains(State::Visible) {
+        states.insert(State::Showing);
+    }
     let showing = states.contains(State::Showing);
     let read = match wanted {
         Wanted::Root => true,

@@ -1,0 +1,75 @@
+//! Identity you can trust: an element is kept for a press only where its
+//! box, on the screen, holds the press; a toolkit whose boxes are not the
+//! screen's (GTK 4 under X11) is mapped, not believed.
+
+use serde_json::Value;
+
+use crate::harness::run_ok;
+use crate::identity::{result, run_scenario};
+
+/// The identity check of each press of `recording`, as `show --json` gives
+/// it, beside the element kept (`role name`, or `-` for none).
+fn press_checks(display: &crate::harness::Display, recording: &str) -> Vec<(String, Value)> {
+    let shown: Value = serde_json::from_str(&run_ok(
+        display.reprise().args(["show", recording, "--json"]),
+    ))
+    .expect("show --json prints JSON");
+    shown["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .flat_map(|tree| tree["children"].as_array().cloned().unwrap_or_default())
+        .filter(|event| event["mouse_pressed"] == true)
+        .map(|event| {
+            let element = match event.get("element") {
+                Some(element) => format!(
+                    "{} {}",
+                    element["role"].as_str().unwrap_or("?"),
+                    element["name"].as_str().unwrap_or("-")
+                ),
+                None => "-".into(),
+            };
+            (element, event["identity"].clone())
+        })
+        .collect()
+}
+
+#[test]
+fn a_gtk4_press_is_recorded_as_the_element_under_it_and_replayed_where_the_window_is_now() {
+    let display = run_scenario("gtk4-demo.sh", 1280, 800);
+    let recorded = result(&display, "recorded", "shows");
+    assert_eq!(recorded, "window Application Class\ntab Source");
+    // Each press named the element under it (before the boxes were mapped,
+    // the tab's press named the source view that GTK 4's shifted boxes put
+    // under the point), checked against the screen with GTK 4's offset.
+    let checks = press_checks(&display, "demo");
+    let elements: Vec<&str> = checks.iter().map(|(element, _)| element.as_str()).collect();
+    assert_eq!(
+        elements,
+        ["label Application Class", "label Source"],
+        "{checks:?}"
+    );
+    for (_, check) in &checks {
+        assert_eq!(check["kept"], "checked", "{checks:?}");
+        assert_eq!(
+            check["mapped_by"],
+            serde_json::json!([155, 125]),
+            "{checks:?}"
+        );
+    }
+    let shown = run_ok(display.reprise().args(["show", "demo"]));
+    assert!(
+        shown.contains("(tree boxes moved by (155, 125))"),
+        "{shown}"
+    );
+    // Replayed on the window moved, and in the dark theme: the application
+    // shows the same demo and the same tab.
+    for case in ["moved", "dark"] {
+        assert_eq!(
+            result(&display, case, "shows"),
+            recorded,
+            "{case}: {}",
+            result(&display, case, "err")
+        );
+    }
+}
