@@ -4,13 +4,16 @@
 # drifted lists (unchanged, decoys above, re-sorted, dark theme, scale 2,
 # target scrolled out of view, target removed, a near-namesake alone,
 # twins; zenity's target also far out of view in a list of 101 rows; both
-# also in a big window of FILLER more rows), and a save in a Qt
-# editor, with the visual strategy's ladder as structural+visual (the
+# also in a big window of FILLER more rows), a save in a Qt editor, and a
+# demo and tab picked in GTK 4's gtk4-demo (moved, dark), with the visual strategy's ladder as structural+visual (the
 # default), visual alone and structural alone. Judged by what the
 # application printed or saved. Prints a Markdown table: per ladder and
 # case, the outcome (right row, refusal, wrong row), then the median time
-# of a structural decision (tree read included) per ladder and application.
-# Usage: bash scripts/bench-identity.sh   (after cargo build)
+# of a structural decision (tree read included) per ladder and application,
+# with its identity coverage, each step's evidence (state, landed, pixels,
+# unverified) and the re-check's time before the press.
+# Usage: bash scripts/bench-identity.sh   (after cargo build; LADDERS="structural,visual"
+# runs one ladder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/display.sh
@@ -66,10 +69,27 @@ if times:
     print(f"{sys.argv[2]}: {len(times)} structural decisions, median {statistics.median(times):.1f} ms, max {max(times):.1f} ms")
 else:
     print(f"{sys.argv[2]}: no structural decisions")
+# Trust: how many steps had a checked identity, what each verification
+# rested on, and the re-check's time from its start to the press.
+steps = identified = 0
+kinds, rechecks = {}, {}
+for (step,) in db.execute(query):
+    record = json.loads(step)["record"]
+    if not record.get("step"):
+        continue
+    steps += 1
+    identified += bool(record["step"].get("expect"))
+    kind = record.get("evidence") or ("unverified" if record.get("status") == "unverified" else record.get("status"))
+    kinds[kind] = kinds.get(kind, 0) + 1
+    if record.get("recheck"):
+        rechecks.setdefault(record["recheck"]["by"], []).append(record["recheck"]["seconds"] * 1000)
+if steps:
+    checks = ", ".join(f"{by} median {statistics.median(ms):.1f} ms, max {max(ms):.1f} ms ({len(ms)})" for by, ms in rechecks.items()) or "none"
+    print(f"  identity coverage {identified}/{steps} steps; evidence {dict(sorted(kinds.items()))}; re-check {checks}")
 PY
 }
 
-for rungs in structural,visual visual structural; do
+for rungs in ${LADDERS:-structural,visual visual structural}; do
   out=$work/$rungs
   mkdir -p "$out/runtime"
   chmod 700 "$out/runtime"
@@ -106,6 +126,23 @@ for rungs in structural,visual visual structural; do
   [[ $code == 12 && $outcome != right ]] && outcome="$outcome, reported done but unverified"
   echo "| $rungs | FeatherPad save, window moved | hello qt | ${saved:-(nothing)} | $code | $outcome |"
   times "$qt/store.sqlite" "$rungs, FeatherPad"
+  # GTK 4 (gtk4-demo), whose boxes are relative to its window's surface: a
+  # demo and a tab picked, replayed on the window moved and dark.
+  g4=$out/gtk4
+  mkdir -p "$g4/runtime"
+  chmod 700 "$g4/runtime"
+  XDG_RUNTIME_DIR=$g4/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$g4/store.sqlite \
+    SCRIPTS=$PWD/scripts OUT=$g4 dbus-run-session -- bash tests/scenarios/gtk4-demo.sh \
+    >>"$g4/scenario.log" 2>&1 || failed "$g4"
+  for case in moved dark; do
+    shows=$(tr '\n' ' ' <"$g4/$case.shows")
+    code=$(cat "$g4/$case.code")
+    if [[ $shows == "$(tr '\n' ' ' <"$g4/recorded.shows")" ]]; then outcome=right
+    else outcome="**WRONG OUTCOME** ($shows)"
+    fi
+    echo "| $rungs | gtk4-demo $case | Application Class, Source | ${shows:-(nothing)} | $code | $outcome |"
+  done
+  times "$g4/store.sqlite" "$rungs, gtk4-demo"
 done
 echo
 cat "$work/times"

@@ -21,7 +21,7 @@ const MAX_FUNCTION_LINES: usize = 80;
 /// Files over the limit today, with their size: they may only shrink.
 const LONG_FILES: [(&str, usize); 4] = [
     ("src/platform/x11.rs", 675),
-    ("src/present/report.rs", 794),
+    ("src/present/report.rs", 658),
     ("src/store/archive.rs", 928),
     ("strategies/src/visual/prepare.rs", 748),
 ];
@@ -30,11 +30,11 @@ const LONG_FILES: [(&str, usize); 4] = [
 /// may only shrink.
 const LONG_FUNCTIONS: [(&str, &str, usize); 40] = [
     ("src/cli/commands/replay.rs", "replay_each", 192),
-    ("src/platform/a11y/hit.rs", "element_at", 186),
+    ("src/platform/a11y/hit.rs", "element_at", 156),
     ("strategies/src/identity.rs", "locate", 172),
-    ("src/present/report.rs", "step_section", 170),
-    ("strategies/src/replay.rs", "attempt", 146),
-    ("strategies/src/replay.rs", "run_replay", 144),
+    ("src/present/report.rs", "step_section", 165),
+    ("strategies/src/replay.rs", "attempt", 126),
+    ("strategies/src/replay.rs", "run_replay", 130),
     ("src/cli/commands/vision.rs", "segment", 129),
     ("src/fleet/worker.rs", "run_job", 128),
     ("strategies/src/vision/sliders.rs", "along", 127),
@@ -45,7 +45,7 @@ const LONG_FUNCTIONS: [(&str, &str, usize); 40] = [
     ("strategies/src/visual/matching.rs", "find_target", 116),
     ("src/platform/listen.rs", "spawn_listener", 113),
     ("src/cli/commands/replay.rs", "replay", 119),
-    ("src/record/writer.rs", "drain", 112),
+    ("src/record/writer.rs", "drain", 109),
     ("src/fleet/server/jobs.rs", "submit", 112),
     ("src/platform/keys.rs", "key_code", 111),
     ("src/present/report.rs", "run_report", 91),

@@ -21,6 +21,10 @@ pub struct LiveDesktop {
     injector: Option<Injector>,
     last_move: LastMove,
     trees: Option<TreeFinder>,
+    /// Names the element at a point (the re-check just before a press), in
+    /// the top-level window under the pointer (a popup's too).
+    elements: Option<crate::platform::ElementReader>,
+    under_pointer: Box<dyn FnMut() -> Option<crate::platform::UnderPointer> + Send>,
     /// The values `Action::TypeSecret` types: they go from here to the
     /// injector's keystrokes and nowhere else.
     secrets: super::secrets::SecretValues,
@@ -54,6 +58,8 @@ impl LiveDesktop {
             injector,
             last_move: LastMove::default(),
             trees: crate::platform::tree_finder(),
+            elements: crate::platform::element_reader(),
+            under_pointer: Box::new(crate::platform::window_under_pointer()),
             secrets: super::secrets::SecretValues::default(),
             secret_fields: SecretFields::default(),
         })
@@ -147,6 +153,21 @@ impl Desktop for LiveDesktop {
             .active_window()
             .map_err(|err| or_gone(DesktopError::window(err)))?;
         Ok(window.map(|window| window.into_state(0, 0.0)))
+    }
+
+    fn element_at(
+        &mut self,
+        point: (f64, f64),
+    ) -> Result<Option<reprise_models::ElementIdentity>, DesktopError> {
+        // Asked once the pointer is at the point: the top-level window
+        // under it (a popup, which the window manager does not list, too)
+        // is the one hit-tested, as the recorder does.
+        let under = (self.under_pointer)().map(|under| under.window);
+        Ok(self
+            .elements
+            .as_mut()
+            .and_then(|read| read(point, under))
+            .map(|found| found.element))
     }
 
     fn popups(&mut self) -> Result<Vec<reprise_models::Rect>, DesktopError> {

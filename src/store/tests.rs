@@ -583,6 +583,8 @@ fn insert_run_with_frame(
     let step = StoredStep {
         record: reprise_strategies::StepRecord {
             sought: None,
+            recheck: None,
+            evidence: None,
             step_idx: 0,
             status: reprise_strategies::StepStatus::Verified,
             step: None,

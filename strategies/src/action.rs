@@ -188,4 +188,9 @@ pub struct Step {
     /// none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found_by: Option<FoundBy>,
+    /// The element the strategy found at `target` (by its identity in the
+    /// accessibility tree): the loop reads what is at that point again just
+    /// before the press, and presses only if it is still this element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<reprise_models::ElementIdentity>,
 }

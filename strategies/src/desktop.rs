@@ -81,6 +81,17 @@ pub trait Desktop {
         let _ = request;
         Ok(None)
     }
+    /// The element at `point` (logical screen coordinates) now, as the
+    /// platform's accessibility hit-testing names it, with its box on the
+    /// screen; `None` where it names nothing there (or the platform has no
+    /// accessibility reader). The replay loop asks it just before a press.
+    fn element_at(
+        &mut self,
+        point: (f64, f64),
+    ) -> Result<Option<reprise_models::ElementIdentity>, DesktopError> {
+        let _ = point;
+        Ok(None)
+    }
     /// The boxes of the popups showing now (windows the window manager does
     /// not manage: menus, combo box lists, tooltips), the topmost first;
     /// none where the platform cannot say.

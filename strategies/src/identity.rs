@@ -593,5 +593,8 @@ pub fn offset_point(recorded: &Rect, press: (f64, f64), live: &Rect) -> (f64, f6
     )
 }
 
+pub mod recheck;
+pub use recheck::same_element_at;
+
 #[cfg(test)]
 mod tests;

@@ -30,4 +30,7 @@ pub use action::{Action, Button, Candidate, FoundBy, KeySpec, Sought, Step};
 pub use desktop::{Desktop, DesktopError, Frame};
 pub use naive::NaiveStrategy;
 pub use replay::{Prepared, ReplayOptions, ReplayOutcome, StepRecord, StepStatus, run_replay};
-pub use strategy::{Decision, Missed, Observation, ReplayStrategy, StrategyError, Verification};
+pub use strategy::{
+    Decision, Evidence, EvidenceKind, Missed, Observation, ReplayStrategy, StrategyError,
+    Verification,
+};

@@ -11,6 +11,7 @@ use crate::{
     Action, Decision, Desktop, DesktopError, Frame, Observation, ReplayStrategy, Step,
     StrategyError, Verification,
 };
+use crate::{Evidence, EvidenceKind};
 
 /// How a replay runs.
 #[derive(Debug, Clone)]
@@ -100,6 +101,9 @@ pub struct StepRecord {
     /// checked (unverified).
     #[serde(default)]
     pub check: Option<String>,
+    /// What a verified step's check rests on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<EvidenceKind>,
     /// Whether the screen settled before the step (else the wait timed out).
     pub settled: bool,
     /// The active window's title when the step was decided.
@@ -112,12 +116,40 @@ pub struct StepRecord {
     /// when its target was not found (strategies that replay a recording).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sought: Option<crate::Sought>,
+    /// How the element found for the press was re-checked just before it,
+    /// where it was found by its identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recheck: Option<recheck::Recheck>,
     /// Seconds since the replay started.
     pub started_seconds: f64,
     /// Seconds the strategy took to decide (the last attempt).
     pub decide_seconds: f64,
     /// Seconds for the whole step, waits included.
     pub duration_seconds: f64,
+}
+
+impl StepRecord {
+    /// A step not yet attempted, started `started_seconds` into the replay.
+    fn new(step_idx: usize, started_seconds: f64) -> StepRecord {
+        StepRecord {
+            step_idx,
+            status: StepStatus::Failed,
+            step: None,
+            attempts: 0,
+            errors: Vec::new(),
+            prepared: Vec::new(),
+            check: None,
+            evidence: None,
+            settled: false,
+            window_title: None,
+            window_rect: None,
+            sought: None,
+            recheck: None,
+            started_seconds,
+            decide_seconds: 0.0,
+            duration_seconds: 0.0,
+        }
+    }
 }
 
 /// One preparation made before a step ([`Decision::Prepare`]).
@@ -167,22 +199,8 @@ pub fn run_replay(
     let mut history: Vec<StepRecord> = Vec::new();
     for step_idx in 0..options.max_steps {
         let step_started = desktop.now();
-        let mut record = StepRecord {
-            step_idx,
-            status: StepStatus::Failed,
-            step: None,
-            attempts: 0,
-            errors: Vec::new(),
-            prepared: Vec::new(),
-            check: None,
-            settled: false,
-            window_title: None,
-            window_rect: None,
-            sought: None,
-            started_seconds: desktop.now().duration_since(replay_started).as_secs_f64(),
-            decide_seconds: 0.0,
-            duration_seconds: 0.0,
-        };
+        let started_seconds = desktop.now().duration_since(replay_started).as_secs_f64();
+        let mut record = StepRecord::new(step_idx, started_seconds);
         let mut last_frame: Option<Frame> = None;
         // A refusal (the strategy said the replay cannot go on) is never
         // skipped by --skip-failures.
@@ -410,56 +428,36 @@ fn attempt(
     ) {
         return Ok(AttemptResult::Aborted);
     }
-    if !make(desktop, &step.actions, abort).map_err(attempt_error)? {
+    if !recheck::make_rechecked(strategy, desktop, step_idx, &step, record, abort)? {
         return Ok(AttemptResult::Aborted);
     }
-    let only_moves = step
-        .actions
-        .iter()
-        .all(|action| matches!(action, Action::MoveTo { .. } | Action::Pause { .. }));
-    let verification = if only_moves {
-        // What a move does is put the pointer there, and the injector did.
-        Verification::Verified(
-            "a pointer move: the pointer was put where the step aimed (a move has no other effect to check)"
-                .into(),
-        )
-    } else if strategy.verifies() {
-        let Some((after, _)) =
-            wait_until_settled(desktop, &options.settle, region, abort).map_err(attempt_error)?
-        else {
-            return Ok(AttemptResult::Aborted);
-        };
-        let before = last_frame.as_ref().expect("the decision's frame is kept");
-        let Some(window_after) =
-            wait_for_window_after(strategy, desktop, step_idx, abort).map_err(attempt_error)?
-        else {
-            return Ok(AttemptResult::Aborted);
-        };
-        let tree_after = read_tree(strategy, desktop, step_idx);
-        let effect = crate::strategy::Effect {
-            before,
-            after: &after,
-            window: window.as_ref(),
-            window_after: window_after.as_ref(),
-            tree: tree_after.as_ref(),
-        };
-        strategy.verify(step_idx, &effect).map_err(|missed| {
-            let error = format!("the step had no visible effect: {}", missed.reason);
-            if missed.retry {
-                AttemptError::Retry(error)
-            } else {
-                AttemptError::Fatal(error)
-            }
-        })?
-    } else {
-        Verification::Unverified(format!(
-            "the {} strategy does not check a step's effect",
-            strategy.name()
-        ))
+    let Some(verification) = check_effect(
+        strategy,
+        desktop,
+        options,
+        abort,
+        step_idx,
+        &step,
+        (window.as_ref(), region),
+        last_frame.as_ref().expect("the decision's frame is kept"),
+    )?
+    else {
+        return Ok(AttemptResult::Aborted);
+    };
+    // Pixels that changed where the application exposes a tree that said
+    // nothing of the step prove nothing: such a step is not verified.
+    if let Verification::Verified(evidence) = &verification {
+        record.evidence = Some(evidence.kind);
+    }
+    let verification = match verification {
+        Verification::Verified(evidence) if !evidence.kind.proves() => {
+            Verification::Unverified(format!("weak evidence only: {}", evidence.words))
+        }
+        verification => verification,
     };
     match verification {
         Verification::Verified(evidence) => {
-            record.check = Some(evidence);
+            record.check = Some(evidence.words);
             Ok(AttemptResult::Done(StepStatus::Verified))
         }
         Verification::Unverified(reason) if options.require_verified => {
@@ -497,45 +495,6 @@ fn make(
     Ok(true)
 }
 
-/// The active window after step `step_idx`: at once, or, where the strategy
-/// expects a window after it, once that one is active, or a second has
-/// passed with no window active, or
-/// [`WINDOW_AFTER_WAIT`](crate::strategy::WINDOW_AFTER_WAIT) passed. `None`
-/// when aborted.
-fn wait_for_window_after(
-    strategy: &dyn ReplayStrategy,
-    desktop: &mut dyn Desktop,
-    step_idx: usize,
-    abort: &dyn Fn() -> bool,
-) -> Result<Option<Option<reprise_models::WindowState>>, DesktopError> {
-    const SLICE: Duration = Duration::from_millis(100);
-    let expected = strategy.window_after(step_idx).cloned();
-    let n_looks = crate::strategy::WINDOW_AFTER_WAIT.as_millis() / SLICE.as_millis();
-    // No active window at all (the application closed) is waited out for
-    // a moment only: a window may be between two, but none may come.
-    const LOOKS_WITHOUT_WINDOW: u128 = 10;
-    let mut live = desktop.active_window()?;
-    let mut looks_without_window = 0;
-    for _ in 0..n_looks {
-        let arrived = match (&expected, &live) {
-            (None, _) => true,
-            (Some(expected), Some(live)) => crate::strategy::is_same_window(expected, live),
-            (Some(_), None) => {
-                looks_without_window += 1;
-                looks_without_window > LOOKS_WITHOUT_WINDOW
-            }
-        };
-        if arrived {
-            break;
-        }
-        if !wait(desktop, SLICE, abort) {
-            return Ok(None);
-        }
-        live = desktop.active_window()?;
-    }
-    Ok(Some(live))
-}
-
 /// The accessibility tree the strategy wants for step `step_idx`. A tree
 /// that cannot be read counts as absent: the strategy falls back to what the
 /// pixels show.
@@ -565,6 +524,11 @@ fn wait(desktop: &mut dyn Desktop, duration: Duration, abort: &dyn Fn() -> bool)
         desktop.sleep(left.min(Duration::from_millis(10)));
     }
 }
+
+mod effect;
+mod recheck;
+use effect::check_effect;
+pub use recheck::{Recheck, RecheckBy};
 
 #[cfg(test)]
 mod tests;

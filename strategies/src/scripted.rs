@@ -30,6 +30,11 @@ pub struct ScriptedDesktop {
     pub tree_requests: Vec<TreeRequest>,
     /// The popups showing, the topmost first.
     pub popups: Vec<Rect>,
+    /// What hit-testing names at a point, one answer per request, oldest
+    /// first; the last one answers every request after it. Empty: nothing.
+    pub elements_at: VecDeque<Option<reprise_models::ElementIdentity>>,
+    /// Every point hit-tested, in order.
+    pub hit_tests: Vec<(f64, f64)>,
     /// Frames that replace `frame` once the clock reaches their time (since
     /// the desktop was made), in time order: a screen that changes by itself.
     pub timeline: Vec<(Duration, Frame)>,
@@ -59,6 +64,8 @@ impl ScriptedDesktop {
             trees: VecDeque::new(),
             tree_requests: Vec::new(),
             popups: Vec::new(),
+            elements_at: VecDeque::new(),
+            hit_tests: Vec::new(),
             timeline: Vec::new(),
             epoch: Instant::now(),
             slept: Duration::ZERO,
@@ -124,6 +131,18 @@ impl Desktop for ScriptedDesktop {
 
     fn popups(&mut self) -> Result<Vec<Rect>, DesktopError> {
         Ok(self.popups.clone())
+    }
+
+    fn element_at(
+        &mut self,
+        point: (f64, f64),
+    ) -> Result<Option<reprise_models::ElementIdentity>, DesktopError> {
+        self.hit_tests.push(point);
+        Ok(if self.elements_at.len() > 1 {
+            self.elements_at.pop_front().flatten()
+        } else {
+            self.elements_at.front().cloned().flatten()
+        })
     }
 
     fn accessibility_tree(

@@ -39,6 +39,9 @@ pub struct Effect<'a> {
     /// [`ReplayStrategy::window_after`] expects, or that wait passed).
     pub window_after: Option<&'a WindowState>,
     pub tree: Option<&'a A11yTree>,
+    /// The popups showing after it (menus, combo box lists), the topmost
+    /// first.
+    pub popups_after: &'a [Rect],
 }
 
 /// A strategy's answer.
@@ -147,9 +150,68 @@ pub trait ReplayStrategy {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verification {
     /// The effect the recording shows came: how it was seen.
-    Verified(String),
+    Verified(Evidence),
     /// Nothing could be checked: why.
     Unverified(String),
+}
+
+/// How a step's effect was seen, in words and of which kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evidence {
+    pub kind: EvidenceKind,
+    pub words: String,
+}
+
+/// What a step's verification rests on, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceKind {
+    /// The application's own state, read from its accessibility tree (a
+    /// field's text, a selection, the focus).
+    State,
+    /// The windows changed as the recording's did: a window gave way to
+    /// the one the recording shows next, or a popup opened or closed.
+    Window,
+    /// Nothing the application exposes was expected to change (the
+    /// person's own press changed nothing there), and the element at the
+    /// point was re-checked to be the one identified just before the press.
+    Landed,
+    /// The pixels of the target's region, in a window that exposes no
+    /// accessibility tree (nothing better can be read).
+    Pixels,
+    /// The pixels changed where the application exposes a tree that said
+    /// nothing of the step: weak evidence, which a run cannot rest on.
+    Weak,
+    /// The step had no effect to check but its own (a pointer move).
+    Move,
+}
+
+impl EvidenceKind {
+    /// One word for reports and `--json`.
+    pub fn word(self) -> &'static str {
+        match self {
+            EvidenceKind::State => "state",
+            EvidenceKind::Window => "window",
+            EvidenceKind::Landed => "landed",
+            EvidenceKind::Pixels => "pixels",
+            EvidenceKind::Weak => "weak",
+            EvidenceKind::Move => "move",
+        }
+    }
+
+    /// Whether a step verified so is proven: all but weak evidence.
+    pub fn proves(self) -> bool {
+        self != EvidenceKind::Weak
+    }
+}
+
+impl Evidence {
+    pub fn new(kind: EvidenceKind, words: impl Into<String>) -> Evidence {
+        Evidence {
+            kind,
+            words: words.into(),
+        }
+    }
 }
 
 /// The effect the recording shows did not come after a step.

@@ -223,6 +223,11 @@ struct Findings {
     structural: Option<(ElementIdentity, (f64, f64))>,
     /// The closest elements an attempt saw when it did not find its target.
     candidates: Vec<crate::Candidate>,
+    /// The popup a press recorded in one was decided in (the topmost).
+    popup: Option<reprise_models::Rect>,
+    /// The states the structural rung's element had in the live tree when
+    /// the step was decided.
+    states_before: Option<Vec<reprise_models::ElementState>>,
 }
 
 /// What a step's attempts learn from each other.
@@ -240,7 +245,7 @@ enum StructuralRung {
     /// The target, found by its identity.
     Found(Found),
     /// A preparation first: a turn of the wheel toward the target.
-    Prepare(Step),
+    Prepare(Box<Step>),
     /// No answer from the tree: the visual rung decides.
     Pass,
 }
@@ -475,12 +480,24 @@ impl VisualStrategy {
             None => 0.0,
         };
         self.check_where_input_goes(tree, observation, delay)?;
+        if pressed_popup(tree).is_some() {
+            self.findings.popup = observation.popups.first().copied();
+        }
         let found = match self.structural_rung(idx, &planned, observation)? {
             StructuralRung::Found(found) => found,
-            StructuralRung::Prepare(turn) => return Ok(Decision::Prepare(turn)),
+            StructuralRung::Prepare(turn) => return Ok(Decision::Prepare(*turn)),
             StructuralRung::Pass => self.pixel_rung(&planned, observation)?,
         };
         let actions = self.actions_at(tree, found.point);
+        // An element found by its identity is re-checked just before the
+        // press: the recorded identity at the box the live tree gave it.
+        let expect = match (&self.findings.structural, self.findings.target, found.by) {
+            (Some((element, _)), Some(rect), FoundBy::Structural) => Some(ElementIdentity {
+                rect,
+                ..element.clone()
+            }),
+            _ => None,
+        };
         Ok(Decision::Step(Step {
             source_event: Some(idx),
             label: tree.label(),
@@ -489,6 +506,7 @@ impl VisualStrategy {
             actions,
             delay_before_seconds: delay,
             found_by: Some(found.by),
+            expect,
         }))
     }
 

@@ -51,6 +51,7 @@ fn press_and_wait_step() -> Step {
         ],
         delay_before_seconds: 0.0,
         found_by: None,
+        expect: None,
     }
 }
 
@@ -469,13 +470,31 @@ fn a_step_is_verified_only_when_its_check_saw_the_effect() {
         unverified,
         skipped: 0,
     };
-    let seen = Verification::Verified("the box is checked".into());
+    let seen = Verification::Verified(crate::Evidence::new(
+        crate::EvidenceKind::State,
+        "the box is checked",
+    ));
     assert_eq!(
         check(Ok(seen.clone()), true),
         (
             completed(0),
             StepStatus::Verified,
             Some("the box is checked".into()),
+            1
+        )
+    );
+    // Pixels that changed where the application's tree said nothing: weak
+    // evidence, which leaves the step unverified (the run exits 12).
+    let weak = Verification::Verified(crate::Evidence::new(
+        crate::EvidenceKind::Weak,
+        "the target changed on the screen",
+    ));
+    assert_eq!(
+        check(Ok(weak), false),
+        (
+            completed(1),
+            StepStatus::Unverified,
+            Some("weak evidence only: the target changed on the screen".into()),
             1
         )
     );
@@ -542,4 +561,154 @@ fn a_status_is_shown_as_it_is_stored() {
             serde_json::Value::from(status.as_str())
         );
     }
+}
+
+/// A strategy that presses the element `expect` at (50, 40), found (it
+/// says) by its identity, and wants the window's tree for the re-check.
+struct PressFound(reprise_models::ElementIdentity);
+
+impl ReplayStrategy for PressFound {
+    fn name(&self) -> &'static str {
+        "press-found"
+    }
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+        if observation.step_idx > 0 {
+            return Ok(Decision::Done);
+        }
+        let mut step = press_and_wait_step();
+        step.target = Some((50.0, 40.0));
+        step.actions[0] = Action::MoveTo { x: 50.0, y: 40.0 };
+        step.expect = Some(self.0.clone());
+        Ok(Decision::Step(step))
+    }
+    fn wants_tree(&self, _: usize) -> Option<crate::desktop::TreeRequest> {
+        Some(crate::desktop::TreeRequest {
+            app: "app".into(),
+            window: self.0.window.clone(),
+            whole_lists: false,
+        })
+    }
+}
+
+fn button(name: &str, rect: reprise_models::Rect) -> reprise_models::ElementIdentity {
+    let window = reprise_models::WindowIdentity {
+        role: accesskit::Role::Window,
+        name: Some("Form".into()),
+    };
+    reprise_models::ElementIdentity::new("app", window, accesskit::Role::Button, Some(name), rect)
+}
+
+/// The window "Form" with one button at (30, 30) 40x20.
+fn form_tree(name: &str) -> reprise_models::A11yTree {
+    use reprise_models::{A11yNode, Rect};
+    let node = |role, name: &str, rect, children| A11yNode {
+        role,
+        name: Some(name.into()),
+        rect: Some(rect),
+        states: Vec::new(),
+        value: None,
+        children,
+    };
+    reprise_models::A11yTree {
+        app: "app".into(),
+        root: 0,
+        nodes: vec![
+            node(
+                accesskit::Role::Window,
+                "Form",
+                Rect::new(0, 0, 200, 100),
+                vec![1],
+            ),
+            node(
+                accesskit::Role::Button,
+                name,
+                Rect::new(30, 30, 40, 20),
+                vec![],
+            ),
+        ],
+    }
+}
+
+fn presses(desktop: &ScriptedDesktop) -> usize {
+    desktop
+        .injected
+        .iter()
+        .filter(|action| matches!(action, Action::ButtonDown { .. }))
+        .count()
+}
+
+#[test]
+fn the_element_at_the_point_is_checked_just_before_the_press_and_another_one_is_never_pressed() {
+    use reprise_models::Rect;
+    let ok = button("OK", Rect::new(30, 30, 40, 20));
+    let retries = ReplayOptions {
+        max_retries: 2,
+        ..options()
+    };
+    // Between the decision and the press, "Delete" came under the point:
+    // refused on every attempt, naming both, and nothing pressed.
+    let mut desktop = ScriptedDesktop::new();
+    desktop.elements_at = [Some(button("Delete", Rect::new(30, 30, 40, 20)))].into();
+    let (outcome, records) = run(&mut PressFound(ok.clone()), &mut desktop, &retries, &|| {
+        false
+    });
+    let ReplayOutcome::Failed { step: 0, reason } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        reason.contains("button \"Delete\"") && reason.contains("button \"OK\""),
+        "{reason}"
+    );
+    assert_eq!(presses(&desktop), 0, "{:?}", desktop.injected);
+    assert_eq!(records[0].attempts, 3);
+    // Each check was made with the pointer at the point, before any press.
+    assert_eq!(desktop.hit_tests, vec![(50.0, 40.0); 3]);
+    assert!(matches!(
+        desktop.injected[0],
+        Action::MoveTo { x: 50.0, y: 40.0 }
+    ));
+
+    // It went away before the next attempt: pressed once, the check kept.
+    let mut desktop = ScriptedDesktop::new();
+    desktop.elements_at = [
+        Some(button("Delete", Rect::new(30, 30, 40, 20))),
+        Some(ok.clone()),
+    ]
+    .into();
+    let (outcome, records) = run(&mut PressFound(ok.clone()), &mut desktop, &retries, &|| {
+        false
+    });
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { steps: 1, .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(presses(&desktop), 1);
+    assert_eq!(
+        records[0].recheck.as_ref().map(|check| check.by),
+        Some(RecheckBy::HitTest)
+    );
+
+    // A toolkit whose hit-testing names nothing: the window's tree is read
+    // again, and what it has at the point decides.
+    let mut desktop = ScriptedDesktop::new();
+    desktop.trees = [form_tree("OK")].into();
+    let (outcome, records) = run(&mut PressFound(ok.clone()), &mut desktop, &retries, &|| {
+        false
+    });
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        records[0].recheck.as_ref().map(|check| check.by),
+        Some(RecheckBy::Tree)
+    );
+    let mut desktop = ScriptedDesktop::new();
+    desktop.trees = [form_tree("Delete")].into();
+    let (outcome, _) = run(&mut PressFound(ok), &mut desktop, &retries, &|| false);
+    assert!(
+        matches!(outcome, ReplayOutcome::Failed { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(presses(&desktop), 0);
 }

@@ -28,16 +28,19 @@ impl VisualStrategy {
         });
         match answer {
             StructuralAnswer::Found {
+                node_idx,
                 rect,
                 point,
                 evidence,
-                ..
             } => {
                 let agreed = self
                     .cross_check(tree, &planned.target, observation, (rect, &evidence))
                     .map_err(StrategyError::Fatal)?;
                 self.findings.target = Some(rect);
                 self.findings.structural = Some((element.clone(), press));
+                self.findings.states_before = observation
+                    .tree
+                    .map(|live| live.nodes[node_idx as usize].states.clone());
                 Ok(StructuralRung::Found(Found {
                     point: Some(point),
                     by: FoundBy::Structural,
@@ -61,9 +64,9 @@ impl VisualStrategy {
                 ..
             } => {
                 let turn = self.turn_toward(idx, rect, view, &label, &place)?;
-                Ok(StructuralRung::Prepare(scroll_step(
+                Ok(StructuralRung::Prepare(Box::new(scroll_step(
                     idx, turn, wheel, &label, &place,
-                )))
+                ))))
             }
             StructuralAnswer::Gone { reason } => {
                 // A long list is read as far as it shows: the next attempt
@@ -257,6 +260,7 @@ fn scroll_step(
         ],
         delay_before_seconds: 0.0,
         found_by: Some(FoundBy::Structural),
+        expect: None,
     }
 }
 

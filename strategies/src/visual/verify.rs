@@ -1,13 +1,95 @@
-//! What a visual step's effect is checked against: the selection or focus
-//! the recording left on a row member and the text keys typed into a field
-//! (in the live tree), and the change keys made in their window (in the
-//! pixels).
+//! What a visual step's effect is checked against: the application's own
+//! state first (the selection or focus the recording left on a row member,
+//! the focus a press gave a field, the text keys typed into a field, in the
+//! live tree); where the recording shows nothing changed, the press landing
+//! on the element re-checked just before it; the pixels last, which prove
+//! something only where the window exposes no tree.
 
 use reprise_models::{ActionEvent, ElementIdentity, EventName, WindowState};
 
 use super::{PlannedStep, typed_element};
 use crate::identity::{StructuralAnswer, locate};
-use crate::strategy::{Effect, Missed, Verification};
+use crate::strategy::{Effect, Evidence, EvidenceKind, Missed, Verification};
+
+/// The kind of evidence pixels that changed are: the only evidence there is
+/// in a window with no tree, weak in one whose tree said nothing.
+fn pixels_kind(effect: &Effect<'_>) -> EvidenceKind {
+    if effect.tree.is_some() {
+        EvidenceKind::Weak
+    } else {
+        EvidenceKind::Pixels
+    }
+}
+
+/// Whether the element a press was decided on shows, in the live tree
+/// after it, a state it did not have before it or has lost one (selected,
+/// checked, expanded, pressed): the application's own word that the press
+/// acted on it. Nothing where no state changed or the element is not found.
+fn states_changed(
+    (element, press): &(ElementIdentity, (f64, f64)),
+    before: &[reprise_models::ElementState],
+    tree: &reprise_models::A11yTree,
+) -> Option<String> {
+    use reprise_models::ElementState as S;
+    let StructuralAnswer::Found { node_idx, .. } = locate(element, *press, tree) else {
+        return None;
+    };
+    let after = &tree.nodes[node_idx as usize].states;
+    let word = |state: &S| match state {
+        S::Selected => Some("selected"),
+        S::Checked => Some("checked"),
+        S::Expanded => Some("expanded"),
+        S::Pressed => Some("pressed"),
+        _ => None,
+    };
+    let gained: Vec<&str> = after
+        .iter()
+        .filter(|state| !before.contains(state))
+        .filter_map(word)
+        .collect();
+    let lost: Vec<&str> = before
+        .iter()
+        .filter(|state| !after.contains(state))
+        .filter_map(word)
+        .collect();
+    if gained.is_empty() && lost.is_empty() {
+        return None;
+    }
+    let mut words = Vec::new();
+    if !gained.is_empty() {
+        words.push(format!("became {}", gained.join(" and ")));
+    }
+    if !lost.is_empty() {
+        words.push(format!("is no longer {}", lost.join(" or ")));
+    }
+    Some(format!(
+        "{} {} after the press",
+        element.label(),
+        words.join(" and ")
+    ))
+}
+
+/// Whether a field a press was recorded on (one that takes typing, not a
+/// row member, whose selection is checked instead) holds the focus after
+/// the press in the live tree: the evidence when it does; nothing when it
+/// does not or cannot be told (the pixels then decide). A click into a
+/// field that already held the focus changes no pixel, and is still done.
+pub(super) fn verify_focus(
+    (element, press): &(ElementIdentity, (f64, f64)),
+    tree: &reprise_models::A11yTree,
+) -> Option<String> {
+    use reprise_models::element::{is_row_member, takes_typing};
+    if !takes_typing(element.role) || is_row_member(element.role) {
+        return None;
+    }
+    let StructuralAnswer::Found { node_idx, .. } = locate(element, *press, tree) else {
+        return None;
+    };
+    tree.nodes[node_idx as usize]
+        .states
+        .contains(&reprise_models::ElementState::Focused)
+        .then(|| format!("{} holds the focus after the press", element.label()))
+}
 
 /// Whether a row member (a cell, a list item) the recording selected or
 /// focused is so after the click: the evidence when it is, an error when it
@@ -52,21 +134,23 @@ pub(super) fn verify_selection(
     }
 }
 
-/// The characters a step's keys type, when they type nothing else: no
-/// named key but Shift, no secret. `None` otherwise (Enter may close the
-/// field's window; a secret is never compared).
-fn typed_characters(tree: &ActionEvent) -> Option<String> {
+/// The characters a step's keys type into the field that had the focus at
+/// their first key: those before the first named key but Shift (a Tab
+/// moves on to another field, an Enter may close the window), and whether
+/// they are all the step typed. `None` where there are none, or a secret
+/// comes first (a secret is never compared).
+fn typed_characters(tree: &ActionEvent) -> Option<(String, bool)> {
     let mut text = String::new();
     for key in std::iter::once(tree).chain(&tree.children) {
         if key.secret.is_some() {
-            return None;
+            return (!text.is_empty()).then_some((text, false));
         }
         let named = key
             .key_name
             .as_deref()
             .or(key.canonical_key_name.as_deref());
         if named.is_some_and(|name| !name.starts_with("shift")) {
-            return None;
+            return (!text.is_empty()).then_some((text, false));
         }
         if key.name == EventName::Press && named.is_none() {
             text.push_str(
@@ -76,7 +160,7 @@ fn typed_characters(tree: &ActionEvent) -> Option<String> {
             );
         }
     }
-    (!text.is_empty()).then_some(text)
+    (!text.is_empty()).then_some((text, true))
 }
 
 /// Whether the field the keys were typed into holds what they typed, in
@@ -92,7 +176,10 @@ pub(super) fn verify_value(
     if reprise_models::element::is_secret_field(element.role) {
         return None;
     }
-    let typed = typed_characters(&step.tree)?;
+    // Keys after the characters (an Enter that submits, a Tab that
+    // reformats) may change the field again: there the text proves the
+    // step when it is found, and says nothing when it is not.
+    let (typed, all_keys) = typed_characters(&step.tree)?;
     let rect = element.rect;
     let middle = (
         f64::from(rect.left) + f64::from(rect.width) / 2.0,
@@ -102,6 +189,9 @@ pub(super) fn verify_value(
         return None;
     };
     let value = tree.nodes[node_idx as usize].value.as_deref()?;
+    if !all_keys && !value.contains(&typed) {
+        return None;
+    }
     Some(if value.contains(&typed) {
         Ok(format!("{} holds {typed:?}, as typed", element.label()))
     } else {
@@ -130,10 +220,10 @@ pub(super) fn verify_keys(
         ));
     }
     if crate::settle::changed_beyond_caret(effect.before, effect.after, Some(window.rect)) {
-        return Ok(Verification::Verified(
-            "the window changed after the keys (more than a caret), as it did in the recording"
-                .into(),
-        ));
+        return Ok(Verification::Verified(Evidence::new(
+            pixels_kind(effect),
+            "the window changed after the keys (more than a caret), as it did in the recording",
+        )));
     }
     Err(Missed {
         reason: format!(
@@ -146,6 +236,52 @@ pub(super) fn verify_keys(
 }
 
 impl super::VisualStrategy {
+    /// The window a recorded step was made in.
+    fn recorded_window(&self, step: &PlannedStep) -> Option<&WindowState> {
+        step.tree
+            .window_state_id
+            .and_then(|id| self.windows.get(id as usize))
+    }
+
+    /// Whether the windows changed after step `idx` as the recording's did:
+    /// a popup opened where the recording's next press was made in one, a
+    /// popup the press was made in closed, or the window the step was made
+    /// in gave way to the one the recording shows next. The evidence when
+    /// they did; nothing otherwise (the other checks decide).
+    fn verify_windows(&self, idx: usize, effect: &Effect<'_>) -> Option<String> {
+        let step = self.steps.get(idx)?;
+        let next = self.steps.get(idx + 1);
+        let in_popup = super::pressed_popup(&step.tree).is_some();
+        let next_in_popup = next.is_some_and(|next| super::pressed_popup(&next.tree).is_some());
+        if !in_popup && next_in_popup && !effect.popups_after.is_empty() {
+            return Some("a popup opened, as the recording's next press was made in one".into());
+        }
+        let popup_closed = self
+            .findings
+            .popup
+            .is_some_and(|popup| !effect.popups_after.contains(&popup));
+        if in_popup && next.is_some_and(|_| !next_in_popup) && popup_closed {
+            return Some(
+                "the popup it was made in closed after the choice, as in the recording".into(),
+            );
+        }
+        let before = self.recorded_window(step)?;
+        let after = match next {
+            Some(next) => self.recorded_window(next)?,
+            None => self.windows.last()?,
+        };
+        let (live_before, live_after) = (effect.window?, effect.window_after?);
+        let same = crate::strategy::is_same_window;
+        (!same(before, after) && same(after, live_after) && !same(live_before, live_after)).then(
+            || {
+                format!(
+                    "{:?} gave way to {:?}, as in the recording",
+                    live_before.title, live_after.title
+                )
+            },
+        )
+    }
+
     pub(super) fn verify_step(
         &mut self,
         step_idx: usize,
@@ -163,13 +299,42 @@ impl super::VisualStrategy {
         if let (Some(tree), Some(element)) = (effect.tree, self.findings.structural.as_ref())
             && let Some(selected) = verify_selection(element, tree)?
         {
-            return Ok(Verification::Verified(selected));
+            return Ok(Verification::Verified(Evidence::new(
+                EvidenceKind::State,
+                selected,
+            )));
+        }
+        if let (Some(tree), Some(element)) = (effect.tree, self.findings.structural.as_ref())
+            && let Some(focused) = verify_focus(element, tree)
+        {
+            return Ok(Verification::Verified(Evidence::new(
+                EvidenceKind::State,
+                focused,
+            )));
         }
         if step.tree.name.is_key()
             && let Some(tree) = effect.tree
             && let Some(checked) = verify_value(step, tree)
         {
-            return checked.map(Verification::Verified);
+            return checked
+                .map(|words| Verification::Verified(Evidence::new(EvidenceKind::State, words)));
+        }
+        if let (Some(tree), Some(element), Some(before)) = (
+            effect.tree,
+            self.findings.structural.as_ref(),
+            self.findings.states_before.as_deref(),
+        ) && let Some(changed) = states_changed(element, before, tree)
+        {
+            return Ok(Verification::Verified(Evidence::new(
+                EvidenceKind::State,
+                changed,
+            )));
+        }
+        if let Some(windows) = self.verify_windows(step_idx, effect) {
+            return Ok(Verification::Verified(Evidence::new(
+                EvidenceKind::Window,
+                windows,
+            )));
         }
         if step.tree.name.is_key()
             && let Some(window) = effect.window
@@ -182,6 +347,18 @@ impl super::VisualStrategy {
             ));
         };
         if !step.expects_change {
+            // The person's own press changed nothing here either: the press
+            // landing on the element identified (re-checked at the point
+            // just before it) is what the step was.
+            if let Some((element, _)) = &self.findings.structural {
+                return Ok(Verification::Verified(Evidence::new(
+                    EvidenceKind::Landed,
+                    format!(
+                        "the recording shows no change at the target either; the press landed on {}, re-checked at the point just before it",
+                        element.label()
+                    ),
+                )));
+            }
             return Ok(Verification::Unverified(
                 "the recording shows no change at the target to expect".into(),
             ));
@@ -193,8 +370,9 @@ impl super::VisualStrategy {
                 step.tree.label()
             )));
         }
-        Ok(Verification::Verified(
-            "the target changed on the screen, as it did in the recording".into(),
-        ))
+        Ok(Verification::Verified(Evidence::new(
+            pixels_kind(effect),
+            "the target changed on the screen, as it did in the recording",
+        )))
     }
 }

@@ -1,0 +1,114 @@
+//! A step's effect, checked once the screen settled after it and the
+//! window the recording shows after it came (bounded).
+
+use std::time::Duration;
+
+use super::*;
+
+/// Checks the effect of step `step_idx` (decided in `window`, on the screen
+/// `before` showed): verified, with its evidence, or unverified; a failed
+/// attempt where the strategy saw its effect missed. `None` when aborted.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the loop's state, passed once per step"
+)]
+pub(super) fn check_effect(
+    strategy: &mut dyn ReplayStrategy,
+    desktop: &mut dyn Desktop,
+    options: &ReplayOptions,
+    abort: &dyn Fn() -> bool,
+    step_idx: usize,
+    step: &Step,
+    (window, region): (
+        Option<&reprise_models::WindowState>,
+        Option<reprise_models::Rect>,
+    ),
+    before: &Frame,
+) -> Result<Option<Verification>, AttemptError> {
+    let only_moves = step
+        .actions
+        .iter()
+        .all(|action| matches!(action, Action::MoveTo { .. } | Action::Pause { .. }));
+    Ok(Some(if only_moves {
+        // What a move does is put the pointer there, and the injector did.
+        Verification::Verified(Evidence::new(
+            EvidenceKind::Move,
+            "a pointer move: the pointer was put where the step aimed (a move has no other effect to check)",
+        ))
+    } else if strategy.verifies() {
+        let Some((after, _)) =
+            wait_until_settled(desktop, &options.settle, region, abort).map_err(attempt_error)?
+        else {
+            return Ok(None);
+        };
+        let Some(window_after) =
+            wait_for_window_after(strategy, desktop, step_idx, abort).map_err(attempt_error)?
+        else {
+            return Ok(None);
+        };
+        let tree_after = read_tree(strategy, desktop, step_idx);
+        // A popup that opened or closed is a fact of the windows; a platform
+        // that cannot list them says none.
+        let popups_after = desktop.popups().unwrap_or_default();
+        let effect = crate::strategy::Effect {
+            before,
+            after: &after,
+            window,
+            window_after: window_after.as_ref(),
+            tree: tree_after.as_ref(),
+            popups_after: &popups_after,
+        };
+        strategy.verify(step_idx, &effect).map_err(|missed| {
+            let error = format!("the step had no visible effect: {}", missed.reason);
+            if missed.retry {
+                AttemptError::Retry(error)
+            } else {
+                AttemptError::Fatal(error)
+            }
+        })?
+    } else {
+        Verification::Unverified(format!(
+            "the {} strategy does not check a step's effect",
+            strategy.name()
+        ))
+    }))
+}
+
+/// The active window after step `step_idx`: at once, or, where the strategy
+/// expects a window after it, once that one is active, or a second has
+/// passed with no window active, or
+/// [`WINDOW_AFTER_WAIT`](crate::strategy::WINDOW_AFTER_WAIT) passed. `None`
+/// when aborted.
+fn wait_for_window_after(
+    strategy: &dyn ReplayStrategy,
+    desktop: &mut dyn Desktop,
+    step_idx: usize,
+    abort: &dyn Fn() -> bool,
+) -> Result<Option<Option<reprise_models::WindowState>>, DesktopError> {
+    const SLICE: Duration = Duration::from_millis(100);
+    let expected = strategy.window_after(step_idx).cloned();
+    let n_looks = crate::strategy::WINDOW_AFTER_WAIT.as_millis() / SLICE.as_millis();
+    // No active window at all (the application closed) is waited out for
+    // a moment only: a window may be between two, but none may come.
+    const LOOKS_WITHOUT_WINDOW: u128 = 10;
+    let mut live = desktop.active_window()?;
+    let mut looks_without_window = 0;
+    for _ in 0..n_looks {
+        let arrived = match (&expected, &live) {
+            (None, _) => true,
+            (Some(expected), Some(live)) => crate::strategy::is_same_window(expected, live),
+            (Some(_), None) => {
+                looks_without_window += 1;
+                looks_without_window > LOOKS_WITHOUT_WINDOW
+            }
+        };
+        if arrived {
+            break;
+        }
+        if !wait(desktop, SLICE, abort) {
+            return Ok(None);
+        }
+        live = desktop.active_window()?;
+    }
+    Ok(Some(live))
+}
