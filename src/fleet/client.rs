@@ -470,17 +470,23 @@ pub fn event_line(event: &JobEvent) -> String {
             }
             None => format!("attempt {}: ?", event.attempt),
         },
-        super::EventKind::Step => format!(
-            "attempt {}: step {}{} {} … {} ({:.0} ms)",
-            event.attempt,
-            data["step"].as_u64().map_or(0, |step| step + 1),
-            data["of"]
-                .as_u64()
-                .map_or(String::new(), |of| format!("/{of}")),
-            data["action"].as_str().unwrap_or("(no step decided)"),
-            data["status"].as_str().unwrap_or("?").replace('_', " "),
-            data["seconds"].as_f64().unwrap_or(0.0) * 1000.0
-        ),
+        super::EventKind::Step => {
+            match serde_json::from_value::<crate::replay::StepLine>(data.clone()) {
+                Ok(line) => format!(
+                    "attempt {}: step {}{} {} … {} ({:.0} ms)",
+                    event.attempt,
+                    line.step + 1,
+                    line.of.map_or(String::new(), |of| format!("/{of}")),
+                    line.action.as_deref().unwrap_or("(no step decided)"),
+                    line.status.as_str().replace('_', " "),
+                    line.seconds * 1000.0
+                ),
+                Err(err) => format!(
+                    "attempt {}: a step this client cannot read ({err})",
+                    event.attempt
+                ),
+            }
+        }
     };
     format!("{} {}", event.at, crate::present::terminal_safe(&text))
 }

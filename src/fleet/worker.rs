@@ -390,11 +390,11 @@ fn replay_job(
     };
     let on_step = {
         let reports = Mutex::new(reports.clone());
-        Arc::new(move |step: &serde_json::Value| {
+        Arc::new(move |step: &crate::replay::StepLine| {
             let report = ReportKind::Step {
-                step: step["step"].as_u64().unwrap_or(0) as u32,
-                seconds: step["seconds"].as_f64().unwrap_or(0.0),
-                record: step.clone(),
+                step: step.step as u32,
+                seconds: step.seconds,
+                record: serde_json::to_value(step).expect("a step line serializes"),
             };
             if let Ok(reports) = reports.lock() {
                 let _ = reports.send(report);

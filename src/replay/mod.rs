@@ -26,7 +26,7 @@ pub use crate::store::BatchRow;
 use crate::store::Store;
 pub use abort::{ABORT_KEYS, AbortWatcher};
 pub use desktop::LiveDesktop;
-pub use progress::step_line;
+pub use progress::{StepLine, step_line};
 pub use run::replay;
 pub use stopped::stop_of;
 
@@ -93,7 +93,7 @@ pub struct ReplayRequest {
 /// Asked just before the first input.
 pub type BeforeInput = Arc<dyn Fn() -> bool + Send + Sync>;
 /// Told of every finished step.
-pub type OnStep = Arc<dyn Fn(&serde_json::Value) + Send + Sync>;
+pub type OnStep = Arc<dyn Fn(&StepLine) + Send + Sync>;
 
 /// An embedding caller's part in a replay.
 #[derive(Clone, Default)]

@@ -13,7 +13,7 @@ use reprise_strategies::llm::SharedLlm;
 use reprise_strategies::{Frame, StepRecord, run_replay};
 
 use super::desktop::SecretFields;
-use super::progress::{step_json, step_line};
+use super::progress::{StepLine, step_line};
 use super::{
     AbortWatcher, DescriberChoice, Flag, LiveDesktop, ReplayRequest, ReplayResult, StrategyChoice,
     Withdrawn, launch, secrets, strategy,
@@ -273,11 +273,12 @@ impl StepKeeper<'_> {
     fn keep(&mut self, record: &StepRecord, frame: Option<&Frame>) {
         self.n_steps += 1;
         let progress = &self.request.progress;
+        let line = StepLine::of(record, self.total);
         if progress.json {
-            println!("{}", step_json(record, self.total));
+            println!("{}", line.to_json());
         }
         if let Some(on_step) = &self.request.hooks.on_step {
-            on_step(&step_json(record, self.total));
+            on_step(&line);
         }
         if progress.lines {
             eprintln!("{}", step_line(record, self.total));
