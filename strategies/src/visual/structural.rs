@@ -38,9 +38,8 @@ impl VisualStrategy {
                     .map_err(StrategyError::Fatal)?;
                 self.findings.target = Some(rect);
                 self.findings.structural = Some((element.clone(), press));
-                self.findings.states_before = observation
-                    .tree
-                    .map(|live| live.nodes[node_idx as usize].states.clone());
+                let live = observation.tree.map(|live| &live.nodes[node_idx as usize]);
+                self.findings.states_before = live.map(|node| node.states.clone());
                 Ok(StructuralRung::Found(Found {
                     point: Some(point),
                     by: FoundBy::Structural,

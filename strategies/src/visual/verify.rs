@@ -282,6 +282,36 @@ impl super::VisualStrategy {
         )
     }
 
+    /// What the application's live tree says of the step, after it: the
+    /// selection or focus left on a row member, the focus a press gave a
+    /// field, the text keys typed into one, a state the pressed element
+    /// gained or lost. The evidence, an error where it contradicts the
+    /// recording, nothing where it says nothing.
+    fn verify_state(
+        &self,
+        step: &PlannedStep,
+        tree: &reprise_models::A11yTree,
+    ) -> Option<Result<String, Missed>> {
+        let structural = self.findings.structural.as_ref();
+        if let Some(element) = structural {
+            match verify_selection(element, tree) {
+                Ok(Some(selected)) => return Some(Ok(selected)),
+                Err(missed) => return Some(Err(missed)),
+                Ok(None) => {}
+            }
+            if let Some(focused) = verify_focus(element, tree) {
+                return Some(Ok(focused));
+            }
+        }
+        if step.tree.name.is_key()
+            && let Some(checked) = verify_value(step, tree)
+        {
+            return Some(checked);
+        }
+        let (element, before) = (structural?, self.findings.states_before.as_deref()?);
+        states_changed(element, before, tree).map(Ok)
+    }
+
     pub(super) fn verify_step(
         &mut self,
         step_idx: usize,
@@ -296,39 +326,12 @@ impl super::VisualStrategy {
                 "the recording has no such step".into(),
             ));
         };
-        if let (Some(tree), Some(element)) = (effect.tree, self.findings.structural.as_ref())
-            && let Some(selected) = verify_selection(element, tree)?
-        {
-            return Ok(Verification::Verified(Evidence::new(
-                EvidenceKind::State,
-                selected,
-            )));
-        }
-        if let (Some(tree), Some(element)) = (effect.tree, self.findings.structural.as_ref())
-            && let Some(focused) = verify_focus(element, tree)
-        {
-            return Ok(Verification::Verified(Evidence::new(
-                EvidenceKind::State,
-                focused,
-            )));
-        }
-        if step.tree.name.is_key()
-            && let Some(tree) = effect.tree
-            && let Some(checked) = verify_value(step, tree)
+        // The application's own state first.
+        if let Some(tree) = effect.tree
+            && let Some(checked) = self.verify_state(step, tree)
         {
             return checked
                 .map(|words| Verification::Verified(Evidence::new(EvidenceKind::State, words)));
-        }
-        if let (Some(tree), Some(element), Some(before)) = (
-            effect.tree,
-            self.findings.structural.as_ref(),
-            self.findings.states_before.as_deref(),
-        ) && let Some(changed) = states_changed(element, before, tree)
-        {
-            return Ok(Verification::Verified(Evidence::new(
-                EvidenceKind::State,
-                changed,
-            )));
         }
         if let Some(windows) = self.verify_windows(step_idx, effect) {
             return Ok(Verification::Verified(Evidence::new(
