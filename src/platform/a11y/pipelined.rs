@@ -115,7 +115,8 @@ impl A11yReader {
             if tree.nodes.len() >= max_nodes {
                 break;
             }
-            if parent.is_some() && !item.states.contains(State::Showing) {
+            let shown = self.as_shown(&item.object, item.states);
+            if parent.is_some() && !shown.contains(State::Showing) {
                 continue;
             }
             let idx = tree.nodes.len();
