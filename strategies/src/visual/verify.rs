@@ -24,7 +24,8 @@ fn pixels_kind(effect: &Effect<'_>) -> EvidenceKind {
 /// Whether the element a press was decided on shows, in the live tree
 /// after it, a state it did not have before it or has lost one (selected,
 /// checked, expanded, pressed): the application's own word that the press
-/// acted on it. Nothing where no state changed or the element is not found.
+/// acted on it. Nothing where no state changed, one the recording's element
+/// had was lost, or the element is not found.
 fn states_changed(
     (element, press): &(ElementIdentity, (f64, f64)),
     before: &[reprise_models::ElementState],
@@ -52,7 +53,13 @@ fn states_changed(
         .filter(|state| !after.contains(state))
         .filter_map(word)
         .collect();
-    if gained.is_empty() && lost.is_empty() {
+    // A state lost that the recording's element had at the press (a box
+    // the person ticked, unticked here because it was ticked already) is
+    // not the recording's effect: no evidence.
+    let against_recording = before
+        .iter()
+        .any(|state| !after.contains(state) && element.states.contains(state));
+    if against_recording || (gained.is_empty() && lost.is_empty()) {
         return None;
     }
     let mut words = Vec::new();
@@ -377,5 +384,85 @@ impl super::VisualStrategy {
             pixels_kind(effect),
             "the target changed on the screen, as it did in the recording",
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::states_changed;
+    use reprise_models::{A11yNode, A11yTree, ElementIdentity, ElementState, Rect, WindowIdentity};
+
+    fn form(states: Vec<ElementState>) -> A11yTree {
+        let node = |role, name: &str, rect, states, children| A11yNode {
+            role,
+            name: Some(name.into()),
+            rect: Some(rect),
+            states,
+            value: None,
+            children,
+        };
+        A11yTree {
+            app: "app".into(),
+            root: 0,
+            nodes: vec![
+                node(
+                    accesskit::Role::Window,
+                    "Form",
+                    Rect::new(0, 0, 300, 200),
+                    vec![],
+                    vec![1],
+                ),
+                node(
+                    accesskit::Role::CheckBox,
+                    "Remember me",
+                    Rect::new(20, 40, 120, 20),
+                    states,
+                    vec![],
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_state_the_pressed_element_gained_proves_the_press_and_one_lost_against_the_recording_does_not()
+     {
+        let window = WindowIdentity {
+            role: accesskit::Role::Window,
+            name: Some("Form".into()),
+        };
+        let mut ticked = ElementIdentity::new(
+            "app",
+            window,
+            accesskit::Role::CheckBox,
+            Some("Remember me"),
+            Rect::new(20, 40, 120, 20),
+        );
+        ticked.states = vec![ElementState::Checked];
+        let press = (ticked.clone(), (30.0, 50.0));
+        let checked = vec![ElementState::Checked];
+        assert_eq!(
+            states_changed(&press, &[], &form(checked.clone())).as_deref(),
+            Some("checkbox \"Remember me\" became checked after the press")
+        );
+        // Nothing changed: no evidence.
+        assert_eq!(
+            states_changed(&press, &checked, &form(checked.clone())),
+            None
+        );
+        // The person ticked it; here it was ticked already and the press
+        // unticked it: not the recording's effect.
+        assert_eq!(states_changed(&press, &checked, &form(vec![])), None);
+        // A recording that unticked it: losing the tick is its effect.
+        let unticked = (
+            ElementIdentity {
+                states: Vec::new(),
+                ..ticked
+            },
+            (30.0, 50.0),
+        );
+        assert_eq!(
+            states_changed(&unticked, &checked, &form(vec![])).as_deref(),
+            Some("checkbox \"Remember me\" is no longer checked after the press")
+        );
     }
 }
