@@ -600,33 +600,13 @@ fn button(name: &str, rect: reprise_models::Rect) -> reprise_models::ElementIden
 
 /// The window "Form" with one button at (30, 30) 40x20.
 fn form_tree(name: &str) -> reprise_models::A11yTree {
-    use reprise_models::{A11yNode, Rect};
-    let node = |role, name: &str, rect, children| A11yNode {
-        role,
-        name: Some(name.into()),
-        rect: Some(rect),
-        states: Vec::new(),
-        value: None,
-        children,
-    };
-    reprise_models::A11yTree {
-        app: "app".into(),
-        root: 0,
-        nodes: vec![
-            node(
-                accesskit::Role::Window,
-                "Form",
-                Rect::new(0, 0, 200, 100),
-                vec![1],
-            ),
-            node(
-                accesskit::Role::Button,
-                name,
-                Rect::new(30, 30, 40, 20),
-                vec![],
-            ),
-        ],
-    }
+    use accesskit::Role;
+    let mut tree = reprise_models::element::outline(&[
+        (0, Role::Window, "Form", (0, 0, 200, 100)),
+        (1, Role::Button, name, (30, 30, 40, 20)),
+    ]);
+    tree.app = "app".into();
+    tree
 }
 
 fn presses(desktop: &ScriptedDesktop) -> usize {

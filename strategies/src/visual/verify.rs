@@ -390,37 +390,18 @@ impl super::VisualStrategy {
 #[cfg(test)]
 mod tests {
     use super::states_changed;
-    use reprise_models::{A11yNode, A11yTree, ElementIdentity, ElementState, Rect, WindowIdentity};
+    use reprise_models::{A11yTree, ElementIdentity, ElementState, Rect, WindowIdentity};
 
+    /// The window "Form" with the check box "Remember me" in these states.
     fn form(states: Vec<ElementState>) -> A11yTree {
-        let node = |role, name: &str, rect, states, children| A11yNode {
-            role,
-            name: Some(name.into()),
-            rect: Some(rect),
-            states,
-            value: None,
-            children,
-        };
-        A11yTree {
-            app: "app".into(),
-            root: 0,
-            nodes: vec![
-                node(
-                    accesskit::Role::Window,
-                    "Form",
-                    Rect::new(0, 0, 300, 200),
-                    vec![],
-                    vec![1],
-                ),
-                node(
-                    accesskit::Role::CheckBox,
-                    "Remember me",
-                    Rect::new(20, 40, 120, 20),
-                    states,
-                    vec![],
-                ),
-            ],
-        }
+        use accesskit::Role;
+        let mut tree = reprise_models::element::outline(&[
+            (0, Role::Window, "Form", (0, 0, 300, 200)),
+            (1, Role::CheckBox, "Remember me", (20, 40, 120, 20)),
+        ]);
+        tree.app = "app".into();
+        tree.nodes[1].states = states;
+        tree
     }
 
     #[test]
