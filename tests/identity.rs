@@ -327,6 +327,12 @@ fn launch_starts_the_recorded_editor_when_none_is_open_and_ends_only_what_it_sta
         "{err}"
     );
     assert_eq!(result(&display, "launched", "txt"), "hello launch");
+    let env = result(&display, "launched-env", "txt");
+    assert!(env.contains("DISPLAY="), "the editor's environment: {env}");
+    assert!(
+        !env.contains("leak-value"),
+        "the started editor inherited a credential"
+    );
     assert_eq!(
         result(&display, "left", "txt"),
         "",

@@ -243,6 +243,34 @@ fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside(
         result(&display, "file", "err")
     );
 
+    // Almost TOML: refused with the line, nothing typed, the value unsaid.
+    assert_eq!(result(&display, "almost", "code"), "2");
+    assert_eq!(result(&display, "almost", "out"), "|");
+    let almost = result(&display, "almost", "err");
+    assert!(almost.contains("line 2 is not valid TOML"), "{almost}");
+    assert!(!almost.contains("fr0m-file"), "{almost}");
+    // A dry run refuses what the live run would.
+    assert_eq!(result(&display, "dry", "code"), "2");
+    assert!(result(&display, "dry", "err").contains("REPRISE_SECRET_PASSWORD"));
+
+    // No child of Reprise inherits a credential: the reset command, the
+    // application it starts, the recorder's input listener.
+    for name in [
+        "reset-env-1.txt",
+        "app-env-1.txt",
+        "reset-env-3.txt",
+        "listener-env.txt",
+    ] {
+        let env = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(
+            env.contains("DISPLAY="),
+            "{name} holds the environment: {env}"
+        );
+        for leaked in ["leak-value", "leak-token-value", "S3cret"] {
+            assert!(!env.contains(leaked), "{name} inherited {leaked}");
+        }
+    }
+
     // One run per row of a CSV, its secrets a column: rows 1 and 3 typed
     // into their forms, in order; row 2's form is another dialog, and that
     // row alone fails (--keep-going); the exit code says a row failed.

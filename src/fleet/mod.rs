@@ -103,6 +103,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_fleet_and_providers_credentials_are_never_inherited_by_a_child() {
+        use crate::llm::{provider::Kind, settings::ProviderDefaults};
+        use crate::platform::child::is_credential;
+        for var in [TOKEN_VAR, USER_TOKEN_VAR, WORKER_TOKEN_VAR] {
+            assert!(is_credential(var), "{var}");
+        }
+        for kind in [Kind::OpenAi, Kind::Anthropic, Kind::Gemini] {
+            for var in ProviderDefaults::of(kind).key_vars {
+                assert!(is_credential(var), "{var}");
+            }
+        }
+    }
+
+    #[test]
     fn tokens_compare_whole() {
         assert!(same_token(b"0123456789abcdef", b"0123456789abcdef"));
         assert!(!same_token(b"0123456789abcdeX", b"0123456789abcdef"));

@@ -141,7 +141,7 @@ pub fn spawn_listener(
     mut window_under_pointer: impl FnMut() -> Option<super::UnderPointer> + Send + 'static,
 ) -> std::io::Result<InputListener> {
     let exe = std::env::current_exe()?;
-    let mut child = Command::new(exe)
+    let mut child = super::child::without_credentials(&mut Command::new(exe))
         .arg(LISTENER_COMMAND)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

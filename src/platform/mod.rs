@@ -5,11 +5,13 @@
 //! - [`listen`]: the global input listener (rdev, on every platform) and the
 //!   mapping of its keys to Reprise's platform-neutral key names;
 //! - [`inject`]: input injection (enigo, on every platform);
+//! - [`child`]: what a started process inherits (no credentials);
 //! - [`terminal`]: a line read from the terminal with its echo off;
 //! - `os`: the active window's data and the double-click settings, chosen
 //!   per platform below ([`xsettings`] parses X11's settings daemon's data).
 
 pub mod capture;
+pub mod child;
 pub mod inject;
 pub mod keys;
 pub mod listen;

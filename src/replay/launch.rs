@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use reprise_models::{ProcessCommand, WindowState};
 
+use crate::platform::child::without_credentials;
+
 /// The longest a launched application may take to show a window.
 pub const LAUNCH_WAIT: Duration = Duration::from_secs(30);
 /// How long a launched application is given to end after SIGTERM before
@@ -98,7 +100,7 @@ pub fn launch(
         return Err(LaunchError::DryRun { app });
     }
     let mut process = Command::new(&command.argv[0]);
-    process
+    without_credentials(&mut process)
         .args(&command.argv[1..])
         .stdin(Stdio::null())
         .stdout(Stdio::null())

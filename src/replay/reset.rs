@@ -2,6 +2,8 @@
 //! a recording starts from, run before each row of `replay --each` and
 //! before each job of `reprise worker`, bounded in time.
 
+use crate::platform::child::without_credentials;
+
 /// How long `--reset-with` may take.
 pub const RESET_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
@@ -23,7 +25,7 @@ pub fn reset(command: Option<&str>) -> Result<(), ResetError> {
     let Some(command) = command else {
         return Ok(());
     };
-    let mut child = std::process::Command::new("sh")
+    let mut child = without_credentials(&mut std::process::Command::new("sh"))
         .args(["-c", command])
         .stdin(std::process::Stdio::null())
         .spawn()

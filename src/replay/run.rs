@@ -162,24 +162,24 @@ fn planned_steps(bundle: &RecordingBundle, request: &ReplayRequest) -> Result<Ve
 }
 
 /// Every secret the steps type, with its value, before anything is
-/// injected (a dry run injects nothing and needs none).
+/// injected. A dry run injects nothing and holds no value, but checks what
+/// a live run would (the file, every name given) and refuses as it would.
 fn secret_values(trees: &[ActionEvent], request: &ReplayRequest) -> Result<secrets::SecretValues> {
+    let secret_names = reprise_strategies::params::secret_names(trees);
+    let environment = |variable: &str| {
+        request
+            .secret_overrides
+            .by_variable(variable)
+            .map(str::to_owned)
+            .or_else(|| std::env::var(variable).ok())
+    };
+    let file = request.secrets_file.as_deref();
+    let prompt = request.hooks.before_input.is_none();
     if request.options.dry_run {
+        secrets::SecretValues::check(&secret_names, file, &environment, prompt)?;
         return Ok(secrets::SecretValues::default());
     }
-    let secret_names = reprise_strategies::params::secret_names(trees);
-    secrets::SecretValues::resolve(
-        &secret_names,
-        request.secrets_file.as_deref(),
-        &|variable| {
-            request
-                .secret_overrides
-                .by_variable(variable)
-                .map(str::to_owned)
-                .or_else(|| std::env::var(variable).ok())
-        },
-        request.hooks.before_input.is_none(),
-    )
+    secrets::SecretValues::resolve(&secret_names, file, &environment, prompt)
 }
 
 /// `--launch`: the window whose application the first step needs.

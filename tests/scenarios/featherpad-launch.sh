@@ -6,7 +6,8 @@
 # Runs inside dbus-run-session on $DISPLAY; writes into $OUT the saved files
 # (recorded.txt, launched.txt, open.txt), each replay's exit code and
 # messages (CASE.code, CASE.err), the FeatherPad processes left after the
-# first replay (left.txt) and whether the open editor outlived the second
+# first replay (left.txt), the started editor's environment
+# (launched-env.txt) and whether the open editor outlived the second
 # (alive.txt).
 set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
@@ -31,7 +32,15 @@ mv "$saved" "$OUT/recorded.txt"
 # No FeatherPad open: --launch starts one (with a fresh configuration, as
 # the recorded one had).
 rm -rf "$XDG_CONFIG_HOME"
-replay_as launched launch --launch
+# (What the started editor inherits is kept: no credential of Reprise's.)
+(for _ in $(seq 300); do
+  pid=$(pgrep -nx featherpad) && tr '\0' '\n' </proc/"$pid"/environ >"$OUT/launched-env.txt" && break
+  sleep 0.1
+done) &
+watcher=$!
+REPRISE_SECRET_LEAKCHECK=leak-value ANTHROPIC_API_KEY=sk-leak-value \
+  replay_as launched launch --launch
+wait "$watcher" || true
 sleep 0.5
 pgrep -x featherpad >"$OUT/left.txt" || true
 if [[ -e "$saved" ]]; then mv "$saved" "$OUT/launched.txt"; fi

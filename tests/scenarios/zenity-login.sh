@@ -61,6 +61,20 @@ form file
 replay_as file login --secrets-file "$OUT/secrets.toml"
 ended "$zenity_pid" 3
 
+# A file that is almost TOML (one line is not): refused with the line's
+# number before any input, never read as NAME=VALUE lines (which would
+# type ' "fr0m-file"' with its quotes); the form, answered by hand, holds
+# nothing.
+printf 'password = "fr0m-file"\nnot a line of TOML\n' >"$OUT/almost.toml"
+chmod 600 "$OUT/almost.toml"
+form almost
+replay_as almost login --secrets-file "$OUT/almost.toml"
+press $(find_element "push button" OK)
+ended "$zenity_pid" 3
+
+# A dry run checks what the live run would: no secret given is refused.
+replay_as dry login --dry-run
+
 # One replay per row of a CSV, the password a column too, a fresh form per
 # row; row 2's form is another one (a "Logon" dialog), where the recorded
 # target cannot be found: that row fails alone under --keep-going.
@@ -70,13 +84,18 @@ row=$(($(cat "$OUT/rows-started" 2>/dev/null || echo 0) + 1))
 echo "$row" >"$OUT/rows-started"
 title=Login
 [ "$row" = 2 ] && title=Logon
+env >"$OUT/reset-env-$row.txt"
 zenity --forms --title "$title" --text "Sign in" --add-entry "User name" \
   --add-password Password >>"$OUT/each.out" 2>/dev/null &
+app=$!
 "$SCRIPTS/a11y-find.py" zenity "push button" OK >/dev/null
+tr '\0' '\n' </proc/$app/environ >"$OUT/app-env-$row.txt"
 RESET
 printf 'user_name,password\nann,S3cret-one\nben,S3cret-two\n"Carol, Jr.",S3cret-three\n' >"$OUT/rows.csv"
 : >"$OUT/each.out"
-replay_as each login --each "$OUT/rows.csv" --keep-going --reset-with "bash $OUT/reset.sh"
+# (With credentials in Reprise's environment that no child may inherit.)
+REPRISE_SECRET_LEAKCHECK=leak-value OPENAI_API_KEY=sk-leak-value REPRISE_FLEET_TOKEN=leak-token-value \
+  replay_as each login --each "$OUT/rows.csv" --keep-going --reset-with "bash $OUT/reset.sh"
 pkill -x zenity || true
 "$REPRISE" report "$(grep -o 'replay run [0-9a-f-]*' "$OUT/each.err" | tail -1 | cut -d' ' -f3)" \
   -o "$OUT/batch.html" >/dev/null
@@ -94,7 +113,9 @@ ended "$zenity_pid" 3
 # A password dialog that opens while recording and is typed into at once,
 # before the recorder's next frame could see the new window: the reader
 # sees it at the first key.
-start_recording quick
+REPRISE_SECRET_LEAKCHECK=leak-value OPENAI_API_KEY=sk-leak-value start_recording quick
+listener=$(pgrep -f -- "__listen-input" | head -1)
+tr '\0' '\n' </proc/"$listener"/environ >"$OUT/listener-env.txt"
 xdotool key shift
 sleep 0.5
 zenity --password --title Quick >"$OUT/quick.out" 2>/dev/null &
