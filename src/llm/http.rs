@@ -41,7 +41,9 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
     pub connect_timeout: Duration,
     pub request_timeout: Duration,
-    /// Seeds the jitter, so a test can predict it.
+    /// Seeds the jitter: drawn afresh for each policy made, so that two
+    /// processes turned away together by one provider do not come back
+    /// together; a test may set it to predict the waits.
     pub jitter_seed: u64,
 }
 
@@ -53,7 +55,7 @@ impl Default for RetryPolicy {
             max_delay: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(60),
-            jitter_seed: 0x5eed,
+            jitter_seed: fastrand::u64(..),
         }
     }
 }

@@ -222,6 +222,20 @@ fn server_errors_back_off_exponentially_with_jitter_and_a_bound() {
 }
 
 #[test]
+fn two_policies_do_not_retry_in_lockstep() {
+    // Each process (each policy) draws its own jitter: of the waits of ten
+    // policies after one failure, not all are the same.
+    let waits: std::collections::HashSet<Duration> = (0..10)
+        .map(|_| {
+            let policy = super::http::RetryPolicy::default();
+            let mut state = policy.jitter_seed | 1;
+            policy.backoff(1, &mut state)
+        })
+        .collect();
+    assert!(waits.len() > 1, "{waits:?}");
+}
+
+#[test]
 fn a_stall_past_the_timeout_is_retried_then_given_up() {
     let server = ScriptedServer::start(vec![Reply::Stall(
         Duration::from_secs(3),

@@ -151,15 +151,13 @@ fn replay_each(
         .filter(|param| param.kind == ParameterKind::Secret && !rows.columns.contains(&param.name))
         .map(|param| param.name.clone())
         .collect();
+    let environment = |name: &str| std::env::var(name).ok();
+    let file = template.secrets_file.as_deref();
     let shared_secrets = if template.options.dry_run {
+        SecretValues::check(&other_secrets, file, &environment, true)?;
         Default::default()
     } else {
-        SecretValues::resolve(
-            &other_secrets,
-            template.secrets_file.as_deref(),
-            &|name| std::env::var(name).ok(),
-            true,
-        )?
+        SecretValues::resolve(&other_secrets, file, &environment, true)?
     };
     let n_rows = rows
         .rows
@@ -387,8 +385,15 @@ fn apply_retention(store: &Store, config: Option<&std::path::Path>) -> Result<()
 
 /// `--set NAME=VALUE` (of `replay` and `jobs submit`).
 pub(super) fn parse_set(pair: &str) -> Result<(String, String), UsageError> {
+    use crate::replay::rows::MAX_VALUE_BYTES;
     match pair.split_once('=') {
         Some((name, value)) if reprise_models::parameter::is_valid_name(name) => {
+            if value.len() > MAX_VALUE_BYTES {
+                return Err(UsageError(format!(
+                    "--set {name}: the value is longer than {} kB (each character is typed)",
+                    MAX_VALUE_BYTES / 1024
+                )));
+            }
             Ok((name.to_owned(), value.to_owned()))
         }
         _ => Err(UsageError(format!(
