@@ -3,8 +3,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser as _;
-
 fn main() -> ExitCode {
     // The recorder's input listener, run by `reprise record` as a child
     // process (see platform::listen): not a command people use, so not on
@@ -22,7 +20,7 @@ fn main() -> ExitCode {
             }
         };
     }
-    let cli = reprise::cli::Cli::parse();
+    let cli = reprise::cli::Cli::parse_documented();
     reprise::cli::exit::init_logging(cli.global.verbose, cli.global.quiet);
     match reprise::cli::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -197,6 +197,31 @@ fn the_committed_sample_recording_imports_and_shows_its_task() {
     assert_eq!(shown["events"][2]["text"], "a-l-i-c-e");
     assert_eq!(shown["screenshots"].as_array().unwrap().len(), 10);
     assert_eq!(shown["window_states"][0]["title"], "Reprise Fixture");
+    // An export into a pipe (/dev/stdout names no file to replace): the
+    // zip whole on stdout, the words about it on stderr.
+    let out = reprise_with_store(&store)
+        .args(["export", "demo", "-o", "/dev/stdout"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.starts_with(b"PK\x03\x04"), "a zip on stdout");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exported recording"));
+    let piped = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(piped.path(), &out.stdout).unwrap();
+    let imported = reprise_with_store(&store)
+        .args(["import", "--as", "piped"])
+        .arg(piped.path())
+        .output()
+        .unwrap();
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
     // A second import of the same recording is refused, and changes nothing.
     let out = reprise_with_store(&store)
         .args(["import", SAMPLE])
@@ -701,6 +726,48 @@ fn completions_and_manual_pages_are_generated_for_every_command() {
         assert!(text.contains(".SH"), "{name}: {text}");
     }
     assert!(!pages.join("reprise-__listen-input.1").exists());
+    // Nested commands have pages too, every page a list of subcommands
+    // links to exists, each names its command in full and ends with the
+    // exit codes.
+    let written: Vec<String> = std::fs::read_dir(&pages)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for nested in [
+        "reprise-runs-show.1",
+        "reprise-jobs-submit.1",
+        "reprise-events-reduce.1",
+    ] {
+        assert!(
+            written.iter().any(|name| name == nested),
+            "{nested}: {written:?}"
+        );
+    }
+    for name in &written {
+        let text = std::fs::read_to_string(pages.join(name)).unwrap();
+        let stem = name.trim_end_matches(".1");
+        assert!(
+            text.contains(&format!("{} \\-", stem.replace('-', "\\-")))
+                || text.contains(&format!("{stem} \\-")),
+            "{name} names itself: {text}"
+        );
+        assert!(text.contains("Exit codes:"), "{name} lists the exit codes");
+        for linked in text
+            .split(['\n', ' '])
+            .filter_map(|word| word.strip_suffix("(1)"))
+        {
+            let linked = linked.replace("\\-", "-");
+            assert!(
+                pages.join(format!("{linked}.1")).exists(),
+                "{name} links to {linked}"
+            );
+        }
+    }
+    let help = run_ok(reprise_with_store(&store).args(["runs", "show", "--help"]));
+    assert!(
+        help.contains("Exit codes:") && help.contains("12  a replay"),
+        "{help}"
+    );
     // man(1) reads them, where it is installed.
     if let Ok(out) = Command::new("man")
         .arg("-l")

@@ -1,16 +1,7 @@
 //! Exit codes and logging set-up for the binary.
 //!
-//! | code | meaning |
-//! |---|---|
-//! | 0 | success |
-//! | 1 | the command failed (I/O, the store, the display) |
-//! | 2 | the command line is wrong (clap's usage errors), or the configuration (the config file, a setting's variable) |
-//! | 3 | the recording, run or job named does not exist |
-//! | 4 | the input was refused: malformed JSON, a bad export, a damaged or newer store, a fleet request the server refused |
-//! | 5 | no model provider is configured, or the providers failed |
-//! | 10 | a replay stopped at a step that failed (or reached its step limit); a watched job ended failed, abandoned or expired |
-//! | 11 | a replay was aborted by the person or a signal; a watched job ended aborted or cancelled |
-//! | 12 | a replay (or a watched job) did every step, but the effect of some could not be checked |
+//! The codes and their meanings are one table, [`Code::TABLE`], printed
+//! at the foot of every command's `--help` and in the manual pages.
 
 use crate::fleet::client::{JobEnded, ServerRefused};
 use crate::llm::LlmFailure;
@@ -31,6 +22,59 @@ pub enum Code {
     ReplayFailed = 10,
     ReplayAborted = 11,
     ReplayUnverified = 12,
+}
+
+impl Code {
+    /// Every code a command may exit with, 0 first, and what it means: the
+    /// one table the binary's `main`, every command's `--help` and the
+    /// manual pages print.
+    pub const TABLE: [(u8, &'static str); 9] = [
+        (
+            0,
+            "success (for a replay: every step done, and every step's effect seen)",
+        ),
+        (
+            Code::Failure as u8,
+            "the command failed (I/O, the store, the display)",
+        ),
+        (
+            Code::Usage as u8,
+            "the command line is wrong, or the configuration (the config file, a setting's variable), a secrets file or a rows file",
+        ),
+        (
+            Code::NotFound as u8,
+            "the recording, run or fleet job named does not exist",
+        ),
+        (
+            Code::Refused as u8,
+            "the input was refused: malformed JSON, a bad export, a damaged store, or one written by a newer Reprise; a request or a token the fleet server refused",
+        ),
+        (
+            Code::Llm as u8,
+            "no model provider is configured, or the providers failed (no answer, or answers that could not be used, even when fed back)",
+        ),
+        (
+            Code::ReplayFailed as u8,
+            "a replay (or a watched job) stopped at a step that failed (or refused an ambiguous target), or went on past one with --skip-failures",
+        ),
+        (
+            Code::ReplayAborted as u8,
+            "a replay (or a watched job) was aborted by the person (abort keys, a screen corner), by SIGINT, SIGTERM or SIGHUP, or cancelled; it released all it held",
+        ),
+        (
+            Code::ReplayUnverified as u8,
+            "a replay (or a watched job) did every step, but the effect of some could not be checked (unverified); the warning counts them",
+        ),
+    ];
+
+    /// The table as the `--help` footer and the manual's EXIT STATUS.
+    pub fn footer() -> String {
+        let mut text = String::from("Exit codes:\n");
+        for (code, meaning) in Code::TABLE {
+            text.push_str(&format!("  {code:>2}  {meaning}\n"));
+        }
+        text
+    }
 }
 
 /// The exit code for an error: the first cause in its chain that says.
@@ -66,7 +110,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         if let Some(refused) = cause.downcast_ref::<ServerRefused>() {
             return match refused.status {
                 404 => Code::NotFound,
-                400 | 409 | 413 => Code::Refused,
+                400 | 401 | 403 | 409 | 413 | 422 => Code::Refused,
                 _ => Code::Failure,
             };
         }
@@ -152,5 +196,26 @@ pub fn init_logging(verbose: u8, quiet: bool) {
         builder.init();
     } else {
         builder.without_time().with_target(false).init();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_manual_lists_the_exit_codes_as_the_code_does() {
+        let usage = include_str!("../../docs/usage.md");
+        for (code, meaning) in Code::TABLE {
+            let row = format!("| {code} | {meaning} |");
+            assert!(usage.contains(&row), "docs/usage.md lacks {row}");
+        }
+        let rows = usage
+            .lines()
+            .skip_while(|line| *line != "## Exit codes")
+            .take_while(|line| !line.starts_with("## What"))
+            .filter(|line| line.starts_with("| ") && line.as_bytes()[2].is_ascii_digit())
+            .count();
+        assert_eq!(rows, Code::TABLE.len(), "no code the binary does not use");
     }
 }

@@ -84,8 +84,9 @@ pub enum JobsCommand {
         #[command(flatten)]
         server: ServerArg,
     },
-    /// Follow a job's steps and states live until it ends; exits 0 when it
-    /// completed, 12 when unverified, 10 otherwise.
+    /// Follow a job's steps and states live until it ends; exits as its
+    /// replay would: 0 completed, 12 unverified, 11 aborted or cancelled,
+    /// 10 failed, abandoned or expired.
     Watch {
         id: String,
         /// Print each event as a JSON line.

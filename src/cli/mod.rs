@@ -23,6 +23,28 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// The command line as it is parsed and documented: every command's
+    /// help ends with the exit codes' table.
+    pub fn documented() -> clap::Command {
+        fn with_footer(command: clap::Command, footer: &str) -> clap::Command {
+            command
+                .after_help(footer.to_owned())
+                .mut_subcommands(|sub| with_footer(sub, footer))
+        }
+        with_footer(
+            <Cli as clap::CommandFactory>::command(),
+            &exit::Code::footer(),
+        )
+    }
+
+    /// The command line of this process, or clap's usage error (exit 2).
+    pub fn parse_documented() -> Cli {
+        let matches = Self::documented().get_matches();
+        <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
     /// The store (an SQLite file); default: reprise/store.sqlite in the per-user data directory.

@@ -127,24 +127,34 @@ impl Api {
         })
     }
 
-    fn decode<T: DeserializeOwned>(status: u16, bytes: &[u8]) -> Result<Answered<T>, CallError> {
+    /// An answer read: a refusal's words are the server's (or a proxy's),
+    /// shown without the token (a server that echoes the request's
+    /// Authorization header would otherwise print it) and cut short.
+    fn decode<T: DeserializeOwned>(
+        &self,
+        status: u16,
+        bytes: &[u8],
+    ) -> Result<Answered<T>, CallError> {
         if status == 204 {
             return Ok(Answered { status, body: None });
         }
         if !(200..300).contains(&status) {
+            let redact = crate::llm::scrub::Secrets::new([self.token.as_str()]);
+            let shown = |text: &str| {
+                let text: String = redact.scrub(text).chars().take(300).collect();
+                crate::present::terminal_safe(&text)
+            };
             let error: Option<ApiError> = serde_json::from_slice(bytes).ok();
             return Err(CallError::Refused(match error {
                 Some(error) => crate::fleet::client::ServerRefused {
                     status,
-                    code: error.error.code,
-                    message: crate::present::terminal_safe(&error.error.message),
+                    code: shown(&error.error.code),
+                    message: shown(&error.error.message),
                 },
                 None => crate::fleet::client::ServerRefused {
                     status,
                     code: "unknown".into(),
-                    message: crate::present::terminal_safe(&String::from_utf8_lossy(
-                        &bytes[..bytes.len().min(300)],
-                    )),
+                    message: shown(&String::from_utf8_lossy(bytes)),
                 },
             }));
         }
@@ -169,7 +179,7 @@ impl Api {
             request = request.json(body);
         }
         let (status, bytes) = self.send(request, timeout)?;
-        Api::decode(status, &bytes)
+        self.decode(status, &bytes)
     }
 
     /// The body of a GET, as bytes.
@@ -179,7 +189,8 @@ impl Api {
         if (200..300).contains(&status) {
             Ok(bytes)
         } else {
-            Api::decode::<serde_json::Value>(status, &bytes).map(|_| Vec::new())
+            self.decode::<serde_json::Value>(status, &bytes)
+                .map(|_| Vec::new())
         }
     }
 
@@ -196,7 +207,7 @@ impl Api {
             .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
             .body(bytes);
         let (status, bytes) = self.send(request, timeout)?;
-        Api::decode(status, &bytes)
+        self.decode(status, &bytes)
     }
 
     /// Follows a job's Server-Sent Events, calling `each` for every event,
@@ -233,9 +244,11 @@ impl Api {
                 let status = response.status().as_u16();
                 if status != 200 {
                     let bytes = response.bytes().await.unwrap_or_default();
-                    return Api::decode::<serde_json::Value>(status, &bytes).map(|_| true);
+                    return self
+                        .decode::<serde_json::Value>(status, &bytes)
+                        .map(|_| true);
                 }
-                let mut buffer = String::new();
+                let mut buffer: Vec<u8> = Vec::new();
                 loop {
                     // Silence longer than three keep-alives is a dead link.
                     let chunk =
@@ -248,9 +261,8 @@ impl Api {
                         }
                         Err(_) => return Ok(false),
                     };
-                    buffer.push_str(&String::from_utf8_lossy(&chunk));
-                    while let Some(end) = buffer.find("\n\n") {
-                        let block: String = buffer.drain(..end + 2).collect();
+                    buffer.extend_from_slice(&chunk);
+                    for block in sse_blocks(&mut buffer)? {
                         if let Some(event) = parse_sse(&block) {
                             last = Some(event.id);
                             each(&event);
@@ -273,6 +285,27 @@ impl Api {
             std::thread::sleep(Duration::from_millis(500 * failures as u64));
         }
     }
+}
+
+/// The longest an SSE block may grow before its end.
+const MAX_SSE_BLOCK: usize = 1024 * 1024;
+
+/// The whole blocks at the start of the stream's bytes, taken out of it.
+/// Bytes are joined before they are read as text, so a character split
+/// across two network chunks arrives whole.
+fn sse_blocks(buffer: &mut Vec<u8>) -> Result<Vec<String>, CallError> {
+    let mut blocks = Vec::new();
+    while let Some(end) = buffer.windows(2).position(|pair| pair == b"\n\n") {
+        let block: Vec<u8> = buffer.drain(..end + 2).collect();
+        blocks.push(String::from_utf8_lossy(&block).into_owned());
+    }
+    if buffer.len() > MAX_SSE_BLOCK {
+        return Err(CallError::BadAnswer(format!(
+            "an event of the stream passed {} kB without ending",
+            MAX_SSE_BLOCK / 1024
+        )));
+    }
+    Ok(blocks)
 }
 
 /// One SSE block's event (`data:` lines joined), if it is one of ours.
@@ -507,41 +540,7 @@ pub fn pairs(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_sse_block_reads_as_its_event() {
-        let block = "id: 7\nevent: state\ndata: {\"id\":7,\"job\":\"j\",\"kind\":\"state\",\"attempt\":1,\"data\":{\"state\":\"running\"},\"at\":\"t\"}\n\n";
-        let event = parse_sse(block).unwrap();
-        assert_eq!(event.id, 7);
-        assert_eq!(event.data["state"], "running");
-        assert!(parse_sse(": keep-alive\n\n").is_none());
-    }
-
-    #[test]
-    fn a_state_event_reads_as_its_change_and_a_line() {
-        let block = "data: {\"id\":8,\"job\":\"j\",\"kind\":\"state\",\"attempt\":2,\"data\":{\"state\":\"queued\",\"reason\":\"next attempt\",\"worker\":null},\"at\":\"t\"}\n\n";
-        let event = parse_sse(block).unwrap();
-        assert_eq!(
-            event.state_change(),
-            Some(crate::fleet::StateChange {
-                state: JobState::Queued,
-                reason: Some("next attempt".into()),
-                worker: None,
-            })
-        );
-        assert_eq!(event_line(&event), "t attempt 2: queued (next attempt)");
-        let step = "data: {\"id\":9,\"job\":\"j\",\"kind\":\"step\",\"attempt\":2,\"data\":{\"step\":0,\"status\":\"verified\"},\"at\":\"t\"}\n\n";
-        assert_eq!(parse_sse(step).unwrap().state_change(), None);
-    }
-
-    #[test]
-    fn an_id_stays_one_path_segment() {
-        assert_eq!(path_part("../../metrics?x"), "metricsx");
-        assert_eq!(path_part("3f2a-77"), "3f2a-77");
-    }
-}
+mod tests;
 
 /// A server (the fleet's) that answered with an error: its status, code
 /// and message.

@@ -85,6 +85,13 @@ pub enum StoreError {
 
 /// `path` as an SQLite `file:` URI, its special and non-ASCII bytes
 /// percent-escaped.
+/// Whether `query` may be the start of an id (a uuid's, matched in lower
+/// case): four or more hex digits and dashes. Anything else (`%`, `_`, an empty text)
+/// names no id, whatever ids the store holds.
+fn is_id_prefix(query: &str) -> bool {
+    query.len() >= 4 && query.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+}
+
 fn url_path(path: &Path) -> String {
     let mut uri = String::from("file:");
     for byte in path.as_os_str().as_encoded_bytes() {

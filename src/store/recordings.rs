@@ -144,10 +144,10 @@ impl Store {
             )
             .optional()?;
         let mut by_prefix: Vec<String> = Vec::new();
-        if query.len() >= 4 && query.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
-            let mut statement = self
-                .conn
-                .prepare("SELECT id FROM recordings WHERE id LIKE ?1 || '%' ORDER BY id")?;
+        if super::is_id_prefix(query) {
+            let mut statement = self.conn.prepare(
+                "SELECT id FROM recordings WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id",
+            )?;
             by_prefix = statement
                 .query_map(params![query.to_ascii_lowercase()], |row| row.get(0))?
                 .collect::<rusqlite::Result<_>>()?;

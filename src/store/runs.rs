@@ -271,10 +271,13 @@ impl Store {
     /// `latest`) for the newest.
     pub fn resolve_run(&self, query: &str) -> Result<String> {
         let query = if query == "latest" { "last" } else { query };
+        if query != "last" && !super::is_id_prefix(query) {
+            return Err(StoreError::RunNotFound(query.to_owned()));
+        }
         let sql = if query == "last" {
             "SELECT id FROM replay_runs ORDER BY started DESC, rowid DESC LIMIT 2"
         } else {
-            "SELECT id FROM replay_runs WHERE id LIKE ?1 || '%' ORDER BY id LIMIT 2"
+            "SELECT id FROM replay_runs WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2"
         };
         let mut statement = self.conn.prepare(sql)?;
         let ids: Vec<String> = if query == "last" {
@@ -283,7 +286,7 @@ impl Store {
                 .collect::<rusqlite::Result<_>>()?
         } else {
             statement
-                .query_map(params![query], |row| row.get(0))?
+                .query_map(params![query.to_ascii_lowercase()], |row| row.get(0))?
                 .collect::<rusqlite::Result<_>>()?
         };
         match (query, ids.as_slice()) {
@@ -300,13 +303,18 @@ impl Store {
     /// The batch (`replay --each`) whose id is `query` or starts with it:
     /// its id and its runs' ids in row order; `None` when no batch matches.
     pub fn resolve_batch(&self, query: &str) -> Result<Option<(String, Vec<String>)>> {
+        if !super::is_id_prefix(query) {
+            return Ok(None);
+        }
         let mut statement = self.conn.prepare(
             "SELECT json_extract(arguments, '$.batch.id'), id FROM replay_runs \
-             WHERE json_extract(arguments, '$.batch.id') LIKE ?1 || '%' \
+             WHERE substr(json_extract(arguments, '$.batch.id'), 1, length(?1)) = ?1 \
              ORDER BY json_extract(arguments, '$.batch.row'), started",
         )?;
         let rows: Vec<(String, String)> = statement
-            .query_map(params![query], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .query_map(params![query.to_ascii_lowercase()], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })?
             .collect::<rusqlite::Result<_>>()?;
         let mut batches: Vec<&String> = rows.iter().map(|(batch, _)| batch).collect();
         batches.dedup();

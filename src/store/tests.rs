@@ -817,3 +817,51 @@ fn a_run_stored_by_an_older_reprise_reads_back_typed() {
     assert_eq!(run.outcome, Some(outcome));
     assert_eq!(run.summary, Some(summary));
 }
+
+#[test]
+fn a_reference_names_a_run_by_its_id_never_by_a_pattern() {
+    let (_dir, mut store) = temp_store();
+    let (bundle, images) = sample_bundle("0f0e0d0c-0000-4000-8000-000000000009");
+    store.import(&bundle, &images).unwrap();
+    for (id, batch) in [
+        ("abcd1234-0000-4000-8000-000000000001", "b0b0b0b0-0000"),
+        ("abcd5678-0000-4000-8000-000000000002", "b0b0b0b0-0000"),
+    ] {
+        store
+            .insert_run(&RunRecord {
+                id: id.to_owned(),
+                recording_id: bundle.recording.id.clone(),
+                strategy: "naive".to_owned(),
+                arguments: RunArguments {
+                    batch: Some(BatchRow {
+                        id: batch.to_owned(),
+                        row: 1,
+                        values: Vec::new(),
+                    }),
+                    ..Default::default()
+                },
+                started: "2026-01-01T00:00:00.000Z".to_owned(),
+                ended: None,
+                outcome: None,
+                summary: None,
+            })
+            .unwrap();
+    }
+    for pattern in ["%", "_", "", "abcd%", "abc_1234", "ab"] {
+        assert!(
+            matches!(store.resolve_run(pattern), Err(StoreError::RunNotFound(_))),
+            "{pattern:?} names no run"
+        );
+        assert_eq!(store.resolve_batch(pattern).unwrap(), None, "{pattern:?}");
+        assert!(store.resolve(pattern).is_err(), "{pattern:?}");
+    }
+    assert_eq!(
+        store.resolve_run("ABCD1").unwrap(),
+        "abcd1234-0000-4000-8000-000000000001"
+    );
+    assert!(matches!(
+        store.resolve_run("abcd"),
+        Err(StoreError::Ambiguous { .. })
+    ));
+    assert_eq!(store.resolve_batch("b0b0").unwrap().unwrap().1.len(), 2);
+}

@@ -15,6 +15,15 @@ use crate::settings::errors::UsageError;
 /// the link); a target that is not a regular file (a device such as
 /// `/dev/stdout`, a pipe) is written to directly, never replaced.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    // A stream (`/dev/stdout` into a pipe, whose link names no path, a
+    // FIFO, a terminal) is asked of the kernel first.
+    if is_stream(path) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut file| file.write_all(bytes).and_then(|()| file.flush()))
+            .with_context(|| format!("write {}", path.display()));
+    }
     // The file a chain of links names, which need not exist yet (at most
     // 40 links, as the kernel allows).
     let mut target = path.to_owned();
@@ -63,6 +72,13 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
         .map_err(|err| err.error)
         .with_context(|| format!("move the file to {}", path.display()))?;
     Ok(())
+}
+
+/// Whether `path` names something that is neither a regular file nor a
+/// folder (a pipe, a terminal, a device): a result written there is read as
+/// it comes, so the words about it go to stderr.
+pub fn is_stream(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| !meta.is_file() && !meta.is_dir())
 }
 
 pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {

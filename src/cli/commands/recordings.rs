@@ -146,13 +146,18 @@ pub fn export(store: &Store, args: &ExportArgs) -> Result<()> {
         .with_context(|| format!("read recording {id}"))?;
     let bytes = archive::export(store, &bundle)?;
     write_atomically(&args.output, &bytes)?;
-    println!(
+    let said = format!(
         "exported recording {id} ({}, {}, {}) to {}",
         plural(bundle.events.len(), "event"),
         plural(bundle.screenshots.len(), "screenshot"),
         plural(bytes.len(), "byte"),
         args.output.display()
     );
+    if super::output::is_stream(&args.output) {
+        eprintln!("{said}");
+    } else {
+        println!("{said}");
+    }
     Ok(())
 }
 
