@@ -128,7 +128,7 @@ pub struct ActionEvent {
     /// change, the element that had the focus (`None` where the window
     /// exposes no tree, or it did not answer in time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub element: Option<crate::ElementIdentity>,
+    pub element: Option<Box<crate::ElementIdentity>>,
     /// For a press: whether the element the tree named was checked against
     /// the screen and kept, or dropped and why (`None` in recordings made
     /// before the check, and for presses the tree named nothing for).

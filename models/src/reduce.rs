@@ -45,28 +45,44 @@ pub fn reduce(raw_events: Vec<ActionEvent>, options: &ReduceOptions) -> Vec<Acti
 }
 
 /// Passes every maximal run of consecutive events that satisfy `is_target` to
-/// `merge`, and every other event through unchanged.
+/// `merge`, and every other event through unchanged. The result is written
+/// into the input's own slots (a merge never gives back more events than its
+/// run held), so a pass holds one list of events, not two: a million events
+/// are hundreds of MB.
 fn merge_runs(
-    events: Vec<ActionEvent>,
+    mut events: Vec<ActionEvent>,
     is_target: impl Fn(&ActionEvent) -> bool,
     mut merge: impl FnMut(Vec<ActionEvent>) -> Vec<ActionEvent>,
 ) -> Vec<ActionEvent> {
-    let mut out = Vec::with_capacity(events.len());
+    let mut written = 0;
     let mut run = Vec::new();
-    for event in events {
+    let mut put = |events: &mut Vec<ActionEvent>, merged: Vec<ActionEvent>, read: usize| {
+        assert!(
+            written + merged.len() <= read,
+            "a merge gave back more events than its run held"
+        );
+        for event in merged {
+            events[written] = event;
+            written += 1;
+        }
+    };
+    for read in 0..events.len() {
+        let event = std::mem::replace(&mut events[read], ActionEvent::new(EventName::Move, 0.0));
         if is_target(&event) {
             run.push(event);
-        } else {
-            if !run.is_empty() {
-                out.extend(merge(std::mem::take(&mut run)));
-            }
-            out.push(event);
+            continue;
         }
+        if !run.is_empty() {
+            put(&mut events, merge(std::mem::take(&mut run)), read);
+        }
+        put(&mut events, vec![event], read + 1);
     }
+    let end = events.len();
     if !run.is_empty() {
-        out.extend(merge(run));
+        put(&mut events, merge(run), end);
     }
-    out
+    events.truncate(written);
+    events
 }
 
 fn remove_invalid_key_events(events: Vec<ActionEvent>) -> Vec<ActionEvent> {

@@ -143,7 +143,7 @@ impl Scrubber {
         }
         if !event.is_raw_key() {
             if is_pointer_press {
-                self.read_focus(event.element.as_ref());
+                self.read_focus(event.element.as_deref());
             }
             return vec![event];
         }
@@ -162,7 +162,7 @@ impl Scrubber {
             self.focus_moved = true;
         }
         if event.element.is_some() || self.focus_moved {
-            self.read_focus(event.element.as_ref());
+            self.read_focus(event.element.as_deref());
         }
         let named = event.named_key().map(str::to_owned);
         if named

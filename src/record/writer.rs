@@ -269,7 +269,8 @@ impl Writer {
             let windows_before = self.window_times.partition_point(|&t| t <= event.timestamp);
             event.window_state_id = windows_before.checked_sub(1).map(|idx| idx as u32);
             self.pending_elements.remove(&event.timestamp.to_bits());
-            (event.element, event.identity) = checked(&event, self.element_of(&event));
+            let (element, identity) = checked(&event, self.element_of(&event));
+            (event.element, event.identity) = (element.map(Box::new), identity);
             let window = event
                 .window_state_id
                 .and_then(|id| self.window_names.get(id as usize))

@@ -152,7 +152,7 @@ fn runs(trees: &[ActionEvent]) -> Vec<Run> {
         if !tree.name.is_key() {
             if let Some(element) = std::iter::once(tree)
                 .chain(&tree.children)
-                .find_map(|event| event.element.clone())
+                .find_map(|event| event.element.as_deref().cloned())
             {
                 pressed = Some(element);
             }
@@ -168,7 +168,7 @@ fn runs(trees: &[ActionEvent]) -> Vec<Run> {
         };
         for (idx, leaf) in leaves.iter().enumerate() {
             if let Some(element) = &leaf.element {
-                focus = Some(element.clone());
+                focus = Some((**element).clone());
                 flush(&mut current);
             }
             let char = char_of(leaf);
@@ -282,7 +282,7 @@ fn leaf_field(tree: &ActionEvent, secret: &str) -> Option<String> {
     tree.children
         .iter()
         .find(|leaf| leaf.secret.as_deref() == Some(secret) && leaf.element.is_some())
-        .and_then(|leaf| leaf.element.as_ref())
+        .and_then(|leaf| leaf.element.as_deref())
         .map(ElementIdentity::label)
 }
 

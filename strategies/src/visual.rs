@@ -112,7 +112,7 @@ pub fn pressed_element(tree: &ActionEvent) -> Option<&ElementIdentity> {
     std::iter::once(tree)
         .chain(&tree.children)
         .filter(|event| event.mouse_pressed != Some(false))
-        .find_map(|event| event.element.as_ref())
+        .find_map(|event| event.element.as_deref())
         .filter(|element| element.version <= ELEMENT_VERSION)
 }
 
@@ -136,7 +136,7 @@ pub fn typed_element(tree: &ActionEvent) -> Option<&ElementIdentity> {
     }
     std::iter::once(tree)
         .chain(&tree.children)
-        .find_map(|event| event.element.as_ref())
+        .find_map(|event| event.element.as_deref())
         .filter(|element| element.version <= ELEMENT_VERSION)
 }
 

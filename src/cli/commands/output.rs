@@ -87,6 +87,21 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
     print_text(&text)
 }
 
+/// Writes `value` as pretty JSON to stdout as it is serialized, never
+/// whole in memory (a million reduced events would be hundreds of MB of
+/// text). A reader that stopped reading is not an error.
+pub fn stream_json<T: serde::Serialize>(value: &T) -> Result<()> {
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut stdout, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| stdout.write_all(b"\n"))
+        .and_then(|()| stdout.flush());
+    match written {
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        result => result.context("write output"),
+    }
+}
+
 /// Writes to stdout. A reader that stopped reading (`reprise list --json |
 /// head -1`) is not an error.
 pub fn print_text(text: &str) -> Result<()> {

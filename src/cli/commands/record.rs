@@ -1,11 +1,8 @@
 //! `reprise record` and `reprise events reduce`.
 
-use std::io::Read as _;
-
 use anyhow::{Context as _, Result, bail};
 use reprise_models::{ActionEvent, DoubleClickSettings, ReduceOptions, reduce};
 
-use super::output::print_json;
 use crate::cli::{RecordArgs, ReduceArgs};
 use crate::present::plural;
 use crate::settings::errors::UsageError;
@@ -125,17 +122,17 @@ pub fn events_reduce(args: &ReduceArgs) -> Result<()> {
             "double-click interval and distance must be finite and not negative".into()
         ));
     }
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
-        .context("read events from stdin")?;
-    let raw_events: Vec<ActionEvent> =
-        serde_json::from_str(&input).context("parse the raw events (a JSON array of events)")?;
+    // Read as it arrives: the text is never held whole beside the events.
+    let raw_events: Vec<ActionEvent> = serde_json::from_reader(std::io::BufReader::with_capacity(
+        1 << 16,
+        std::io::stdin().lock(),
+    ))
+    .context("parse the raw events (a JSON array of events)")?;
     let options = ReduceOptions {
         double_click: DoubleClickSettings {
             interval_seconds: args.double_click_interval,
             distance_pixels: args.double_click_distance,
         },
     };
-    print_json(&reduce(raw_events, &options))
+    super::output::stream_json(&reduce(raw_events, &options))
 }

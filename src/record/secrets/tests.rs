@@ -37,7 +37,7 @@ fn press_on(t: f64, element: Option<ElementIdentity>) -> ActionEvent {
     event.mouse_pressed = Some(true);
     event.mouse_x = Some(20.0);
     event.mouse_y = Some(20.0);
-    event.element = element;
+    event.element = element.map(Box::new);
     event
 }
 
@@ -130,7 +130,7 @@ fn after_a_tab_out_of_a_password_field_to_an_unnamed_place_keys_stay_secret_apar
     assert_eq!(texts(&out), ["{pin}", "<tab>", "{secret}", "{secret}"]);
     // A field the tree names again ends it.
     let mut named = key(EventName::Press, 5.0, "tab");
-    named.element = Some(field(Role::TextInput, "Note"));
+    named.element = Some(Box::new(field(Role::TextInput, "Note")));
     let mut out = scrubber.scrub(named, None);
     out.extend(typed(&mut scrubber, 6.0, &["o", "k"]));
     assert_eq!(texts(&out), ["<tab>", "o", "k"]);

@@ -43,9 +43,9 @@ fn secret(name: EventName, t: f64) -> ActionEvent {
 /// a secret, Enter.
 fn login() -> Vec<ActionEvent> {
     let mut first = leaf(EventName::Press, 1.0, "shift");
-    first.element = Some(field(Role::TextInput, "User name:"));
+    first.element = Some(Box::new(field(Role::TextInput, "User name:")));
     let mut into_password = secret(EventName::Press, 2.2);
-    into_password.element = Some(field(Role::PasswordInput, "Password:"));
+    into_password.element = Some(Box::new(field(Role::PasswordInput, "Password:")));
     let children = vec![
         first,
         leaf(EventName::Press, 1.1, "A"),

@@ -85,7 +85,7 @@ fn recorded_click(rows: &[(&str, &str)], row: usize) -> PlannedStep {
         event
     };
     let mut press = button(0.0, true);
-    press.element = Some(element);
+    press.element = Some(Box::new(element));
     let mut click = ActionEvent::new(EventName::Singleclick, 0.0);
     (click.mouse_x, click.mouse_y) = (Some(x), Some(y));
     click.mouse_button_name = Some(MouseButton::Left);
@@ -617,7 +617,7 @@ fn recorded_typing(fields: &[&str], field: usize) -> PlannedStep {
         event
     };
     let mut press = key(EventName::Press, 0.0);
-    press.element = Some(element);
+    press.element = Some(Box::new(element));
     let mut typed = ActionEvent::new(EventName::Type, 0.0);
     typed.children = vec![press, key(EventName::Release, 0.05)];
     PlannedStep {
