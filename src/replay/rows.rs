@@ -232,7 +232,8 @@ fn csv_records(text: &str) -> Result<Vec<(usize, Vec<String>)>, RowsError> {
         if field.len() > MAX_VALUE_BYTES {
             return Err(RowsError::TooLong { line: record_line });
         }
-        if records.len() > MAX_ROWS {
+        // (The header is a record too.)
+        if records.len() > MAX_ROWS + 1 {
             return Err(RowsError::TooMany);
         }
     }

@@ -191,8 +191,6 @@ pub enum SecretsFileError {
     NotText { name: String },
     #[error("line {line} is not valid TOML")]
     Toml { line: usize },
-    #[error("line {line} is neither NAME=VALUE nor TOML")]
-    NotAssignment { line: usize },
     #[error(
         "line {line}: the value has a space at its {end} that would be typed; quote the value or remove the space"
     )]
@@ -253,9 +251,8 @@ pub fn parse_secrets(text: &str) -> std::result::Result<HashMap<String, String>,
             continue;
         }
         let assignment = trimmed.strip_prefix("export ").unwrap_or(trimmed);
-        let Some((name, value)) = assignment.split_once('=') else {
-            return Err(SecretsFileError::NotAssignment { line: line_no });
-        };
+        // (Every line holds "=": that is what made it this format.)
+        let (name, value) = assignment.split_once('=').unwrap_or((assignment, ""));
         let value = env_value(value, line_no)?;
         if values.insert(key(name), value).is_some() {
             return Err(SecretsFileError::Twice {
