@@ -792,7 +792,7 @@ fn the_api_refuses_bad_input_and_wrong_tokens_clearly() {
         .args(["jobs", "list"])
         .output()
         .unwrap();
-    crate::harness::assert_fails(&out, 1, &["403"], "a worker token lists");
+    crate::harness::assert_fails(&out, 4, &["403"], "a worker token lists");
     // Nothing above made a job.
     assert!(server.jobs().is_empty());
     // A Redis password is never printed, not even when Redis is not there.

@@ -179,6 +179,37 @@ impl Writer {
         finish: bool,
     ) {
         self.take_elements(answers, finish);
+        self.take_observations(observed);
+        if finish {
+            self.events.extend(stop_sequence.release_held());
+            self.events
+                .sort_by(|a, b| a.timestamp.total_cmp(&b.timestamp));
+        }
+        let held_from = stop_sequence.oldest_held().unwrap_or(f64::INFINITY);
+        let n_ready = self
+            .events
+            .iter()
+            .take_while(|event| {
+                let waited = now - event.timestamp;
+                let waited_enough = waited > MAX_LINK_WAIT_SECONDS;
+                let element_waited = self
+                    .pending_elements
+                    .get(&event.timestamp.to_bits())
+                    .is_none_or(|wait| waited > *wait);
+                finish
+                    || (event.timestamp < held_from
+                        && (event.timestamp <= self.observed_until || waited_enough)
+                        && element_waited)
+            })
+            .count();
+        let ready: Vec<ActionEvent> = self.events.drain(..n_ready).collect();
+        for event in ready {
+            self.link(event);
+        }
+    }
+
+    /// Takes in the frames and windows the observer sent so far.
+    fn take_observations(&mut self, observed: &Observed<'_>) {
         while let Ok(observation) = observed.observations.try_recv() {
             match observation {
                 Observation::Frame {
@@ -240,45 +271,25 @@ impl Writer {
                 Observation::Frame { .. } | Observation::Unchanged { .. } => {}
             }
         }
-        if finish {
-            self.events.extend(stop_sequence.release_held());
-            self.events
-                .sort_by(|a, b| a.timestamp.total_cmp(&b.timestamp));
-        }
-        let held_from = stop_sequence.oldest_held().unwrap_or(f64::INFINITY);
-        let n_ready = self
-            .events
-            .iter()
-            .take_while(|event| {
-                let waited = now - event.timestamp;
-                let waited_enough = waited > MAX_LINK_WAIT_SECONDS;
-                let element_waited = self
-                    .pending_elements
-                    .get(&event.timestamp.to_bits())
-                    .is_none_or(|wait| waited > *wait);
-                finish
-                    || (event.timestamp < held_from
-                        && (event.timestamp <= self.observed_until || waited_enough)
-                        && element_waited)
-            })
-            .count();
-        let ready: Vec<ActionEvent> = self.events.drain(..n_ready).collect();
-        for mut event in ready {
-            let frames_before = self.frame_times.partition_point(|&t| t <= event.timestamp);
-            event.screenshot_id = frames_before.checked_sub(1).map(|idx| idx as u32);
-            let windows_before = self.window_times.partition_point(|&t| t <= event.timestamp);
-            event.window_state_id = windows_before.checked_sub(1).map(|idx| idx as u32);
-            self.pending_elements.remove(&event.timestamp.to_bits());
-            let (element, identity) = checked(&event, self.element_of(&event));
-            (event.element, event.identity) = (element.map(Box::new), identity);
-            let window = event
-                .window_state_id
-                .and_then(|id| self.window_names.get(id as usize))
-                .map(|(class, title)| (class.as_str(), title.as_str()));
-            // Secret keys leave here, before anything is written.
-            let kept = self.scrubber.scrub(event, window);
-            self.ready_events.extend(kept);
-        }
+    }
+
+    /// Links a ready event to its frame, window and element, scrubs it and
+    /// queues what is kept for writing.
+    fn link(&mut self, mut event: ActionEvent) {
+        let frames_before = self.frame_times.partition_point(|&t| t <= event.timestamp);
+        event.screenshot_id = frames_before.checked_sub(1).map(|idx| idx as u32);
+        let windows_before = self.window_times.partition_point(|&t| t <= event.timestamp);
+        event.window_state_id = windows_before.checked_sub(1).map(|idx| idx as u32);
+        self.pending_elements.remove(&event.timestamp.to_bits());
+        let (element, identity) = checked(&event, self.element_of(&event));
+        (event.element, event.identity) = (element.map(Box::new), identity);
+        let window = event
+            .window_state_id
+            .and_then(|id| self.window_names.get(id as usize))
+            .map(|(class, title)| (class.as_str(), title.as_str()));
+        // Secret keys leave here, before anything is written.
+        let kept = self.scrubber.scrub(event, window);
+        self.ready_events.extend(kept);
     }
 
     /// The element read for `event`, else (a press) the one under it in the
