@@ -48,8 +48,9 @@ test_packages=(
   gir1.2-gtk-3.0
   # The fleet's queue (Redis Streams), and redis-cli for its quickstart.
   redis-server redis-tools
-  # The manual pages' test reads them with man.
-  man-db
+  # The manual pages' test reads them with man; a TLS server (openssl
+  # s_server) that the HTTP clients' test shakes hands with.
+  man-db openssl
 )
 
 # `--tool-only`: what `cargo install --locked --path .` needs, no more.

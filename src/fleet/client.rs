@@ -86,7 +86,7 @@ impl Api {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let client = reqwest::Client::builder()
+        let client = crate::llm::http::client_builder()
             .connect_timeout(Duration::from_secs(5))
             .redirect(reqwest::redirect::Policy::none())
             .build()?;

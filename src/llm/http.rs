@@ -109,13 +109,27 @@ enum Failure {
     Final(LlmError),
 }
 
+/// A client builder for every HTTP client of Reprise's (the providers', the
+/// segmentation server's, the fleet's): TLS through rustls with *ring* as
+/// its cryptography, installed for the process the first time one is made
+/// (aws-lc-rs, reqwest's default, took minutes of a cold build on two
+/// cores for the same certificates and ciphers).
+pub fn client_builder() -> reqwest::ClientBuilder {
+    static PROVIDER: std::sync::Once = std::sync::Once::new();
+    PROVIDER.call_once(|| {
+        // Err only when a provider is installed already: that one serves.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+    reqwest::Client::builder()
+}
+
 impl HttpCaller {
     /// A caller that scrubs `secrets` from everything it returns or logs.
     pub fn new(policy: RetryPolicy, secrets: Secrets) -> anyhow::Result<HttpCaller> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let client = reqwest::Client::builder()
+        let client = client_builder()
             .connect_timeout(policy.connect_timeout)
             .timeout(policy.request_timeout)
             .redirect(reqwest::redirect::Policy::custom(|attempt| {

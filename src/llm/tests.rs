@@ -569,3 +569,112 @@ fn the_ecosystems_base_url_variables_are_honoured() {
         ]
     );
 }
+
+#[test]
+fn the_clients_speak_tls_and_refuse_a_certificate_nobody_vouches_for() {
+    // A real TLS server (openssl s_server) whose certificate a test
+    // authority signed: a client told to trust the authority gets the
+    // server's page over TLS; one that was not refuses it at the handshake
+    // (a client with no cryptography installed would fail before either, or
+    // panic).
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let openssl = |args: &[&str]| {
+        let made = std::process::Command::new("openssl")
+            .args([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            ])
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("openssl runs (scripts/setup-debian.sh installs it)");
+        assert!(made.success(), "openssl req {args:?}");
+    };
+    let (ca, ca_key, cert, key) = (
+        file("ca.pem"),
+        file("ca.key"),
+        file("cert.pem"),
+        file("key.pem"),
+    );
+    openssl(&[
+        "-subj",
+        "/CN=Reprise test authority",
+        "-keyout",
+        &ca_key,
+        "-out",
+        &ca,
+    ]);
+    openssl(&[
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost",
+        "-addext",
+        "basicConstraints=critical,CA:FALSE",
+        "-CA",
+        &ca,
+        "-CAkey",
+        &ca_key,
+        "-keyout",
+        &key,
+        "-out",
+        &cert,
+    ]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = std::process::Command::new("openssl")
+        .args(["s_server", "-quiet", "-www", "-accept", &port.to_string()])
+        .arg("-cert")
+        .arg(&cert)
+        .arg("-key")
+        .arg(&key)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let listening = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // reqwest's client is built inside a runtime (its timers are tokio's).
+    let _inside = runtime.enter();
+    let client = super::http::client_builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let url = format!("https://localhost:{port}/");
+    let answer = runtime.block_on(client.get(&url).send());
+    let pem = std::fs::read(&ca).unwrap();
+    let trusting = super::http::client_builder()
+        .timeout(Duration::from_secs(10))
+        .add_root_certificate(reqwest::Certificate::from_pem(&pem).unwrap())
+        .build()
+        .unwrap();
+    let page = runtime.block_on(async {
+        let response = trusting.get(&url).send().await?;
+        let status = response.status();
+        response.text().await.map(|text| (status, text))
+    });
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(listening, "openssl s_server listened on {port}");
+    let (status, text) = page.expect("a client that trusts the certificate is served");
+    assert_eq!(status, reqwest::StatusCode::OK);
+    // s_server -www answers with its session, naming the cipher agreed.
+    assert!(text.contains("Cipher"), "{text}");
+    let err = format!(
+        "{:?}",
+        answer.expect_err("a self-signed certificate is refused")
+    );
+    assert!(
+        err.contains("UnknownIssuer") || err.contains("certificate"),
+        "{err}"
+    );
+}

@@ -30,7 +30,9 @@ impl HttpSegmenter {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let client = reqwest::Client::builder().timeout(timeout).build()?;
+        let client = crate::llm::http::client_builder()
+            .timeout(timeout)
+            .build()?;
         Ok(HttpSegmenter {
             url: url.to_owned(),
             runtime,

@@ -74,7 +74,7 @@ fn a_server_that_echoes_the_token_never_gets_it_printed() {
     let api = Api {
         base: echoing_server(),
         token: token.to_owned(),
-        client: reqwest::Client::new(),
+        client: crate::llm::http::client_builder().build().unwrap(),
         runtime: tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
