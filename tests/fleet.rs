@@ -195,7 +195,17 @@ impl Server {
     /// the jobs' ids.
     fn submit(&self, args: &[&str]) -> Vec<String> {
         let mut command = self.client();
-        command.args(["jobs", "submit", SAMPLE, "--upload", "--json"]);
+        // Naive: these tests are of the queue, and naive's pace is the
+        // recording's alone.
+        command.args([
+            "jobs",
+            "submit",
+            SAMPLE,
+            "--upload",
+            "--json",
+            "--strategy",
+            "naive",
+        ]);
         command.args(args);
         let out = command.output().unwrap();
         assert!(

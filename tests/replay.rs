@@ -113,7 +113,9 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
     let log = display.spawn_fixture("same.log", &["--x", "200", "--y", "150"]);
     // Naive checks nothing: every step is done, none verified but the moves.
     run_unverified(
-        display.reprise().args(["replay", "task", "--speed", "3"]),
+        display
+            .reprise()
+            .args(["replay", "task", "--speed", "3", "--strategy", "naive"]),
         None,
     );
     assert_eq!(received(&fixture_log(&log)), recorded);
@@ -124,7 +126,9 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
     // It does not claim success: naive does not know it missed, and says
     // that it could not check.
     run_unverified(
-        display.reprise().args(["replay", "task", "--speed", "3"]),
+        display
+            .reprise()
+            .args(["replay", "task", "--speed", "3", "--strategy", "naive"]),
         None,
     );
     let moved = received(&fixture_log(&log));
@@ -264,7 +268,7 @@ fn a_display_that_goes_away_mid_replay_ends_the_run_with_its_outcome_stored() {
     display.spawn_fixture("gone.log", &["--x", "200", "--y", "150"]);
     let replay = display
         .reprise()
-        .args(["replay", "demo", "--speed", "0.25"])
+        .args(["replay", "demo", "--speed", "0.25", "--strategy", "naive"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -300,7 +304,7 @@ fn launch_refuses_a_recording_that_does_not_say_how_its_application_was_started(
     run_ok(display.reprise().args(["import", crate::harness::SAMPLE]));
     let out = display
         .reprise()
-        .args(["replay", "demo", "--launch"])
+        .args(["replay", "demo", "--launch", "--strategy", "naive"])
         .output()
         .unwrap();
     crate::harness::assert_fails(
@@ -314,7 +318,14 @@ fn launch_refuses_a_recording_that_does_not_say_how_its_application_was_started(
     );
     let out = display
         .reprise()
-        .args(["replay", "demo", "--launch", "--dry-run"])
+        .args([
+            "replay",
+            "demo",
+            "--launch",
+            "--dry-run",
+            "--strategy",
+            "naive",
+        ])
         .output()
         .unwrap();
     crate::harness::assert_fails(&out, 2, &["replay --launch"], "");
@@ -325,7 +336,12 @@ fn dry_run_injects_nothing() {
     let mut display = Display::start(1280, 800);
     record_task(&mut display);
     let log = display.spawn_fixture("dry.log", &["--x", "200", "--y", "150"]);
-    let said = run_ok(display.reprise().args(["replay", "task", "--dry-run"]));
+    let said =
+        run_ok(
+            display
+                .reprise()
+                .args(["replay", "task", "--dry-run", "--strategy", "naive"]),
+        );
     assert!(
         said.contains("injected nothing") && !said.contains("verified"),
         "a dry run claims no effect: {said}"
@@ -372,6 +388,7 @@ fn runs_are_listed_shown_and_pruned_by_age_and_by_count() {
     let dry_run = |display: &Display, keep_days: &str| {
         let out = display
             .reprise()
+            // No --strategy: the default, visual.
             .args(["replay", "demo", "--dry-run"])
             .env("REPRISE_RUNS_KEEP_DAYS", keep_days)
             .output()
@@ -384,8 +401,12 @@ fn runs_are_listed_shown_and_pruned_by_age_and_by_count() {
     let runs: Vec<Value> =
         serde_json::from_str(&run_ok(display.reprise().args(["runs", "--json"]))).unwrap();
     assert_eq!(runs.len(), 2);
-    assert!(runs.iter().all(|run| run["recording_name"] == "demo"
-        && run["steps"].as_u64().is_some_and(|steps| steps > 0)));
+    assert!(
+        runs.iter().all(|run| run["recording_name"] == "demo"
+            && run["strategy"] == "visual"
+            && run["steps"].as_u64().is_some_and(|steps| steps > 0)),
+        "{runs:#?}"
+    );
     let table = run_ok(display.reprise().args(["runs", "--recording", "demo"]));
     assert_eq!(table.lines().count(), 3, "{table}");
     assert!(table.contains("dry run: "), "{table}");
@@ -475,7 +496,7 @@ fn record_slow_hold(display: &mut Display) {
 fn replay_holding_the_button(display: &Display) -> std::process::Child {
     let replay = display
         .reprise()
-        .args(["replay", "slow"])
+        .args(["replay", "slow", "--strategy", "naive"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -620,7 +641,9 @@ fn naive_replay_computes_on_xcalc() {
     display.xdotool(&["mousemove", &ax, &ay, "click", "1", "sleep", "0.3"]);
     assert_eq!(xcalc_display(&display), "text \"0\"");
     run_unverified(
-        display.reprise().args(["replay", "calc", "--speed", "2"]),
+        display
+            .reprise()
+            .args(["replay", "calc", "--speed", "2", "--strategy", "naive"]),
         None,
     );
     assert_eq!(xcalc_display(&display), "text \"3\"");
@@ -699,7 +722,7 @@ fn a_key_held_before_the_replay_is_refused_or_released_when_asked() {
     display.xdotool(&["keydown", "shift"]);
     let out = display
         .reprise()
-        .args(["replay", "demo", "--speed", "3"])
+        .args(["replay", "demo", "--speed", "3", "--strategy", "naive"])
         .output()
         .unwrap();
     assert_fails(
@@ -722,9 +745,15 @@ fn a_key_held_before_the_replay_is_refused_or_released_when_asked() {
     );
     // Asked to: released, then replayed (naive, so unverified).
     run_unverified(
-        display
-            .reprise()
-            .args(["replay", "demo", "--speed", "3", "--release-held-keys"]),
+        display.reprise().args([
+            "replay",
+            "demo",
+            "--speed",
+            "3",
+            "--release-held-keys",
+            "--strategy",
+            "naive",
+        ]),
         None,
     );
     assert!(

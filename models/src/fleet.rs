@@ -23,7 +23,7 @@ pub struct JobOptions {
 impl Default for JobOptions {
     fn default() -> Self {
         JobOptions {
-            strategy: Strategy::Naive,
+            strategy: Strategy::Visual,
             speed: 1.0,
             max_retries: 3,
             dry_run: false,

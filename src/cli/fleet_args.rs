@@ -112,8 +112,8 @@ pub struct JobsSubmitArgs {
     /// RECORDING is a local export file: upload it, then submit it.
     #[arg(long)]
     pub upload: bool,
-    /// naive, visual or vanilla (as `reprise replay --strategy`).
-    #[arg(long, value_parser = crate::fleet::parse_strategy, default_value = "naive")]
+    /// visual, naive or vanilla (as `reprise replay --strategy`).
+    #[arg(long, value_parser = crate::fleet::parse_strategy, default_value = "visual")]
     pub strategy: crate::fleet::Strategy,
     #[arg(long, default_value_t = 1.0)]
     pub speed: f64,

@@ -177,11 +177,13 @@ pub struct RecordArgs {
 pub struct ReplayArgs {
     /// A recording's id, a unique prefix of it, or its name.
     pub recording: String,
-    /// How to find each action's target: `naive` (the recorded coordinates),
-    /// `visual` (the recorded element, found again by its identity in the
-    /// accessibility tree, else on the screen; offline), or `vanilla` (a
-    /// model decides each action; needs a provider).
-    #[arg(long, value_enum, default_value_t = StrategyChoice::Naive)]
+    /// How to find each action's target: `visual` (the recorded element,
+    /// found again by its identity in the accessibility tree, else on the
+    /// screen; offline; each effect checked), `naive` (the recorded
+    /// coordinates and timing: a baseline for comparison, which proves
+    /// nothing), or `vanilla` (a model decides each action; needs a
+    /// provider).
+    #[arg(long, value_enum, default_value_t = StrategyChoice::Visual)]
     pub strategy: StrategyChoice,
     /// How the visual strategy describes elements: `offline` (OCR, no model)
     /// or `llm` (the configured model provider).

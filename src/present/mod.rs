@@ -71,16 +71,23 @@ pub fn outcome_words(outcome: Option<&ReplayOutcome>, dry_run: bool) -> String {
             unverified: 0,
             skipped: 0,
         } => format!("completed, {} verified", plural(*steps, "step")),
+        // Not "completed": a step nobody checked may have done nothing (a
+        // naive run checks none).
         ReplayOutcome::Completed {
             steps,
             unverified,
             skipped,
         } => format!(
-            "completed: {} verified, {unverified} unverified, {skipped} failed and passed over",
+            "{}: {} verified, {unverified} unverified, {skipped} failed and passed over",
+            if *skipped > 0 {
+                "ended with failed steps passed over"
+            } else {
+                "ended unverified"
+            },
             steps.saturating_sub(unverified + skipped)
         ),
         // Steps are counted from 1 for people (the data count from 0).
-        ReplayOutcome::Failed { step, reason } => {
+        ReplayOutcome::Failed { step, reason, .. } => {
             format!("failed at step {}: {reason}", step + 1)
         }
         ReplayOutcome::Aborted { step } => format!("aborted at step {}", step + 1),
@@ -368,5 +375,32 @@ mod tests {
         assert_eq!(lines.len(), 3, "{table}");
         assert!(lines[1].contains(&format!("{}…", "x".repeat(NAME_COLUMN_CHARS - 1))));
         assert!(lines[2].contains("a\\nb"), "{table}");
+    }
+
+    #[test]
+    fn a_run_is_called_completed_only_when_every_step_was_checked() {
+        let done = |unverified, skipped| {
+            outcome_words(
+                Some(&ReplayOutcome::Completed {
+                    steps: 5,
+                    unverified,
+                    skipped,
+                }),
+                false,
+            )
+        };
+        assert_eq!(done(0, 0), "completed, 5 steps verified");
+        // A naive run checks no step: it is not "completed".
+        assert_eq!(
+            done(5, 0),
+            "ended unverified: 0 verified, 5 unverified, 0 failed and passed over"
+        );
+        assert_eq!(
+            done(1, 2),
+            "ended with failed steps passed over: 2 verified, 1 unverified, 2 failed and passed over"
+        );
+        for words in [done(5, 0), done(1, 2)] {
+            assert!(!words.contains("completed"), "{words}");
+        }
     }
 }

@@ -247,11 +247,8 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             unverified,
             skipped,
             ..
-        }) if *skipped > 0 => {
-            format!("completed, {skipped} failed and passed over, {unverified} unverified")
-        }
-        Some(ReplayOutcome::Completed { unverified, .. }) if *unverified > 0 => {
-            format!("completed, {unverified} unverified")
+        }) if *skipped + *unverified > 0 => {
+            crate::present::outcome_words(run.outcome.as_ref(), false)
         }
         Some(ReplayOutcome::Completed { .. }) => "completed, every step verified".to_owned(),
         _ => outcome_class.to_owned(),
