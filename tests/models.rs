@@ -19,12 +19,15 @@ fn answer(content: Value) -> Reply {
     )
 }
 
+/// Replays the sample with `server` as the model, on a fixture application
+/// that logs what it received to `log`.
 fn replay_with_model(
     display: &mut Display,
     server: &ScriptedServer,
+    log: &str,
     args: &[&str],
 ) -> (std::process::Output, Vec<Value>) {
-    let log = display.spawn_fixture("model.log", &["--x", "300", "--y", "200"]);
+    let log = display.spawn_fixture(log, &["--x", "300", "--y", "200"]);
     let out = display
         .reprise_with_model(&server.url)
         .args(["replay", "demo", "--speed", "3"])
@@ -58,6 +61,7 @@ fn instructions_change_a_visual_replay_after_feedback_on_a_bad_answer() {
     let (out, log) = replay_with_model(
         &mut display,
         &server,
+        "model.log",
         &[
             "--strategy",
             "visual",
@@ -122,7 +126,12 @@ fn vanilla_follows_the_model_until_it_says_done() {
         answer(json!({"name": "singleclick", "mouse_x": x + 29, "mouse_y": y + 217})),
         answer(json!({})),
     ]);
-    let (out, log) = replay_with_model(&mut display, &server, &["--strategy", "vanilla"]);
+    let (out, log) = replay_with_model(
+        &mut display,
+        &server,
+        "model.log",
+        &["--strategy", "vanilla"],
+    );
     // Vanilla checks no effect: its one click is done and unverified.
     assert_unverified(
         out.status.code(),
@@ -148,5 +157,24 @@ fn vanilla_follows_the_model_until_it_says_done() {
             .unwrap()
             .contains("singleclick at"),
         "what was replayed is in the next prompt"
+    );
+    // A model whose answers stay unusable, fed back each time: the
+    // providers failed (exit 5, as the describer's would), not a step
+    // (10), and nothing was pressed.
+    let server = ScriptedServer::start(vec![answer(json!("I would rather not say."))]);
+    let (out, log) = replay_with_model(
+        &mut display,
+        &server,
+        "unusable.log",
+        &["--strategy", "vanilla"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("the model failed"), "{stderr}");
+    assert!(stderr.contains("unusable after 3 attempts"), "{stderr}");
+    assert_eq!(server.received().len(), 3, "each bad answer was fed back");
+    assert!(
+        !log.iter().any(|e| e["event"] == "click"),
+        "nothing was pressed: {log:?}"
     );
 }

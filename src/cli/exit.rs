@@ -119,6 +119,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 StopKind::Failed => Code::ReplayFailed,
                 StopKind::Aborted => Code::ReplayAborted,
                 StopKind::Unverified => Code::ReplayUnverified,
+                StopKind::Model => Code::Llm,
             };
         }
         if let Some(stopped) = cause.downcast_ref::<ReplayStopped>() {
@@ -126,6 +127,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 StopKind::Failed => Code::ReplayFailed,
                 StopKind::Aborted => Code::ReplayAborted,
                 StopKind::Unverified => Code::ReplayUnverified,
+                StopKind::Model => Code::Llm,
             };
         }
         if cause

@@ -37,7 +37,9 @@ pub fn batch_report(
             .collect();
         let class = outcome_class(run.outcome.as_ref(), run.dry_run());
         let failing = match &run.outcome {
-            Some(ReplayOutcome::Failed { step, reason }) => format!("step {}: {reason}", step + 1),
+            Some(ReplayOutcome::Failed { step, reason, .. }) => {
+                format!("step {}: {reason}", step + 1)
+            }
             Some(ReplayOutcome::Aborted { step }) => format!("step {}: aborted", step + 1),
             Some(ReplayOutcome::StepLimit { .. }) => "step_limit".to_owned(),
             Some(ReplayOutcome::Completed { .. }) => String::new(),

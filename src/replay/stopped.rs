@@ -22,6 +22,9 @@ pub enum StopKind {
     Aborted,
     /// Every step was done, and some could not be checked.
     Unverified,
+    /// The model deciding each step failed (no answer, or answers that
+    /// stayed unusable after feedback): exit 5, the providers' failure.
+    Model,
 }
 
 /// How a replay that is not a plain success ended, in words; `None` for
@@ -60,9 +63,19 @@ pub fn stop_of(result: &ReplayResult) -> Option<(String, StopKind)> {
                 )
             }
         }
-        ReplayOutcome::Failed { step, reason } => (
-            format!("failed at step {}: {reason}", step + 1),
-            StopKind::Failed,
+        ReplayOutcome::Failed { step, reason, by } => (
+            match by {
+                reprise_strategies::FailedBy::Step => {
+                    format!("failed at step {}: {reason}", step + 1)
+                }
+                reprise_strategies::FailedBy::Model => {
+                    format!("stopped at step {}: the model failed: {reason}", step + 1)
+                }
+            },
+            match by {
+                reprise_strategies::FailedBy::Step => StopKind::Failed,
+                reprise_strategies::FailedBy::Model => StopKind::Model,
+            },
         ),
         ReplayOutcome::Aborted { step } => (
             format!("was aborted at step {}", step + 1),

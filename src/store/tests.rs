@@ -803,6 +803,7 @@ fn a_run_stored_by_an_older_reprise_reads_back_typed() {
     let outcome = reprise_strategies::ReplayOutcome::Failed {
         step: 1,
         reason: "gone".to_owned(),
+        by: reprise_strategies::FailedBy::Step,
     };
     let summary = RunSummary {
         steps: 2,

@@ -29,7 +29,9 @@ pub mod visual;
 pub use action::{Action, Button, Candidate, FoundBy, KeySpec, Sought, Step};
 pub use desktop::{Desktop, DesktopError, Frame};
 pub use naive::NaiveStrategy;
-pub use replay::{Prepared, ReplayOptions, ReplayOutcome, StepRecord, StepStatus, run_replay};
+pub use replay::{
+    FailedBy, Prepared, ReplayOptions, ReplayOutcome, StepRecord, StepStatus, run_replay,
+};
 pub use strategy::{
     Decision, Evidence, EvidenceKind, Missed, Observation, ReplayStrategy, StrategyError,
     Verification,

@@ -161,6 +161,24 @@ pub struct Prepared {
     pub reason: String,
 }
 
+/// What made a replay fail.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailedBy {
+    /// The step: its target was not found or refused, or its effect not seen.
+    #[default]
+    Step,
+    /// The model that decides each step (vanilla's): no answer, or answers
+    /// that stayed unusable after feedback.
+    Model,
+}
+
+impl FailedBy {
+    fn is_step(&self) -> bool {
+        *self == FailedBy::Step
+    }
+}
+
 /// How a replay ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
@@ -177,6 +195,9 @@ pub enum ReplayOutcome {
     Failed {
         step: usize,
         reason: String,
+        /// What failed: the step, or the model deciding it.
+        #[serde(default, skip_serializing_if = "FailedBy::is_step")]
+        by: FailedBy,
     },
     Aborted {
         step: usize,
@@ -205,6 +226,7 @@ pub fn run_replay(
         // A refusal (the strategy said the replay cannot go on) is never
         // skipped by --skip-failures.
         let mut refused = false;
+        let mut failed_by = FailedBy::Step;
         // Since when the step has been waiting for the screen to be ready.
         let mut not_ready_since: Option<Instant> = None;
         let attempt_result = loop {
@@ -259,6 +281,11 @@ pub fn run_replay(
                     refused = true;
                     break AttemptResult::Failed;
                 }
+                Err(AttemptError::Model(error)) => {
+                    record.errors.push(error);
+                    (refused, failed_by) = (true, FailedBy::Model);
+                    break AttemptResult::Failed;
+                }
             }
         };
         record.duration_seconds = desktop.now().duration_since(step_started).as_secs_f64();
@@ -303,6 +330,7 @@ pub fn run_replay(
                 Some(ReplayOutcome::Failed {
                     step: step_idx,
                     reason,
+                    by: failed_by,
                 })
             }
         };
@@ -330,6 +358,8 @@ enum AttemptError {
     Retry(String),
     NotYet(String, Duration),
     Fatal(String),
+    /// The deciding model failed: fatal, and said to be the model's.
+    Model(String),
 }
 
 /// A desktop's failure as an attempt's: tried again, unless the display
@@ -415,6 +445,7 @@ fn attempt(
                 return Err(AttemptError::NotYet(reason, wait));
             }
             Err(StrategyError::Fatal(error)) => return Err(AttemptError::Fatal(error)),
+            Err(StrategyError::Model(error)) => return Err(AttemptError::Model(error)),
         }
     };
     record.step = Some(step.clone());

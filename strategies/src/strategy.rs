@@ -67,6 +67,11 @@ pub enum StrategyError {
     /// The replay cannot go on.
     #[error("{0}")]
     Fatal(String),
+    /// The model that decides each step failed (no answer, or answers that
+    /// stayed unusable after feedback): the replay cannot go on, and the
+    /// fault is the provider's, not the screen's.
+    #[error("{0}")]
+    Model(String),
     /// The screen is not ready for this step yet (the window its keys go to
     /// has not come up): the loop looks again, without spending an attempt,
     /// until `wait` has passed since the step first said so; then it is an

@@ -197,10 +197,9 @@ impl ReplayStrategy for VanillaStrategy {
         );
         let (parsed, replies) = match result {
             Ok(done) => done,
-            Err(crate::llm::FeedbackError::Llm(err)) => {
-                return Err(StrategyError::Fatal(err.to_string()));
-            }
-            Err(err) => return Err(StrategyError::Fatal(err.to_string())),
+            // No answer, or answers unusable even when fed back: the
+            // model failed, not the step.
+            Err(err) => return Err(StrategyError::Model(err.to_string())),
         };
         let Some((name, target, actions)) = parsed else {
             return Ok(Decision::Done);

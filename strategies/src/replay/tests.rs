@@ -98,7 +98,7 @@ fn retries_are_bounded_and_the_failure_is_reported() {
     };
     let (outcome, records) = run(&mut Confused, &mut desktop, &options, &|| false);
     assert!(
-        matches!(&outcome, ReplayOutcome::Failed { step: 0, reason } if reason.contains("look-alike")),
+        matches!(&outcome, ReplayOutcome::Failed { step: 0, reason, .. } if reason.contains("look-alike")),
         "{outcome:?}"
     );
     assert_eq!(records[0].attempts, 3, "one attempt and two retries");
@@ -245,7 +245,7 @@ fn preparations_are_made_before_the_step_and_bounded() {
     };
     let (outcome, _) = run(&mut strategy, &mut desktop, &retrying, &|| false);
     assert!(
-        matches!(&outcome, ReplayOutcome::Failed { step: 0, reason } if reason.contains("still not within reach after 12 preparations")),
+        matches!(&outcome, ReplayOutcome::Failed { step: 0, reason, .. } if reason.contains("still not within reach after 12 preparations")),
         "{outcome:?}"
     );
     assert_eq!(strategy.turned as usize, 2 * (MAX_PREPARATIONS + 1));
@@ -397,7 +397,10 @@ fn waiting_for_the_screen_spends_no_attempt_and_is_bounded() {
         &|| false,
         &mut |_, _| {},
     );
-    let ReplayOutcome::Failed { step: 0, reason } = outcome else {
+    let ReplayOutcome::Failed {
+        step: 0, reason, ..
+    } = outcome
+    else {
         panic!("{outcome:?}");
     };
     assert_eq!(
@@ -511,7 +514,7 @@ fn a_step_is_verified_only_when_its_check_saw_the_effect() {
     // --require-verified: the unverified step fails, and is not done again.
     let (outcome, status, _, presses) = check(Ok(unseen), true);
     assert!(
-        matches!(&outcome, ReplayOutcome::Failed { step: 0, reason } if reason.contains("--require-verified")),
+        matches!(&outcome, ReplayOutcome::Failed { step: 0, reason, .. } if reason.contains("--require-verified")),
         "{outcome:?}"
     );
     assert_eq!((status, presses), (StepStatus::Failed, 1));
@@ -523,7 +526,7 @@ fn a_step_is_verified_only_when_its_check_saw_the_effect() {
         };
         let (outcome, status, _, presses) = check(Err(missed), false);
         assert!(
-            matches!(&outcome, ReplayOutcome::Failed { step: 0, reason } if reason.contains("nothing changed")),
+            matches!(&outcome, ReplayOutcome::Failed { step: 0, reason, .. } if reason.contains("nothing changed")),
             "{outcome:?}"
         );
         assert_eq!((status, presses), (StepStatus::Failed, expected_presses));
@@ -632,7 +635,10 @@ fn the_element_at_the_point_is_checked_just_before_the_press_and_another_one_is_
     let (outcome, records) = run(&mut PressFound(ok.clone()), &mut desktop, &retries, &|| {
         false
     });
-    let ReplayOutcome::Failed { step: 0, reason } = outcome else {
+    let ReplayOutcome::Failed {
+        step: 0, reason, ..
+    } = outcome
+    else {
         panic!("{outcome:?}");
     };
     assert!(
