@@ -20,17 +20,17 @@ cargo build --locked -q --workspace
 reprise=$PWD/target/debug/reprise fixture=$PWD/target/debug/reprise-fixture
 work=$(mktemp -d) pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+source scripts/display.sh
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 redis_port=$(free_port) port=$(free_port)
 redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$work" --appendonly yes --appendfsync always --save "" >/dev/null &
 pids+=($!)
-until redis-cli -p "$redis_port" ping >/dev/null 2>&1; do sleep 0.1; done
+wait_for 10 "Redis's answer on port $redis_port" redis-cli -p "$redis_port" ping
 export REPRISE_FLEET_USER_TOKEN=bench-user-token-0123456789 REPRISE_FLEET_WORKER_TOKEN=bench-worker-token-0123456789
 export REPRISE_FLEET_SERVER=http://127.0.0.1:$port
 REPRISE_STORE=$work/server.sqlite "$reprise" serve --listen "127.0.0.1:$port" \
   --redis "redis://127.0.0.1:$redis_port" --lease "$lease" 2>"$work/serve.log" &
 pids+=($!)
-source scripts/display.sh
 worker_pids=()
 for n in $(seq "$workers"); do
   desk=$work/desktop$n && mkdir "$desk"
@@ -38,13 +38,13 @@ for n in $(seq "$workers"); do
   eval "display$n=$DISPLAY"
   "$fixture" --log "$desk/fixture.log" --x 200 --y 150 >/dev/null 2>&1 &
   pids+=($!)
-  until xdotool search --onlyvisible --class reprise-fixture >/dev/null 2>&1; do sleep 0.1; done
+  wait_for 30 "the fixture's window on $DISPLAY" xdotool search --onlyvisible --class reprise-fixture
   REPRISE_FLEET_TOKEN=$REPRISE_FLEET_WORKER_TOKEN REPRISE_STORE=$desk/store.sqlite \
     "$reprise" worker 2>"$desk/worker.log" &
   pids+=($!) && worker_pids+=($!)
 done
 export REPRISE_FLEET_TOKEN=$REPRISE_FLEET_USER_TOKEN
-until "$reprise" jobs list >/dev/null 2>&1; do sleep 0.1; done
+wait_for 30 "the fleet server's answer (its log: $work/serve.log)" "$reprise" jobs list
 # Each worker copies the recording once: a first job, not timed.
 "$reprise" jobs submit recordings/fixture-demo.reprise --upload --speed "$speed" "${dry[@]}" >"$work/warm"
 now() { date +%s.%N; }
@@ -55,12 +55,12 @@ ids = set(open(sys.argv[1]).read().split())
 jobs = [j for j in json.load(sys.stdin) if j["id"] in ids]
 sys.exit(0 if len(jobs) == len(ids) and all(j["state"] not in ("queued", "assigned", "running", "retrying") for j in jobs) else 1)' "$1"
 }
-until final "$work/warm"; do sleep 0.2; done
+wait_for 300 "the end of the first job" final "$work/warm"
 # The batch: JOBS rows in one submission.
 { echo text; for i in $(seq "$jobs"); do echo "user$i"; done; } >"$work/rows.csv"
 started=$(now)
 "$reprise" jobs submit demo --each "$work/rows.csv" --speed "$speed" "${dry[@]}" >"$work/batch"
-until final "$work/batch"; do sleep 0.1; done
+wait_for 3600 "the end of the batch's $jobs jobs" final "$work/batch"
 fleet_seconds=$(python3 -c "print($(now) - $started)")
 "$reprise" jobs list --json >"$work/jobs.json"
 # The baseline: the same replays one after another on one display.
@@ -77,16 +77,20 @@ unset REPRISE_STORE
 recovery=-
 if ((workers >= 2)); then
   id=$("$reprise" jobs submit demo --speed 0.2 --retry restart "${dry[@]}" 2>/dev/null)
-  until "$reprise" jobs show "$id" --json >"$work/show" && grep -q '"kind": "step"' "$work/show"; do sleep 0.1; done
+  stepped() { "$reprise" jobs show "$id" --json | grep -q '"kind": "step"'; }
+  wait_for 120 "the slow job's first step" stepped
   owner=$("$reprise" jobs show "$id" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["job"]["worker"])')
   for n in $(seq "$workers"); do
     if grep -q "reprise worker $owner:" "$work/desktop$n/worker.log"; then kill -9 "${worker_pids[$((n - 1))]}"; fi
   done
   killed=$(now)
-  until "$reprise" jobs show "$id" --json | python3 -c '
+  restarted() {
+    "$reprise" jobs show "$id" --json | python3 -c '
 import json, sys
 job = json.load(sys.stdin)["job"]
-sys.exit(0 if job["attempt"] >= 2 and job["worker"] != sys.argv[1] else 1)' "$owner"; do sleep 0.1; done
+sys.exit(0 if job["attempt"] >= 2 and job["worker"] != sys.argv[1] else 1)' "$owner"
+  }
+  wait_for 300 "the killed worker's job started by another worker" restarted
   recovery=$(python3 -c "print(f'{$(now) - $killed:.1f} s')")
 fi
 python3 - "$work/jobs.json" "$work/batch" "$fleet_seconds" "$sequential_seconds" "$workers" "$jobs" "$recovery" "${dry[*]:-real}" <<'EOF'

@@ -26,10 +26,12 @@ run_recorder() { # name; starts the recorder under /usr/bin/time
   /usr/bin/time -f "%U %S %M" -o "$work/$1.time" "$reprise" record --name "$1" --stop-sequence none \
     >"$work/$1.out" 2>"$work/$1.err" &
   recorder=$!
-  for _ in $(seq 100); do
+  # Moves the pointer until the recorder has stored an event.
+  poked() {
     xdotool mousemove 1000 900 sleep 0.05 mousemove 1001 900
-    "$reprise" list --json | grep -q '"n_events": [1-9]' && break
-  done
+    "$reprise" list --json | grep -q '"n_events": [1-9]'
+  }
+  wait_for 30 "a first event stored by the recorder (its messages: $work/$1.err)" poked
   base_events=$("$reprise" list --json | grep -o '"n_events": [0-9]*' | tail -1 | grep -o '[0-9]*$')
 }
 stop_recorder() { # sets exit_seconds (from SIGINT to the recorder's exit) and hung

@@ -44,7 +44,7 @@ decide_ms() { # the mean decision time of the steps aimed at an element, from a 
 # vanilla strategy with the next recorded action. It is no model.
 "$reprise" bench model-server >"$work/model-url" 2>/dev/null &
 pids+=($!)
-for _ in $(seq 100); do [[ -s $work/model-url ]] && break; sleep 0.1; done
+wait_for 10 "the stand-in model server's address" test -s "$work/model-url"
 model_env=(REPRISE_OPENAI_BASE_URL="$(head -1 "$work/model-url")" REPRISE_OPENAI_MODEL=stand-in REPRISE_LLM_PROVIDERS=openai)
 
 usage() { # the last run's model calls (cached) and tokens
@@ -74,7 +74,7 @@ run() { # strategy, fixture flags...; prints: outcome wrong decide_ms seconds
   rm -f "$log"
   "$fixture" --log "$log" "$@" >/dev/null 2>&1 &
   local fixture_pid=$!
-  for _ in $(seq 100); do xdotool search --onlyvisible --class reprise-fixture >/dev/null 2>&1 && break; sleep 0.1; done
+  wait_for 30 "the fixture's window" xdotool search --onlyvisible --class reprise-fixture
   sleep 0.3
   local started ended code=0
   started=$(date +%s.%N)
@@ -122,7 +122,7 @@ echo "model calls made by the visual offline runs above: $offline_calls"
 # A third-party application: xcalc computes 1 + 2 = in the recording, made
 # here with its window at +100+100, and is replayed with its window moved.
 calc_window() {
-  for _ in $(seq 100); do xdotool search --onlyvisible --class XCalc >/dev/null 2>&1 && break; sleep 0.1; done
+  wait_for 30 "xcalc's window" xdotool search --onlyvisible --class XCalc
   sleep 0.3
   xdotool search --onlyvisible --class XCalc | head -1
 }
@@ -142,10 +142,11 @@ cx=$(xwininfo -id "$win" | awk '/Absolute upper-left X/ {print $NF}')
 cy=$(xwininfo -id "$win" | awk '/Absolute upper-left Y/ {print $NF}')
 "$reprise" record --name calc --stop-sequence none >/dev/null 2>&1 &
 recorder=$!
-for _ in $(seq 100); do
+poked() {
   xdotool mousemove 900 700 sleep 0.05 mousemove 901 700
-  [[ $(events_of calc) -gt 0 ]] && break
-done
+  [[ $(events_of calc) -gt 0 ]]
+}
+wait_for 30 "a first event stored by the recorder" poked
 for key in "69 362" "201 362" "113 362" "201 392"; do # 1 + 2 = in Debian's xcalc
   read -r dx dy <<<"$key"
   xdotool mousemove $((cx + dx)) $((cy + dy)) click 1 sleep 0.3

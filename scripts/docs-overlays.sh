@@ -26,7 +26,7 @@ kill "${pids[-1]}"
 
 xcalc >/dev/null 2>&1 &
 pids+=($!)
-for _ in $(seq 50); do xdotool search --onlyvisible --class xcalc >/dev/null 2>&1 && break; sleep 0.1; done
+wait_for 30 "xcalc's window" xdotool search --onlyvisible --class xcalc
 xdotool windowactivate --sync "$(xdotool search --onlyvisible --class xcalc | head -1)" 2>/dev/null || true
 sleep 0.5
 overlay xcalc

@@ -21,10 +21,15 @@ linger() {
 start_recording() {
   "$REPRISE" record --name "$1" --duration 60 --stop-sequence none "${@:2}" 2>"$OUT/record.err" &
   recorder=$!
+  local listed=0
   for _ in $(seq 100); do
-    "$REPRISE" list --json 2>/dev/null | grep -q "\"name\": *\"$1\"" && break
+    "$REPRISE" list --json 2>/dev/null | grep -q "\"name\": *\"$1\"" && { listed=1; break; }
     sleep 0.2
   done
+  if ((!listed)); then
+    echo "error: the recorder did not list $1 within 20 s; it said: $(tail -3 "$OUT/record.err")" >&2
+    return 1
+  fi
   sleep 1
 }
 
@@ -40,13 +45,17 @@ stop_recording() {
 # and ladder STRATEGY and RUNGS choose (visual and the default ladder), one
 # retry, and ARGS; its exit code goes to $OUT/CASE.code, its messages to
 # $OUT/CASE.err and what it printed (each step, with --json) to
-# $OUT/CASE.stdout.
+# $OUT/CASE.stdout. With REPORTS set, the run's HTML report goes to
+# $REPORTS/CASE.html.
 replay_as() {
   set +e
   "$REPRISE" replay "$2" --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} \
     --max-retries 1 "${@:3}" >"$OUT/$1.stdout" 2>"$OUT/$1.err"
   echo $? >"$OUT/$1.code"
   set -e
+  if [[ -n ${REPORTS:-} ]]; then
+    "$REPRISE" report last -o "$REPORTS/$1.html" >/dev/null
+  fi
 }
 
 # ended PID SECONDS: waits (at most SECONDS) for an application to exit on

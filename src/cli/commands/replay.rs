@@ -68,9 +68,11 @@ pub fn replay(
         // Once every argument, the recording and its secrets are checked.
         progress: crate::replay::Progress {
             banner: Some(format!(
-                "replaying {:?} with {:?}{}: move the pointer into a screen corner or press {} to abort",
+                "replaying {:?} with {}{}: move the pointer into a screen corner or press {} to abort",
                 args.recording,
-                args.strategy,
+                clap::ValueEnum::to_possible_value(&args.strategy)
+                    .map(|value| value.get_name().to_owned())
+                    .unwrap_or_default(),
                 if args.dry_run { " (dry run)" } else { "" },
                 crate::replay::ABORT_KEYS
             )),
