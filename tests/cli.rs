@@ -212,16 +212,32 @@ fn the_committed_sample_recording_imports_and_shows_its_task() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("exported recording"));
     let piped = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(piped.path(), &out.stdout).unwrap();
-    let imported = reprise_with_store(&store)
-        .args(["import", "--as", "piped"])
-        .arg(piped.path())
-        .output()
-        .unwrap();
-    assert!(
-        imported.status.success(),
-        "{}",
-        String::from_utf8_lossy(&imported.stderr)
+    // With --json, what was imported, exported and deleted, as JSON.
+    let imported: Value = serde_json::from_str(&run_ok(
+        reprise_with_store(&store)
+            .args(["import", "--as", "piped", "--json"])
+            .arg(piped.path()),
+    ))
+    .unwrap();
+    assert_eq!(imported["name"], "piped");
+    assert_eq!(imported["screenshots"], 10);
+    let again = tempfile::NamedTempFile::new().unwrap();
+    let exported: Value = serde_json::from_str(&run_ok(
+        reprise_with_store(&store)
+            .args(["export", "piped", "--json", "-o"])
+            .arg(again.path()),
+    ))
+    .unwrap();
+    assert_eq!(exported["id"], imported["id"]);
+    assert_eq!(
+        exported["bytes"].as_u64(),
+        Some(std::fs::metadata(again.path()).unwrap().len())
     );
+    let deleted: Value = serde_json::from_str(&run_ok(
+        reprise_with_store(&store).args(["delete", "piped", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(deleted["id"], imported["id"]);
     // A second import of the same recording is refused, and changes nothing.
     let out = reprise_with_store(&store)
         .args(["import", SAMPLE])

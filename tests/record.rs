@@ -639,7 +639,9 @@ fn a_recording_on_a_terminal_shows_its_time_and_events_as_it_goes() {
 fn the_double_click_settings_come_from_the_settings_daemon() {
     let mut display = Display::start(640, 480);
     let record = |display: &Display, name: &str| -> Value {
-        run_ok(display.reprise().args([
+        // With --json, the summary is a JSON object (the recording's id, its
+        // counts, why it stopped).
+        let said: Value = serde_json::from_str(&run_ok(display.reprise().args([
             "record",
             "--name",
             name,
@@ -647,8 +649,14 @@ fn the_double_click_settings_come_from_the_settings_daemon() {
             "0.3",
             "--stop-sequence",
             "none",
-        ]));
-        show_json(display, name)["recording"]["double_click"].clone()
+            "--json",
+        ])))
+        .unwrap();
+        assert_eq!(said["stop_reason"], "duration", "{said}");
+        let shown = show_json(display, name);
+        assert_eq!(said["id"], shown["recording"]["id"], "{said}");
+        assert!(said["n_screenshots"].as_u64().is_some(), "{said}");
+        shown["recording"]["double_click"].clone()
     };
     // No settings daemon: the documented fallback.
     assert_eq!(

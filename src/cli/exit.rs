@@ -220,4 +220,26 @@ mod tests {
             .count();
         assert_eq!(rows, Code::TABLE.len(), "no code the binary does not use");
     }
+
+    #[test]
+    fn every_option_and_command_says_what_it_is_for() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !builtin && arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in command.get_subcommands() {
+                let sub_path = format!("{path} {}", sub.get_name());
+                if sub.get_about().is_none() {
+                    missing.push(sub_path.clone());
+                }
+                walk(sub, &sub_path, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&crate::cli::Cli::documented(), "reprise", &mut missing);
+        assert!(missing.is_empty(), "without help: {missing:#?}");
+    }
 }

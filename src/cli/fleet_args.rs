@@ -71,6 +71,7 @@ pub enum JobsCommand {
     },
     /// Show a job with its events.
     Show {
+        /// The job's id.
         id: String,
         /// Print JSON.
         #[arg(long)]
@@ -80,6 +81,7 @@ pub enum JobsCommand {
     },
     /// Cancel a job: at once when queued, at its next step when running.
     Cancel {
+        /// The job's id.
         id: String,
         #[command(flatten)]
         server: ServerArg,
@@ -88,6 +90,7 @@ pub enum JobsCommand {
     /// replay would: 0 completed, 12 unverified, 11 aborted or cancelled,
     /// 10 failed, abandoned or expired.
     Watch {
+        /// The job's id.
         id: String,
         /// Print each event as a JSON line.
         #[arg(long)]
@@ -115,13 +118,16 @@ pub struct JobsSubmitArgs {
     /// visual, naive or vanilla (as `reprise replay --strategy`).
     #[arg(long, value_parser = crate::fleet::parse_strategy, default_value = "visual")]
     pub strategy: crate::fleet::Strategy,
-    #[arg(long, default_value_t = 1.0)]
+    /// Scale the recorded pauses: 2 replays twice as fast.
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
     pub speed: f64,
     /// Attempts per step.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub max_retries: u32,
+    /// Decide every step but inject nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// A step whose effect cannot be checked fails the job.
     #[arg(long)]
     pub require_verified: bool,
     /// The pool whose desktops may run it.

@@ -45,7 +45,9 @@ impl Cli {
     }
 }
 
+/// Options every command takes, shown in a section of their own.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// The store (an SQLite file); default: reprise/store.sqlite in the per-user data directory.
     #[arg(long, global = true, env = "REPRISE_STORE", value_name = "PATH")]
@@ -170,6 +172,10 @@ pub struct RecordArgs {
     /// fields the accessibility tree does not call password fields, or `none`.
     #[arg(long, default_value = "pause", value_name = "KEY")]
     pub secret_key: String,
+    /// Print what was recorded as JSON (its id, counts and why it stopped)
+    /// instead of the summary line.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -373,6 +379,9 @@ pub struct ParamsArgs {
 pub struct DeleteArgs {
     /// A recording's id, a unique prefix of it, or its name.
     pub recording: String,
+    /// Print what was deleted as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -382,6 +391,10 @@ pub struct ExportArgs {
     /// The file to write.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+    /// Print what was exported as JSON (on stderr when the export itself
+    /// goes to stdout).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -392,6 +405,9 @@ pub struct ImportArgs {
     /// that is already in the store).
     #[arg(long = "as", value_name = "NAME")]
     pub as_name: Option<String>,
+    /// Print what was imported as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -448,12 +464,14 @@ pub enum LlmCommand {
         /// Only the calls of this replay run.
         #[arg(long)]
         run: Option<String>,
+        /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
     },
     /// Delete cached answers older than this many days.
     #[command(allow_negative_numbers = true)]
     Prune {
+        /// The age, in days, past which a cached answer is deleted.
         #[arg(long, value_name = "DAYS")]
         older_than_days: f64,
     },

@@ -49,7 +49,8 @@ pub struct RecordOptions {
 }
 
 /// Why the recorder stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StopReason {
     Signal,
     Duration,
@@ -72,7 +73,7 @@ impl StopReason {
 }
 
 /// What a finished recording holds.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize)]
 pub struct RecordSummary {
     pub id: String,
     pub n_events: u64,

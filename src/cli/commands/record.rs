@@ -86,14 +86,18 @@ pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
         .unwrap_or_default();
     eprintln!("recording {:?}: {how_to_stop}{secret_key}", args.name);
     let summary = crate::record::record(store, &options, &stop)?;
-    println!(
-        "recorded {} ({}, {}, {}; stopped by {})",
-        summary.id,
-        plural(summary.n_events as usize, "event"),
-        plural(summary.n_screenshots as usize, "screenshot"),
-        plural(summary.n_window_states as usize, "window state"),
-        summary.stop_reason.words()
-    );
+    if args.json {
+        super::output::print_json(&summary)?;
+    } else {
+        println!(
+            "recorded {} ({}, {}, {}; stopped by {})",
+            summary.id,
+            plural(summary.n_events as usize, "event"),
+            plural(summary.n_screenshots as usize, "screenshot"),
+            plural(summary.n_window_states as usize, "window state"),
+            summary.stop_reason.words()
+        );
+    }
     if summary.secret_keys > 0 {
         eprintln!(
             "{} typed as secrets: stored as their parameters, never as keys",

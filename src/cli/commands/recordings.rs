@@ -51,6 +51,12 @@ pub fn delete(store_path: &std::path::Path, args: &DeleteArgs) -> Result<()> {
         Ok(Some(id))
     })?;
     let id = id.expect("a delete names the recording it deleted");
+    if args.json {
+        return print_json(&serde_json::json!({
+            "id": id,
+            "bytes_given_back": if freed.given_back { freed.bytes } else { 0 },
+        }));
+    }
     if freed.given_back {
         println!(
             "deleted recording {id} ({} given back to the disk)",
@@ -146,6 +152,24 @@ pub fn export(store: &Store, args: &ExportArgs) -> Result<()> {
         .with_context(|| format!("read recording {id}"))?;
     let bytes = archive::export(store, &bundle)?;
     write_atomically(&args.output, &bytes)?;
+    if args.json {
+        let said = serde_json::json!({
+            "id": id,
+            "name": bundle.recording.name,
+            "events": bundle.events.len(),
+            "screenshots": bundle.screenshots.len(),
+            "bytes": bytes.len(),
+            "path": args.output,
+        });
+        let mut text = serde_json::to_string_pretty(&said)?;
+        text.push('\n');
+        // The export itself may be on stdout: the words go beside it.
+        if super::output::is_stream(&args.output) {
+            eprint!("{text}");
+            return Ok(());
+        }
+        return print_text(&text);
+    }
     let said = format!(
         "exported recording {id} ({}, {}, {}) to {}",
         plural(bundle.events.len(), "event"),
@@ -175,6 +199,14 @@ pub fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
         .import(&archive.bundle, &archive.images)
         .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;
     let recording = &archive.bundle.recording;
+    if args.json {
+        return print_json(&serde_json::json!({
+            "id": recording.id,
+            "name": recording.name,
+            "events": archive.bundle.events.len(),
+            "screenshots": archive.bundle.screenshots.len(),
+        }));
+    }
     println!(
         "imported recording {} (\"{}\", {}, {})",
         recording.id,
