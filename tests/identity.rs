@@ -445,7 +445,7 @@ fn a_gtk_combo_box_choice_is_found_in_its_popup_and_refused_when_gone() {
 }
 
 #[test]
-fn a_slow_dialog_is_waited_for_and_one_that_never_opens_gets_no_keys() {
+fn a_slow_dialog_is_waited_for_and_one_that_never_opens_gets_no_keys_until_resumed() {
     let display = run_scenario("zenity-slow.sh", 1280, 800);
     assert_eq!(result(&display, "recorded", "out"), "alice");
     // Five seconds later than recorded: the keys wait for it, then go in.
@@ -486,4 +486,44 @@ fn a_slow_dialog_is_waited_for_and_one_that_never_opens_gets_no_keys() {
     );
     assert_eq!(result(&display, "never", "terminal"), "");
     assert_eq!(result(&display, "never", "out"), "");
+    // Resumed once the dialog was there: from the halted typing, not from
+    // "Yes" (its dialog was gone), and the dialog received the name once.
+    assert_eq!(
+        (
+            result(&display, "resumed", "code"),
+            result(&display, "resumed", "out")
+        ),
+        ("0".to_owned(), "alice".to_owned()),
+        "{}",
+        result(&display, "resumed", "err")
+    );
+    assert!(result(&display, "resumed", "err").contains("at step 2"));
+    let shown: Value = serde_json::from_str(&run_ok(
+        display.reprise().args(["runs", "show", "last", "--json"]),
+    ))
+    .unwrap();
+    // One run: its first step from before the halt, the rest from the
+    // resumption, the halt said.
+    let run = &shown["run"];
+    assert_eq!(run["outcome"]["outcome"], "completed", "{run:#}");
+    let resumptions = run["arguments"]["resumptions"].as_array().unwrap();
+    assert_eq!(resumptions.len(), 1, "{run:#}");
+    assert_eq!(resumptions[0]["from_step"], 1);
+    assert!(
+        resumptions[0]["halted"]
+            .as_str()
+            .unwrap()
+            .starts_with("failed at step 2"),
+        "{run:#}"
+    );
+    let statuses: Vec<&Value> = shown["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| &step["record"]["status"])
+        .collect();
+    assert_eq!(statuses, ["verified", "verified", "verified"], "{shown:#}");
+    // Ended: not resumed again (exit 2, a reason).
+    assert_eq!(result(&display, "again", "code"), "2");
+    assert!(result(&display, "again", "err").contains("there is nothing to resume"));
 }

@@ -9,6 +9,7 @@ mod output;
 mod record;
 mod recordings;
 mod replay;
+mod resume;
 mod runs;
 mod vision;
 
@@ -54,6 +55,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(args) => recordings::export(&store.open_to_read()?, &args),
         Command::Import(args) => recordings::import(&mut store.open()?, &args),
         Command::Replay(args) => replay::replay(&mut store.open()?, config, &args, quiet),
+        Command::Resume(args) => resume::resume(&mut store.open()?, config, &args, quiet),
         Command::Report(args) => runs::report(&store.open_to_read()?, &args),
         Command::Runs(args) => runs::runs(&store, args),
         Command::Segment(args) => vision::segment(store.path(), &args),

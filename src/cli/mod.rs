@@ -71,6 +71,10 @@ pub enum Command {
     Record(RecordArgs),
     /// Replay a recording on the live desktop.
     Replay(ReplayArgs),
+    /// Go on with a halted run (refused, failed, aborted or killed) from the
+    /// step it halted at, on the live desktop: the steps done before it are
+    /// not done again. It stays one run, its halt and resumption recorded.
+    Resume(ResumeArgs),
     /// Write a replay run's report: one self-contained HTML page.
     Report(ReportArgs),
     /// Write a recording as one self-contained HTML page: its event tree,
@@ -380,6 +384,35 @@ pub struct DeleteArgs {
     /// A recording's id, a unique prefix of it, or its name.
     pub recording: String,
     /// Print what was deleted as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// A run's id, a unique prefix of it, or `last`.
+    pub run: String,
+    /// Go on from this earlier step (counted from 1) instead of the halted
+    /// one: the steps from it are done again.
+    #[arg(long, value_name = "STEP")]
+    pub from: Option<usize>,
+    /// visual or naive (default: the strategy the run used).
+    #[arg(long, value_enum)]
+    pub strategy: Option<StrategyChoice>,
+    /// Secret values (NAME=VALUE lines, or TOML), after the environment's
+    /// REPRISE_SECRET_NAME: secrets are never stored with a run, so they
+    /// are read again.
+    #[arg(long, value_name = "FILE")]
+    pub secrets_file: Option<PathBuf>,
+    /// How the visual strategy describes elements (the run does not keep it).
+    #[arg(long, value_enum, default_value_t = DescriberChoice::Offline)]
+    pub describer: DescriberChoice,
+    /// Release modifiers and buttons held down before resuming, instead of
+    /// refusing to start.
+    #[arg(long)]
+    pub release_held_keys: bool,
+    /// Print each step as a JSON object on stdout as it ends, then the
+    /// outcome as one.
     #[arg(long)]
     pub json: bool,
 }

@@ -443,6 +443,7 @@ fn replay_job(
             on_step: Some(on_step),
             stop: Some(Arc::clone(told_to_stop)),
         },
+        resume: None,
     };
     crate::replay::replay(store, &request)
 }

@@ -269,6 +269,18 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             crate::present::outcome_words(run.outcome.as_ref(), dry_run),
         ),
     ];
+    // Each halt and the resumption after it (`reprise resume`).
+    for resumption in &run.arguments.resumptions {
+        rows.push((
+            "halted, resumed".into(),
+            format!(
+                "{}; resumed {} at step {}",
+                resumption.halted,
+                resumption.at,
+                resumption.from_step + 1
+            ),
+        ));
+    }
     rows.extend(argument_rows(&run.arguments));
     if let Some(summary) = &run.summary {
         rows.push(("seconds".into(), format!("{:.1}", summary.seconds)));

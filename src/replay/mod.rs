@@ -9,6 +9,7 @@ mod desktop;
 pub mod launch;
 mod progress;
 pub mod reset;
+pub mod resume;
 pub mod rows;
 mod run;
 pub mod secrets;
@@ -88,6 +89,9 @@ pub struct ReplayRequest {
     /// What a caller that embeds the replay (the fleet's worker) is told
     /// and may decide.
     pub hooks: Hooks,
+    /// `reprise resume`: the halted run this replay goes on with (its id,
+    /// its steps done), instead of a new run.
+    pub resume: Option<resume::Resume>,
 }
 
 /// Asked just before the first input.

@@ -10,7 +10,7 @@ use anyhow::{Context as _, Result};
 use reprise_models::screenshot::content_hash;
 use reprise_models::{ActionEvent, RecordingBundle, ReduceOptions, WindowState, reduce};
 use reprise_strategies::llm::SharedLlm;
-use reprise_strategies::{Frame, StepRecord, run_replay};
+use reprise_strategies::{Frame, StepRecord, run_replay_from};
 
 use super::desktop::SecretFields;
 use super::progress::{StepLine, step_line};
@@ -29,7 +29,10 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let bundle = store
         .load(&recording_id)
         .with_context(|| format!("read recording {recording_id}"))?;
-    let run_id = uuid::Uuid::new_v4().to_string();
+    let run_id = match &request.resume {
+        Some(resume) => resume.run.id.clone(),
+        None => uuid::Uuid::new_v4().to_string(),
+    };
     let mut llm = model_if_needed(store, request, &run_id)?;
     let trees = planned_steps(&bundle, request)?;
     let secret_values = secret_values(&trees, request)?;
@@ -57,8 +60,26 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         eprintln!("{banner}");
     }
 
-    let run = run_record(run_id, &recording_id, strategy.name(), request);
-    store.insert_run(&run)?;
+    let mut run = run_record(run_id, &recording_id, strategy.name(), request);
+    let done = match &request.resume {
+        Some(resume) => {
+            // The same run, on from its halted step: its first start, its
+            // earlier resumptions, and this one.
+            run.started = resume.run.started.clone();
+            run.arguments.resumptions = resume.run.arguments.resumptions.clone();
+            run.arguments.resumptions.push(crate::store::Resumption {
+                at: now(),
+                halted: resume.halted.clone(),
+                from_step: resume.from,
+            });
+            store.reopen_run(&run.id, resume.from, &run.arguments)?;
+            resume.done.clone()
+        }
+        None => {
+            store.insert_run(&run)?;
+            Vec::new()
+        }
+    };
     let started = std::time::Instant::now();
     let mut keeper = StepKeeper {
         store,
@@ -66,15 +87,16 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         request,
         total,
         secret_fields,
-        n_steps: 0,
+        n_steps: done.len(),
         error: None,
     };
     let aborted = watcher.flag();
     let stop = request.hooks.stop.clone();
-    let outcome = run_replay(
+    let outcome = run_replay_from(
         strategy.as_mut(),
         &mut desktop,
         &request.options,
+        done,
         &|| {
             [Some(&aborted), Some(&signalled), stop.as_ref()]
                 .into_iter()
@@ -83,7 +105,13 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         },
         &mut |record, frame| keeper.keep(record, frame),
     );
-    let seconds = started.elapsed().as_secs_f64();
+    // A resumed run's time is its sessions' together.
+    let seconds = started.elapsed().as_secs_f64()
+        + request
+            .resume
+            .as_ref()
+            .and_then(|resume| resume.run.summary.as_ref())
+            .map_or(0.0, |summary| summary.seconds);
     drop(watcher);
     let n_steps = keeper.n_steps;
     if let Some(err) = keeper.error {
@@ -248,6 +276,8 @@ fn run_record(
                 structural: request.rungs.structural,
                 visual: request.rungs.visual,
             },
+            pid: Some(std::process::id()),
+            resumptions: Vec::new(),
         },
         started: now(),
         ended: None,

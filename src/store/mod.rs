@@ -20,7 +20,8 @@ pub use fleet::{NewEvent, WorkerRow};
 pub use llm::{CachedReply, CallRow, UsageTotal};
 pub use recordings::{RecordingSummary, ScreenshotBlob};
 pub use runs::{
-    BatchRow, RunArguments, RunListing, RunRecord, RunRungs, RunStep, RunSummary, StoredStep,
+    BatchRow, Resumption, RunArguments, RunListing, RunRecord, RunRungs, RunStep, RunSummary,
+    StoredStep,
 };
 pub use segmentations::{NewSegmentation, SegmentationRow};
 

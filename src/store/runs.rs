@@ -45,6 +45,24 @@ pub struct RunArguments {
     pub batch: Option<BatchRow>,
     /// The visual strategy's rungs.
     pub rungs: RunRungs,
+    /// The process running (or that last ran) it, so that a run whose
+    /// process is gone can be resumed and one still running cannot.
+    pub pid: Option<u32>,
+    /// Each time the run halted and was resumed, oldest first.
+    pub resumptions: Vec<Resumption>,
+}
+
+/// A halt and the resumption after it (`reprise resume`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resumption {
+    /// When it was resumed.
+    pub at: String,
+    /// How the run had ended, in words (the halted step's record is
+    /// replaced by the resumed one's).
+    pub halted: String,
+    /// The step it went on from (counted from 0); the steps before it were
+    /// not done again.
+    pub from_step: usize,
 }
 
 /// A run's place in a batch: the batch's id, the row's number (from 1) and
@@ -226,6 +244,30 @@ impl Store {
                 run.started
             ],
         )?;
+        Ok(())
+    }
+
+    /// Opens a halted run again from step `from` (counted from 0): the
+    /// records of that step and those after it are deleted (with the
+    /// frames only they used), its end, outcome and summary cleared, its
+    /// arguments replaced (they say the resumption), in one transaction.
+    pub fn reopen_run(
+        &mut self,
+        run_id: &str,
+        from: usize,
+        arguments: &RunArguments,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE replay_runs SET ended = NULL, outcome = NULL, summary = NULL, arguments = ?2 WHERE id = ?1",
+            params![run_id, to_json(arguments)],
+        )?;
+        tx.execute(
+            "DELETE FROM replay_steps WHERE run_id = ?1 AND idx >= ?2",
+            params![run_id, from as i64],
+        )?;
+        super::delete_unused_images(&tx)?;
+        tx.commit()?;
         Ok(())
     }
 

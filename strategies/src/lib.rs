@@ -31,6 +31,7 @@ pub use desktop::{Desktop, DesktopError, Frame};
 pub use naive::NaiveStrategy;
 pub use replay::{
     FailedBy, Prepared, ReplayOptions, ReplayOutcome, StepRecord, StepStatus, run_replay,
+    run_replay_from,
 };
 pub use strategy::{
     Decision, Evidence, EvidenceKind, Missed, Observation, ReplayStrategy, StrategyError,

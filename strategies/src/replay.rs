@@ -130,7 +130,7 @@ pub struct StepRecord {
 
 impl StepRecord {
     /// A step not yet attempted, started `started_seconds` into the replay.
-    fn new(step_idx: usize, started_seconds: f64) -> StepRecord {
+    pub fn new(step_idx: usize, started_seconds: f64) -> StepRecord {
         StepRecord {
             step_idx,
             status: StepStatus::Failed,
@@ -216,9 +216,24 @@ pub fn run_replay(
     abort: &dyn Fn() -> bool,
     on_step: &mut dyn FnMut(&StepRecord, Option<&Frame>),
 ) -> ReplayOutcome {
+    run_replay_from(strategy, desktop, options, Vec::new(), abort, on_step)
+}
+
+/// [`run_replay`] resumed: `done` are the records of the steps done before
+/// (the first `done.len()` steps, in order), which are not done again; the
+/// loop starts at the step after them, and the outcome counts them.
+pub fn run_replay_from(
+    strategy: &mut dyn ReplayStrategy,
+    desktop: &mut dyn Desktop,
+    options: &ReplayOptions,
+    done: Vec<StepRecord>,
+    abort: &dyn Fn() -> bool,
+    on_step: &mut dyn FnMut(&StepRecord, Option<&Frame>),
+) -> ReplayOutcome {
     let replay_started = desktop.now();
-    let mut history: Vec<StepRecord> = Vec::new();
-    for step_idx in 0..options.max_steps {
+    let start = done.len();
+    let mut history: Vec<StepRecord> = done;
+    for step_idx in start..options.max_steps {
         let step_started = desktop.now();
         let started_seconds = desktop.now().duration_since(replay_started).as_secs_f64();
         let mut record = StepRecord::new(step_idx, started_seconds);

@@ -64,3 +64,18 @@ replay() {
 replay slow 6
 # It never opens: the keys must not go to the terminal behind.
 replay never never
+
+# Resumed once the dialog is there: the run goes on from the typing that
+# halted, not from "Yes" (whose dialog is gone: pressing it again would
+# find nothing to press). What the dialog printed is the judge.
+zenity --entry --title Name --text 'Your name' >"$OUT/resumed.out" 2>/dev/null &
+resumed_pid=$!
+find_element text "" >/dev/null
+set +e
+"$REPRISE" resume last --json >"$OUT/resumed.stdout" 2>"$OUT/resumed.err"
+echo $? >"$OUT/resumed.code"
+# A run that ended is not resumed again: a clear refusal, nothing changed.
+"$REPRISE" resume last >/dev/null 2>"$OUT/again.err"
+echo $? >"$OUT/again.code"
+set -e
+ended "$resumed_pid" 3

@@ -53,6 +53,7 @@ pub fn replay(
         secret_overrides: Default::default(),
         batch: None,
         hooks: Default::default(),
+        resume: None,
         strategy: args.strategy,
         rungs: reprise_strategies::visual::Rungs {
             structural: args.rungs.contains(&crate::replay::RungChoice::Structural),
@@ -94,8 +95,15 @@ pub fn replay(
         return replay_each(store, args, request, path);
     }
     let result = crate::replay::replay(store, &request)?;
+    said(&result, args.json, args.dry_run)
+}
+
+/// What a replay (or a resumed one) says at its end: the outcome as JSON
+/// or a line, and an error whose kind is its exit code when it did not
+/// complete with every step verified.
+pub(super) fn said(result: &crate::replay::ReplayResult, json: bool, dry_run: bool) -> Result<()> {
     let run_id = result.run_id.clone();
-    if args.json {
+    if json {
         let mut outcome = serde_json::to_value(&result.outcome).expect("outcomes serialize");
         outcome["type"] = "outcome".into();
         outcome["run_id"] = run_id.clone().into();
@@ -103,14 +111,14 @@ pub fn replay(
         outcome["seconds"] = result.seconds.into();
         println!("{outcome}");
     }
-    match crate::replay::stop_of(&result) {
+    match crate::replay::stop_of(result) {
         None => {
             let steps = match &result.outcome {
                 reprise_strategies::ReplayOutcome::Completed { steps, .. } => *steps,
                 _ => result.n_steps,
             };
-            if args.json {
-            } else if args.dry_run {
+            if json {
+            } else if dry_run {
                 // Decided, never injected: nothing was done to verify.
                 println!(
                     "replay run {run_id}: dry run of recording {}: decided all {} in {:.1} s and injected nothing",

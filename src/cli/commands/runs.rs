@@ -132,6 +132,14 @@ fn run_show(store: &Store, query: &str, json: bool) -> Result<()> {
         dry_run,
     )));
     text.push('\n');
+    for resumption in &run.arguments.resumptions {
+        text.push_str(&present::terminal_safe(&format!(
+            "halted: {}; resumed {} at step {}\n",
+            resumption.halted,
+            resumption.at,
+            resumption.from_step + 1
+        )));
+    }
     let total = match run.outcome {
         Some(ReplayOutcome::Completed { steps, .. } | ReplayOutcome::StepLimit { steps }) => {
             Some(steps)

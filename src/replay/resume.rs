@@ -1,0 +1,226 @@
+//! `reprise resume`: where a halted run goes on from. A run halts at a step
+//! (refused, failed, aborted, or its process killed); it is resumed from
+//! that step, the steps before it (done, whether checked or not) are never
+//! done again unless `--from` asks for an earlier one.
+
+use reprise_strategies::{ReplayOutcome, StepRecord, StepStatus};
+
+use crate::store::{RunRecord, RunStep};
+
+/// A halted run and the step it goes on from.
+#[derive(Debug, Clone)]
+pub struct Resume {
+    pub run: RunRecord,
+    /// The step to go on from (counted from 0).
+    pub from: usize,
+    /// The records of the steps before `from`, not done again.
+    pub done: Vec<StepRecord>,
+    /// How the run had ended, in words.
+    pub halted: String,
+}
+
+/// Why a run cannot be resumed.
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    #[error("run {run} ended ({words}): there is nothing to resume")]
+    Ended { run: String, words: String },
+    #[error("run {0} was a dry run: it injected nothing, so replay the recording again instead")]
+    DryRun(String),
+    #[error(
+        "run {0} used the vanilla strategy, whose steps a model chose as it went: they cannot be resumed; replay the recording again"
+    )]
+    Vanilla(String),
+    #[error(
+        "run {run} is still running (process {pid}); stop it first, or resume it once it has halted"
+    )]
+    Running { run: String, pid: u32 },
+    #[error(
+        "--from {from}: run {run} halted at step {halted}; it can go on from step 1 to {halted}"
+    )]
+    From {
+        run: String,
+        from: usize,
+        halted: usize,
+    },
+    #[error("run {run} has no record of step {step}: it cannot be resumed after it")]
+    Gap { run: String, step: usize },
+}
+
+/// Where `run` goes on from: its halted step, or `from` (counted from 1,
+/// at most the halted step).
+pub fn plan(
+    run: &RunRecord,
+    steps: &[RunStep],
+    from: Option<usize>,
+) -> Result<Resume, ResumeError> {
+    let id = || run.id.clone();
+    if run.dry_run() {
+        return Err(ResumeError::DryRun(id()));
+    }
+    if run.strategy == "vanilla" {
+        return Err(ResumeError::Vanilla(id()));
+    }
+    let halted = match &run.outcome {
+        Some(ReplayOutcome::Failed { step, .. } | ReplayOutcome::Aborted { step }) => *step,
+        Some(outcome @ (ReplayOutcome::Completed { .. } | ReplayOutcome::StepLimit { .. })) => {
+            return Err(ResumeError::Ended {
+                run: id(),
+                words: crate::present::outcome_words(Some(outcome), false),
+            });
+        }
+        // Not ended: killed (its process is gone), or still running.
+        None => {
+            if let Some(pid) = run.arguments.pid.filter(|pid| is_reprise(*pid)) {
+                return Err(ResumeError::Running { run: id(), pid });
+            }
+            // The step it was at when killed has no record: it goes on
+            // from there (the first step not stored as done).
+            steps
+                .iter()
+                .take_while(|step| is_done(step.step.record.status))
+                .count()
+        }
+    };
+    let from = match from {
+        None => halted,
+        Some(n) if (1..=halted + 1).contains(&n) => n - 1,
+        Some(n) => {
+            return Err(ResumeError::From {
+                run: id(),
+                from: n,
+                halted: halted + 1,
+            });
+        }
+    };
+    let done: Vec<StepRecord> = steps
+        .iter()
+        .take(from)
+        .map(|step| step.step.record.clone())
+        .collect();
+    if let Some(step) = (0..from).find(|idx| done.get(*idx).is_none_or(|r| r.step_idx != *idx)) {
+        return Err(ResumeError::Gap {
+            run: id(),
+            step: step + 1,
+        });
+    }
+    Ok(Resume {
+        run: run.clone(),
+        from,
+        done,
+        halted: crate::present::outcome_words(run.outcome.as_ref(), false),
+    })
+}
+
+/// A step that was done (its input injected), checked or not.
+fn is_done(status: StepStatus) -> bool {
+    matches!(
+        status,
+        StepStatus::Verified | StepStatus::Unverified | StepStatus::Skipped
+    )
+}
+
+/// Whether process `pid` is alive and is Reprise (a pid reused by another
+/// program is not the run's).
+fn is_reprise(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return false;
+    }
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .is_ok_and(|name| name.trim_end() == "reprise")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{RunArguments, StoredStep};
+
+    fn run(outcome: Option<ReplayOutcome>, strategy: &str) -> RunRecord {
+        RunRecord {
+            id: "0b5c2a8e".into(),
+            recording_id: "r".into(),
+            strategy: strategy.into(),
+            arguments: RunArguments::default(),
+            started: "2026-12-05T00:00:00.000Z".into(),
+            ended: None,
+            outcome,
+            summary: None,
+        }
+    }
+
+    fn steps(statuses: &[StepStatus]) -> Vec<RunStep> {
+        statuses
+            .iter()
+            .enumerate()
+            .map(|(idx, status)| {
+                let mut record = StepRecord::new(idx, 0.0);
+                record.status = *status;
+                RunStep {
+                    idx: idx as u32,
+                    step: StoredStep {
+                        record,
+                        screen: None,
+                    },
+                    screenshot_hash: None,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_halted_run_goes_on_from_its_halted_step_and_never_redoes_one_before() {
+        use StepStatus::*;
+        let failed = Some(ReplayOutcome::Failed {
+            step: 2,
+            reason: "refused".into(),
+            by: Default::default(),
+        });
+        let stored = steps(&[Verified, Unverified, Failed]);
+        let planned = plan(&run(failed.clone(), "visual"), &stored, None).unwrap();
+        assert_eq!((planned.from, planned.done.len()), (2, 2));
+        assert!(
+            planned.halted.starts_with("failed at step 3"),
+            "{}",
+            planned.halted
+        );
+        // --from an earlier step redoes from there; past the halt is refused.
+        assert_eq!(plan_from(&failed, &stored, 1), Ok(0));
+        assert!(matches!(
+            plan(&run(failed.clone(), "visual"), &stored, Some(4)),
+            Err(ResumeError::From { halted: 3, .. })
+        ));
+        // Killed mid-run (no outcome, no live process): from the first step
+        // not stored as done.
+        let killed = plan(&run(None, "naive"), &steps(&[Verified, Unverified]), None).unwrap();
+        assert_eq!(killed.from, 2);
+    }
+
+    fn plan_from(
+        outcome: &Option<ReplayOutcome>,
+        stored: &[RunStep],
+        from: usize,
+    ) -> Result<usize, String> {
+        plan(&run(outcome.clone(), "visual"), stored, Some(from))
+            .map(|plan| plan.from)
+            .map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn ended_dry_and_vanilla_runs_are_not_resumed() {
+        let done = Some(ReplayOutcome::Completed {
+            steps: 2,
+            unverified: 1,
+            skipped: 0,
+        });
+        let err = plan(&run(done, "visual"), &[], None).unwrap_err();
+        assert!(matches!(err, ResumeError::Ended { .. }), "{err}");
+        assert!(err.to_string().contains("ended unverified"), "{err}");
+        let aborted = Some(ReplayOutcome::Aborted { step: 0 });
+        assert!(matches!(
+            plan(&run(aborted.clone(), "vanilla"), &[], None),
+            Err(ResumeError::Vanilla(_))
+        ));
+        let mut dry = run(aborted, "visual");
+        dry.arguments.dry_run = true;
+        assert!(matches!(plan(&dry, &[], None), Err(ResumeError::DryRun(_))));
+    }
+}
