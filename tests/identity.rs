@@ -513,7 +513,7 @@ fn a_slow_dialog_is_waited_for_and_one_that_never_opens_gets_no_keys_until_resum
         resumptions[0]["halted"]
             .as_str()
             .unwrap()
-            .starts_with("failed at step 2"),
+            .starts_with("halted at step 2"),
         "{run:#}"
     );
     let statuses: Vec<&Value> = shown["steps"]

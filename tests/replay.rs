@@ -153,8 +153,8 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
     );
     // Not "completed": nothing was checked, and the report says so.
     assert!(
-        html.contains("class=\"badge unverified\" id=\"outcome\">completed, ")
-            && html.contains(" unverified</span>"),
+        html.contains("class=\"badge unverified\" id=\"outcome\">ended unverified: ")
+            && html.contains(" unverified, 0 failed and passed over</span>"),
         "the outcome says the steps are unverified"
     );
     // A summary at the top: each step linked, with how its target was

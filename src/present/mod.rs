@@ -59,7 +59,7 @@ pub fn summaries_table(summaries: &[RecordingSummary]) -> String {
 /// dry run's steps were decided, never done: it claims nothing verified.
 pub fn outcome_words(outcome: Option<&ReplayOutcome>, dry_run: bool) -> String {
     let Some(outcome) = outcome else {
-        return "not ended (still running, or killed)".to_owned();
+        return "not ended: still running, or halted when its process was killed".to_owned();
     };
     match outcome {
         ReplayOutcome::Completed { steps, .. } if dry_run => format!(
@@ -87,10 +87,16 @@ pub fn outcome_words(outcome: Option<&ReplayOutcome>, dry_run: bool) -> String {
             steps.saturating_sub(unverified + skipped)
         ),
         // Steps are counted from 1 for people (the data count from 0).
+        // Halted: `reprise resume` goes on from there.
+        ReplayOutcome::Failed {
+            step,
+            reason,
+            by: reprise_strategies::FailedBy::Model,
+        } => format!("halted at step {}: the model failed: {reason}", step + 1),
         ReplayOutcome::Failed { step, reason, .. } => {
-            format!("failed at step {}: {reason}", step + 1)
+            format!("halted at step {}: {reason}", step + 1)
         }
-        ReplayOutcome::Aborted { step } => format!("aborted at step {}", step + 1),
+        ReplayOutcome::Aborted { step } => format!("halted at step {}: aborted", step + 1),
         ReplayOutcome::StepLimit { steps } => format!("reached the step limit ({steps})"),
     }
 }

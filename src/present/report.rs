@@ -251,7 +251,8 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             crate::present::outcome_words(run.outcome.as_ref(), false)
         }
         Some(ReplayOutcome::Completed { .. }) => "completed, every step verified".to_owned(),
-        _ => outcome_class.to_owned(),
+        // Halted (at which step, why), or not ended.
+        _ => crate::present::outcome_words(run.outcome.as_ref(), false),
     };
     let recording_label = bundle.as_ref().map_or(run.recording_id.clone(), |b| {
         format!("{} ({})", b.recording.name, b.recording.id)

@@ -178,7 +178,7 @@ mod tests {
         let planned = plan(&run(failed.clone(), "visual"), &stored, None).unwrap();
         assert_eq!((planned.from, planned.done.len()), (2, 2));
         assert!(
-            planned.halted.starts_with("failed at step 3"),
+            planned.halted.starts_with("halted at step 3"),
             "{}",
             planned.halted
         );
