@@ -21,7 +21,7 @@ const MAX_FUNCTION_LINES: usize = 80;
 /// Files over the limit today, with their size: they may only shrink.
 const LONG_FILES: [(&str, usize); 4] = [
     ("src/platform/x11.rs", 675),
-    ("src/present/report.rs", 658),
+    ("src/present/report.rs", 607),
     ("src/store/archive.rs", 618),
     ("strategies/src/visual/prepare.rs", 748),
 ];
@@ -29,12 +29,12 @@ const LONG_FILES: [(&str, usize); 4] = [
 /// Functions over the limit today (file, name), with their length: they
 /// may only shrink.
 const LONG_FUNCTIONS: [(&str, &str, usize); 39] = [
-    ("src/cli/commands/replay.rs", "replay_each", 192),
+    ("src/cli/commands/replay.rs", "replay_each", 90),
     ("src/platform/a11y/hit.rs", "element_at", 156),
     ("strategies/src/identity.rs", "locate", 172),
     ("src/present/report.rs", "step_section", 165),
-    ("strategies/src/replay.rs", "attempt", 126),
-    ("strategies/src/replay.rs", "run_replay", 130),
+    ("strategies/src/replay.rs", "attempt", 122),
+    ("strategies/src/replay.rs", "run_replay_from", 88),
     ("src/cli/commands/vision.rs", "segment", 129),
     ("src/fleet/worker.rs", "run_job", 128),
     ("strategies/src/vision/sliders.rs", "along", 127),
@@ -47,14 +47,14 @@ const LONG_FUNCTIONS: [(&str, &str, usize); 39] = [
     ("src/cli/commands/replay.rs", "replay", 119),
     ("src/fleet/server/jobs.rs", "submit", 112),
     ("src/platform/keys.rs", "key_code", 111),
-    ("src/present/report.rs", "run_report", 91),
+    ("src/present/report.rs", "run_report", 89),
     ("src/platform/a11y.rs", "read_tree", 107),
     ("src/llm/settings.rs", "explain", 107),
     ("src/store/archive.rs", "read_zip", 88),
-    ("src/cli/commands/record.rs", "record", 106),
+    ("src/cli/commands/record.rs", "record", 87),
     ("src/platform/keys.rs", "key_info", 100),
     ("src/llm/chain.rs", "complete", 100),
-    ("src/fleet/worker.rs", "replay_job", 100),
+    ("src/fleet/worker.rs", "replay_job", 98),
     ("src/store/recordings.rs", "load", 99),
     ("strategies/src/params.rs", "set_parameters", 92),
     ("src/present/mod.rs", "recording_text", 92),

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use reprise_models::EventName;
 
-use crate::harness::Display;
+use crate::harness::{Display, run_ok};
 use crate::identity::{result, run_scenario_with};
 
 /// Its capitals appear nowhere else in the task (the user name is "alice").
@@ -299,6 +299,36 @@ fn a_password_typed_into_a_gtk_form_is_stored_nowhere_and_replayed_from_outside(
         "{batch}"
     );
     assert!(dir.join("batch-row-2.html").exists());
+    // Resumed: row 2 alone was typed, into the form opened for it, once;
+    // rows 1 and 3 were done before and not replayed; still one batch of
+    // three runs, each row's run the one it was.
+    let resumed = result(&display, "each-resumed", "err");
+    assert_eq!(
+        result(&display, "each-resumed", "out"),
+        "ben|S3cret-two",
+        "{resumed}"
+    );
+    assert!(
+        ["0", "12"].contains(&result(&display, "each-resumed", "code").as_str()),
+        "{resumed}"
+    );
+    for row in [1, 3] {
+        assert!(
+            resumed.contains(&format!("row {row} of 3: done in run ")),
+            "{resumed}"
+        );
+    }
+    let runs: Vec<serde_json::Value> =
+        serde_json::from_str(&run_ok(display.reprise().args(["runs", "--json"]))).unwrap();
+    let batch_id = result(&display, "batch", "id");
+    let in_batch = runs
+        .iter()
+        .filter(|run| run["batch"] == batch_id.as_str())
+        .count();
+    assert_eq!(in_batch, 3, "{runs:#?}");
+    // A rows file whose row 2 changed: refused (exit 2) before any row.
+    assert_eq!(result(&display, "changed-rows", "code"), "2");
+    assert!(result(&display, "changed-rows", "err").contains("the rows file changed"));
     for path in files(dir, "store").iter().chain(&files(dir, "batch")) {
         let bytes = std::fs::read(path).unwrap();
         assert!(

@@ -218,6 +218,12 @@ pub struct ReplayArgs {
     /// or a JSON array of objects; a column may name a secret.
     #[arg(long, value_name = "FILE")]
     pub each: Option<std::path::PathBuf>,
+    /// With --each: go on with the batch BATCH (its id, or a unique prefix)
+    /// that halted: rows done are not replayed, a halted row goes on from
+    /// its halted step (no --reset-with for it), the rows after it run. The
+    /// rows file must give the rows already run the same values.
+    #[arg(long, value_name = "BATCH", requires = "each")]
+    pub resume: Option<String>,
     /// With --each: go on after a row that failed (default: stop there).
     #[arg(long, requires = "each")]
     pub keep_going: bool,

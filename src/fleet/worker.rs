@@ -404,10 +404,7 @@ fn replay_job(
     let request = ReplayRequest {
         recording: job.recording_id.clone(),
         strategy: spec.options.strategy.into(),
-        rungs: reprise_strategies::visual::Rungs {
-            structural: true,
-            visual: true,
-        },
+        rungs: Default::default(),
         speed: spec.options.speed,
         options: reprise_strategies::ReplayOptions {
             max_retries: spec.options.max_retries,

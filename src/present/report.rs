@@ -12,7 +12,7 @@ use reprise_models::{ActionEvent, RecordingBundle, Rect, ReduceOptions, ScreenGe
 use reprise_strategies::{ReplayOutcome, Sought, StepStatus};
 
 use crate::present::event_label;
-use crate::store::{RunArguments, Store};
+use crate::store::Store;
 
 const STYLE: &str = "
 body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1100px; }
@@ -121,58 +121,6 @@ fn marked_image(
     }
 }
 
-/// What a run was asked to do, a row a setting, in words: parameters as
-/// `name = value` (secrets are never among them), nothing as raw JSON.
-fn argument_rows(arguments: &RunArguments) -> Vec<(String, String)> {
-    let pairs = |pairs: &[(String, String)], between: &str| {
-        if pairs.is_empty() {
-            return "none".to_owned();
-        }
-        pairs
-            .iter()
-            .map(|(a, b)| format!("{a}{between}{b}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let yes_no = |flag: bool| if flag { "yes" } else { "no" }.to_owned();
-    let rungs = match (arguments.rungs.structural, arguments.rungs.visual) {
-        (true, true) => "structural, then visual",
-        (true, false) => "structural only",
-        (false, true) => "visual only",
-        (false, false) => "none",
-    };
-    let mut rows = vec![
-        ("parameters".to_owned(), pairs(&arguments.parameters, " = ")),
-        (
-            "replacements".to_owned(),
-            pairs(&arguments.replacements, " → "),
-        ),
-        ("speed".to_owned(), format!("{}", arguments.speed)),
-        ("dry run".to_owned(), yes_no(arguments.dry_run)),
-        (
-            "retries a step".to_owned(),
-            arguments.max_retries.to_string(),
-        ),
-        (
-            "goes past a failed step".to_owned(),
-            yes_no(arguments.skip_failures),
-        ),
-        (
-            "an unverified step fails the run".to_owned(),
-            yes_no(arguments.require_verified),
-        ),
-        ("step limit".to_owned(), arguments.max_steps.to_string()),
-        ("rungs".to_owned(), rungs.to_owned()),
-    ];
-    if let Some(batch) = &arguments.batch {
-        rows.push((
-            "batch".to_owned(),
-            format!("{}, row {}", batch.id, batch.row),
-        ));
-    }
-    rows
-}
-
 /// Rows of a key and a value, as a table.
 fn meta_rows(rows: &[(String, String)]) -> Markup {
     html! {
@@ -270,18 +218,6 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             crate::present::outcome_words(run.outcome.as_ref(), dry_run),
         ),
     ];
-    // Each halt and the resumption after it (`reprise resume`).
-    for resumption in &run.arguments.resumptions {
-        rows.push((
-            "halted, resumed".into(),
-            format!(
-                "{}; resumed {} at step {}",
-                resumption.halted,
-                resumption.at,
-                resumption.from_step + 1
-            ),
-        ));
-    }
     rows.extend(argument_rows(&run.arguments));
     if let Some(summary) = &run.summary {
         rows.push(("seconds".into(), format!("{:.1}", summary.seconds)));
@@ -362,7 +298,10 @@ fn check_rows(record: &reprise_strategies::StepRecord) -> Markup {
     }
 }
 
+mod arguments;
 mod crops;
+
+use arguments::argument_rows;
 use crops::*;
 
 fn step_section(

@@ -29,10 +29,10 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let bundle = store
         .load(&recording_id)
         .with_context(|| format!("read recording {recording_id}"))?;
-    let run_id = match &request.resume {
-        Some(resume) => resume.run.id.clone(),
-        None => uuid::Uuid::new_v4().to_string(),
-    };
+    let run_id = request.resume.as_ref().map_or_else(
+        || uuid::Uuid::new_v4().to_string(),
+        |resume| resume.run.id.clone(),
+    );
     let mut llm = model_if_needed(store, request, &run_id)?;
     let trees = planned_steps(&bundle, request)?;
     let secret_values = secret_values(&trees, request)?;
@@ -59,27 +59,8 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     if let Some(banner) = &request.progress.banner {
         eprintln!("{banner}");
     }
-
     let mut run = run_record(run_id, &recording_id, strategy.name(), request);
-    let done = match &request.resume {
-        Some(resume) => {
-            // The same run, on from its halted step: its first start, its
-            // earlier resumptions, and this one.
-            run.started = resume.run.started.clone();
-            run.arguments.resumptions = resume.run.arguments.resumptions.clone();
-            run.arguments.resumptions.push(crate::store::Resumption {
-                at: now(),
-                halted: resume.halted.clone(),
-                from_step: resume.from,
-            });
-            store.reopen_run(&run.id, resume.from, &run.arguments)?;
-            resume.done.clone()
-        }
-        None => {
-            store.insert_run(&run)?;
-            Vec::new()
-        }
-    };
+    let done = open_run(store, request, &mut run)?;
     let started = std::time::Instant::now();
     let mut keeper = StepKeeper {
         store,
@@ -105,13 +86,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         },
         &mut |record, frame| keeper.keep(record, frame),
     );
-    // A resumed run's time is its sessions' together.
-    let seconds = started.elapsed().as_secs_f64()
-        + request
-            .resume
-            .as_ref()
-            .and_then(|resume| resume.run.summary.as_ref())
-            .map_or(0.0, |summary| summary.seconds);
+    let seconds = started.elapsed().as_secs_f64() + seconds_before(request);
     drop(watcher);
     let n_steps = keeper.n_steps;
     if let Some(err) = keeper.error {
@@ -125,6 +100,45 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         outcome,
         n_steps,
         seconds,
+    })
+}
+
+/// The seconds a resumed run took before (a run's time is its sessions'
+/// together); 0 for a new run.
+fn seconds_before(request: &ReplayRequest) -> f64 {
+    request
+        .resume
+        .as_ref()
+        .and_then(|resume| resume.run.summary.as_ref())
+        .map_or(0.0, |earlier| earlier.seconds)
+}
+
+/// The run as stored: a new one, or the halted run `request` resumes,
+/// reopened from its halted step (its first start and every resumption
+/// kept); the records of the steps done before it.
+fn open_run(
+    store: &mut Store,
+    request: &ReplayRequest,
+    run: &mut RunRecord,
+) -> Result<Vec<StepRecord>> {
+    Ok(match &request.resume {
+        Some(resume) => {
+            // The same run, on from its halted step: its first start, its
+            // earlier resumptions, and this one.
+            run.started = resume.run.started.clone();
+            run.arguments.resumptions = resume.run.arguments.resumptions.clone();
+            run.arguments.resumptions.push(crate::store::Resumption {
+                at: now(),
+                halted: resume.halted.clone(),
+                from_step: resume.from,
+            });
+            store.reopen_run(&run.id, resume.from, &run.arguments)?;
+            resume.done.clone()
+        }
+        None => {
+            store.insert_run(run)?;
+            Vec::new()
+        }
     })
 }
 

@@ -2,7 +2,7 @@
 //! limit, a bounded number of attempts per step, an abort check between every
 //! action, and a record of every step.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -238,71 +238,20 @@ pub fn run_replay_from(
         let started_seconds = desktop.now().duration_since(replay_started).as_secs_f64();
         let mut record = StepRecord::new(step_idx, started_seconds);
         let mut last_frame: Option<Frame> = None;
-        // A refusal (the strategy said the replay cannot go on) is never
-        // skipped by --skip-failures.
-        let mut refused = false;
-        let mut failed_by = FailedBy::Step;
-        // Since when the step has been waiting for the screen to be ready.
-        let mut not_ready_since: Option<Instant> = None;
-        let attempt_result = loop {
-            if record.attempts > options.max_retries {
-                break AttemptResult::Failed;
-            }
-            record.attempts += 1;
-            match attempt(
-                strategy,
-                desktop,
-                options,
-                abort,
-                step_idx,
-                &history,
-                &mut record,
-                &mut last_frame,
-            ) {
-                Ok(result) => break result,
-                Err(AttemptError::NotYet(error, wait))
-                    if {
-                        let now = desktop.now();
-                        now.duration_since(*not_ready_since.get_or_insert(now)) < wait
-                    } =>
-                {
-                    // Not an attempt: look again shortly (the loop's waits
-                    // are bounded by `wait`, and abort is checked).
-                    tracing::debug!(step_idx, "{error}; looking again");
-                    record.attempts -= 1;
-                    if !self::wait(desktop, Duration::from_millis(100), abort) {
-                        break AttemptResult::Aborted;
-                    }
-                }
-                Err(AttemptError::NotYet(error, wait)) => {
-                    let error = format!("{error} (waited {:.1} s)", wait.as_secs_f64());
-                    tracing::warn!(step_idx, attempt = record.attempts, "{error}");
-                    record.errors.push(error);
-                    not_ready_since = None;
-                    if let Err(err) = desktop.release_all() {
-                        record.errors.push(format!("release held input: {err}"));
-                    }
-                }
-                Err(AttemptError::Retry(error)) => {
-                    tracing::warn!(step_idx, attempt = record.attempts, "{error}");
-                    record.errors.push(error);
-                    // Nothing may stay pressed after a failed attempt.
-                    if let Err(err) = desktop.release_all() {
-                        record.errors.push(format!("release held input: {err}"));
-                    }
-                }
-                Err(AttemptError::Fatal(error)) => {
-                    record.errors.push(error);
-                    refused = true;
-                    break AttemptResult::Failed;
-                }
-                Err(AttemptError::Model(error)) => {
-                    record.errors.push(error);
-                    (refused, failed_by) = (true, FailedBy::Model);
-                    break AttemptResult::Failed;
-                }
-            }
-        };
+        let Attempted {
+            result: attempt_result,
+            refused,
+            failed_by,
+        } = attempts(
+            strategy,
+            desktop,
+            options,
+            abort,
+            step_idx,
+            &history,
+            &mut record,
+            &mut last_frame,
+        );
         record.duration_seconds = desktop.now().duration_since(step_started).as_secs_f64();
         let outcome = match attempt_result {
             AttemptResult::Done(status) => {
@@ -375,6 +324,17 @@ enum AttemptError {
     Fatal(String),
     /// The deciding model failed: fatal, and said to be the model's.
     Model(String),
+}
+
+impl From<StrategyError> for AttemptError {
+    fn from(error: StrategyError) -> Self {
+        match error {
+            StrategyError::Retryable(error) => AttemptError::Retry(error),
+            StrategyError::NotYet { reason, wait } => AttemptError::NotYet(reason, wait),
+            StrategyError::Fatal(error) => AttemptError::Fatal(error),
+            StrategyError::Model(error) => AttemptError::Model(error),
+        }
+    }
 }
 
 /// A desktop's failure as an attempt's: tried again, unless the display
@@ -455,12 +415,7 @@ fn attempt(
                     reason: step.reason,
                 });
             }
-            Err(StrategyError::Retryable(error)) => return Err(AttemptError::Retry(error)),
-            Err(StrategyError::NotYet { reason, wait }) => {
-                return Err(AttemptError::NotYet(reason, wait));
-            }
-            Err(StrategyError::Fatal(error)) => return Err(AttemptError::Fatal(error)),
-            Err(StrategyError::Model(error)) => return Err(AttemptError::Model(error)),
+            Err(error) => return Err(error.into()),
         }
     };
     record.step = Some(step.clone());
@@ -571,8 +526,10 @@ fn wait(desktop: &mut dyn Desktop, duration: Duration, abort: &dyn Fn() -> bool)
     }
 }
 
+mod attempts;
 mod effect;
 mod recheck;
+use attempts::{Attempted, attempts};
 use effect::check_effect;
 pub use recheck::{Recheck, RecheckBy};
 

@@ -86,30 +86,7 @@ pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
         .unwrap_or_default();
     eprintln!("recording {:?}: {how_to_stop}{secret_key}", args.name);
     let summary = crate::record::record(store, &options, &stop)?;
-    if args.json {
-        super::output::print_json(&summary)?;
-    } else {
-        println!(
-            "recorded {} ({}, {}, {}; stopped by {})",
-            summary.id,
-            plural(summary.n_events as usize, "event"),
-            plural(summary.n_screenshots as usize, "screenshot"),
-            plural(summary.n_window_states as usize, "window state"),
-            summary.stop_reason.words()
-        );
-    }
-    if summary.secret_keys > 0 {
-        eprintln!(
-            "{} typed as secrets: stored as their parameters, never as keys",
-            plural(summary.secret_keys as usize, "key event")
-        );
-    }
-    if summary.frames_dropped + summary.capture_failures + summary.window_failures > 0 {
-        eprintln!(
-            "note: {} frames dropped under load, {} failed screenshots, {} failed window queries",
-            summary.frames_dropped, summary.capture_failures, summary.window_failures
-        );
-    }
+    say_recorded(&summary, args.json)?;
     if summary.stop_reason == crate::record::StopReason::DisplayLost {
         bail!(
             "the display's connection was lost; the recording {} keeps everything captured up to then",
@@ -139,4 +116,34 @@ pub fn events_reduce(args: &ReduceArgs) -> Result<()> {
         },
     };
     super::output::stream_json(&reduce(raw_events, &options))
+}
+
+/// What a finished recording says: its summary (a line, or JSON), the keys
+/// typed as secrets, and what was lost under load.
+fn say_recorded(summary: &crate::record::RecordSummary, json: bool) -> Result<()> {
+    if json {
+        super::output::print_json(summary)?;
+    } else {
+        println!(
+            "recorded {} ({}, {}, {}; stopped by {})",
+            summary.id,
+            plural(summary.n_events as usize, "event"),
+            plural(summary.n_screenshots as usize, "screenshot"),
+            plural(summary.n_window_states as usize, "window state"),
+            summary.stop_reason.words()
+        );
+    }
+    if summary.secret_keys > 0 {
+        eprintln!(
+            "{} typed as secrets: stored as their parameters, never as keys",
+            plural(summary.secret_keys as usize, "key event")
+        );
+    }
+    if summary.frames_dropped + summary.capture_failures + summary.window_failures > 0 {
+        eprintln!(
+            "note: {} frames dropped under load, {} failed screenshots, {} failed window queries",
+            summary.frames_dropped, summary.capture_failures, summary.window_failures
+        );
+    }
+    Ok(())
 }

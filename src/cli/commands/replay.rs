@@ -179,12 +179,24 @@ fn replay_each(
     if let Some(banner) = &template.progress.banner {
         eprintln!("{banner}, once per row of {n_rows}");
     }
-    let batch_id = uuid::Uuid::new_v4().to_string();
+    let earlier = match &args.resume {
+        Some(query) => earlier_rows(store, query, &args.recording)?,
+        None => Default::default(),
+    };
+    let batch_id = earlier
+        .id
+        .clone()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    earlier.check(&rows, n_rows, &params, path)?;
     let mut outcomes: Vec<(usize, Option<(String, StopKind)>)> = Vec::new();
     for (idx, values) in rows.rows.iter().take(n_rows).enumerate() {
         let row = idx + 1;
         eprintln!("row {row} of {n_rows}");
         let mut request = template.clone();
+        if let Some(done) = earlier.resume_row(row, n_rows, &mut request)? {
+            outcomes.push((row, done));
+            continue;
+        }
         request.progress.banner = None;
         request.secret_overrides = shared_secrets.clone();
         let mut shown = Vec::new();
@@ -222,6 +234,113 @@ fn replay_each(
         }
     }
     batch_outcome(&batch_id, n_rows, &outcomes, &args.recording)
+}
+
+/// A batch run before (`--resume`): its id and its rows' runs by row.
+#[derive(Default)]
+struct EarlierRows {
+    id: Option<String>,
+    rows: std::collections::BTreeMap<usize, (crate::store::RunRecord, Vec<crate::store::RunStep>)>,
+}
+
+/// The batch `query` names, of `recording`, with each row's latest run.
+fn earlier_rows(store: &Store, query: &str, recording: &str) -> Result<EarlierRows> {
+    let Some((id, run_ids)) = store.resolve_batch(query)? else {
+        bail!(UsageError(format!(
+            "--resume {query:?}: no batch has that id"
+        )));
+    };
+    let recording_id = store.resolve(recording)?;
+    let mut rows = std::collections::BTreeMap::new();
+    for run_id in run_ids {
+        let (run, steps) = store.load_run(&run_id)?;
+        if run.recording_id != recording_id {
+            bail!(UsageError(format!(
+                "batch {id} replayed another recording ({}), not {recording:?}",
+                run.recording_id
+            )));
+        }
+        if let Some(row) = run.arguments.batch.as_ref().map(|batch| batch.row) {
+            rows.insert(row, (run, steps));
+        }
+    }
+    Ok(EarlierRows { id: Some(id), rows })
+}
+
+impl EarlierRows {
+    /// A rows file that changed under the rows already run is refused
+    /// before anything is replayed.
+    fn check(
+        &self,
+        rows: &crate::replay::rows::Rows,
+        n_rows: usize,
+        params: &[Parameter],
+        path: &std::path::Path,
+    ) -> Result<()> {
+        for (idx, values) in rows.rows.iter().take(n_rows).enumerate() {
+            if let Some((run, _)) = self.rows.get(&(idx + 1)) {
+                let shown = shown_values(&rows.columns, values, params);
+                let stored = run.arguments.batch.as_ref().map(|batch| &batch.values);
+                if stored != Some(&shown) {
+                    bail!(UsageError(format!(
+                        "row {} of {} is not the row the batch ran (run {}): the rows file changed",
+                        idx + 1,
+                        path.display(),
+                        run.id
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Row `row` of a resumed batch: done before (its outcome, not
+    /// replayed: `Some`), halted (`request` resumes it), or not run yet.
+    fn resume_row(
+        &self,
+        row: usize,
+        n_rows: usize,
+        request: &mut ReplayRequest,
+    ) -> Result<Option<Option<(String, StopKind)>>> {
+        let Some((run, steps)) = self.rows.get(&row) else {
+            return Ok(None);
+        };
+        if let Some(outcome @ reprise_strategies::ReplayOutcome::Completed { .. }) = &run.outcome {
+            let done = crate::replay::ReplayResult {
+                run_id: run.id.clone(),
+                recording_id: run.recording_id.clone(),
+                outcome: outcome.clone(),
+                n_steps: steps.len(),
+                seconds: 0.0,
+            };
+            eprintln!(
+                "row {row} of {n_rows}: done in run {} before; not replayed",
+                run.id
+            );
+            return Ok(Some(crate::replay::stop_of(&done)));
+        }
+        request.resume = Some(
+            crate::replay::resume::plan(run, steps, None)
+                .map_err(|err| UsageError(format!("row {row}: {err}")))?,
+        );
+        Ok(None)
+    }
+}
+
+/// A row's values as a run keeps them: secrets masked.
+fn shown_values(
+    columns: &[String],
+    values: &[String],
+    params: &[Parameter],
+) -> Vec<(String, String)> {
+    columns
+        .iter()
+        .zip(values)
+        .map(|(column, value)| match kind_of(params, column) {
+            Some(ParameterKind::Secret) => (column.clone(), "(secret)".to_owned()),
+            _ => (column.clone(), value.clone()),
+        })
+        .collect()
 }
 
 /// A parameter's kind, by its name.
@@ -286,7 +405,10 @@ fn run_row(
     args: &ReplayArgs,
     request: &ReplayRequest,
 ) -> Result<Option<(String, StopKind)>> {
-    if let Err(reason) = crate::replay::reset::reset(args.reset_with.as_deref()) {
+    // A resumed row goes on where it halted: resetting would undo its steps.
+    if request.resume.is_none()
+        && let Err(reason) = crate::replay::reset::reset(args.reset_with.as_deref())
+    {
         return Ok(Some((format!("was not run: {reason}"), StopKind::Failed)));
     }
     Ok(match crate::replay::replay(store, request) {
