@@ -73,3 +73,40 @@ fn a_gtk4_press_is_recorded_as_the_element_under_it_and_replayed_where_the_windo
         assert_eq!(result(&display, case, "code"), "0", "{case}: {err}");
     }
 }
+
+/// openadapt-flow's qualification, for record/replay: a text typed into a
+/// GTK 3 entry and saved by a button that writes it to a file, judged by
+/// the file alone. Clean, with the button in another container and place,
+/// and with it shown 2 s late: the file written and exit 0 (the Save press
+/// changed nothing the window shows, in the recording either: the press
+/// landing on the re-checked button is its proof); a twin button: refused,
+/// nothing written; a disabled button: nothing written, and the run fails
+/// rather than say it saved (`scripts/bench-qualification.sh` makes each
+/// case three times).
+#[test]
+fn a_saved_text_is_judged_by_the_file_right_where_the_button_is_and_refused_where_it_is_twinned() {
+    let display = run_scenario("save-entry.sh", 1280, 800);
+    let saved =
+        |case: &str| std::fs::read_to_string(display.dir.path().join(format!("{case}.saved"))).ok();
+    assert_eq!(saved("recorded").as_deref(), Some("hello qual"));
+    for case in ["clean-1", "replaced-1", "late-1"] {
+        let err = result(&display, case, "err");
+        assert_eq!(saved(case).as_deref(), Some("hello qual"), "{case}: {err}");
+        assert_eq!(result(&display, case, "code"), "0", "{case}: {err}");
+        let steps: Vec<Value> = result(&display, case, "stdout")
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .filter(|line: &Value| line["type"] == "step")
+            .collect();
+        assert_eq!(steps.len(), 3, "{case}: {steps:#?}");
+        assert_eq!(steps[2]["evidence"], "landed", "{case}: {:#}", steps[2]);
+    }
+    let twin = result(&display, "twin-1", "err");
+    assert_eq!(saved("twin-1"), None, "{twin}");
+    assert_eq!(result(&display, "twin-1", "code"), "10", "{twin}");
+    assert!(twin.contains("nothing tells them apart"), "{twin}");
+    // Pressed but insensitive: no file, and never "verified".
+    let disabled = result(&display, "disabled-1", "err");
+    assert_eq!(saved("disabled-1"), None, "{disabled}");
+    assert_eq!(result(&display, "disabled-1", "code"), "10", "{disabled}");
+}

@@ -237,12 +237,16 @@ impl WindowProbe {
             return None;
         }
         let geometry = self.conn.get_geometry(window).ok()?.reply().ok()?;
-        Some(Rect::new(
+        let shown = Rect::new(
             i32::from(geometry.x) + i32::from(geometry.border_width),
             i32::from(geometry.y) + i32::from(geometry.border_width),
             u32::from(geometry.width),
             u32::from(geometry.height),
-        ))
+        );
+        // A window parked off the screen (GTK keeps a 1×1 one at
+        // (-100, -100)) shows nothing.
+        let on_screen = shown.right() > 0 && shown.bottom() > 0;
+        on_screen.then_some(shown)
     }
 
     /// The boxes of the root's showing children (with `popups_only`, of

@@ -289,6 +289,54 @@ impl super::VisualStrategy {
         )
     }
 
+    /// A command (a push button, a menu item outside a popup, a link) whose
+    /// press changed nothing the application exposes, in the recording as
+    /// here: the same window before and after, no popup, no state of its own
+    /// (else the checks before would have spoken). Its effect lies beyond
+    /// the tree (a file written, a request sent), and the pixels that
+    /// changed at it were the press's own feedback; the press landing on it,
+    /// enabled, re-checked at the point just before, is what the tree can
+    /// prove, as where the recording shows no change at all.
+    fn landed_command(&self, idx: usize, effect: &Effect<'_>) -> Option<String> {
+        use accesskit::Role;
+        use reprise_models::ElementState;
+        let (element, _) = self.findings.structural.as_ref()?;
+        if !matches!(
+            element.role,
+            Role::Button | Role::DefaultButton | Role::Link
+        ) {
+            return None;
+        }
+        let step = self.steps.get(idx)?;
+        let next = self.steps.get(idx + 1);
+        let popup = |step: &PlannedStep| super::pressed_popup(&step.tree).is_some();
+        if popup(step) || next.is_some_and(popup) || !effect.popups_after.is_empty() {
+            return None;
+        }
+        let before = self.recorded_window(step)?;
+        let after = match next {
+            Some(next) => self.recorded_window(next)?,
+            None => self.windows.last()?,
+        };
+        let same = crate::strategy::is_same_window;
+        let (live_before, live_after) = (effect.window?, effect.window_after?);
+        if !same(before, after) || !same(live_before, live_after) {
+            return None;
+        }
+        // A toolkit that says which elements are enabled must say it of this
+        // one, as the live tree showed it when the step was decided.
+        let tree = effect.tree?;
+        let says_enabled = |states: &[ElementState]| states.contains(&ElementState::Sensitive);
+        let live = self.findings.states_before.as_deref().unwrap_or_default();
+        if tree.nodes.iter().any(|node| says_enabled(&node.states)) && !says_enabled(live) {
+            return None;
+        }
+        Some(format!(
+            "the press of {} changed nothing the application shows, in the recording either: it landed on it, enabled, re-checked at the point just before it",
+            element.label()
+        ))
+    }
+
     /// What the application's live tree says of the step, after it: the
     /// selection or focus left on a row member, the focus a press gave a
     /// field, the text keys typed into one, a state the pressed element
@@ -372,6 +420,12 @@ impl super::VisualStrategy {
             return Ok(Verification::Unverified(
                 "the recording shows no change at the target to expect".into(),
             ));
+        }
+        if let Some(landed) = self.landed_command(step_idx, effect) {
+            return Ok(Verification::Verified(Evidence::new(
+                EvidenceKind::Landed,
+                landed,
+            )));
         }
         if crate::settle::same_region(effect.before, effect.after, Some(target)) {
             return Err(missed(format!(
