@@ -20,7 +20,7 @@ const MAX_FUNCTION_LINES: usize = 80;
 
 /// Files over the limit today, with their size: they may only shrink.
 const LONG_FILES: [(&str, usize); 4] = [
-    ("src/platform/x11.rs", 675),
+    ("src/platform/x11.rs", 673),
     ("src/present/report.rs", 607),
     ("src/store/archive.rs", 618),
     ("strategies/src/visual/prepare.rs", 748),

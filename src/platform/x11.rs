@@ -16,13 +16,10 @@ pub fn platform_name() -> &'static str {
 /// falling back to 0.5 s and 5 px when no daemon runs or it does not say.
 pub fn double_click_settings() -> DoubleClickSettings {
     let fallback = DoubleClickSettings::default();
-    let settings = match read_xsettings() {
-        Ok(settings) => settings,
-        Err(err) => {
-            tracing::debug!("no XSETTINGS, the double-click fallback applies: {err}");
-            return fallback;
-        }
-    };
+    let settings = read_xsettings().unwrap_or_else(|err| {
+        tracing::debug!("no XSETTINGS, the double-click fallback applies: {err}");
+        Vec::new()
+    });
     let int = |name: &str| {
         settings.iter().find_map(|(key, value)| match value {
             super::xsettings::Value::Int(n) if key == name && *n > 0 => Some(f64::from(*n)),
@@ -222,13 +219,13 @@ impl WindowProbe {
         };
         let popup = u32::try_from(window)
             .ok()
-            .and_then(|window| self.showing_box(window, true));
+            .and_then(|w| self.showing_box(w, true));
         Ok(Some(UnderPointer { window, popup }))
     }
 
-    /// The box of `window`, a child of the root, when it is showing (and,
-    /// with `popups_only`, a popup: override-redirect, not managed by the
-    /// window manager); `None` otherwise, or when it is gone.
+    /// The box of `window`, a root's child showing on the screen, not parked
+    /// off it (GTK's 1×1 at (-100, -100)); with `popups_only`, an
+    /// override-redirect one. `None` otherwise, or when it is gone.
     fn showing_box(&self, window: Window, popups_only: bool) -> Option<Rect> {
         let attributes = self.conn.get_window_attributes(window).ok()?.reply().ok()?;
         if attributes.map_state != x11rb::protocol::xproto::MapState::VIEWABLE
@@ -243,10 +240,7 @@ impl WindowProbe {
             u32::from(geometry.width),
             u32::from(geometry.height),
         );
-        // A window parked off the screen (GTK keeps a 1×1 one at
-        // (-100, -100)) shows nothing.
-        let on_screen = shown.right() > 0 && shown.bottom() > 0;
-        on_screen.then_some(shown)
+        (shown.right() > 0 && shown.bottom() > 0).then_some(shown)
     }
 
     /// The boxes of the root's showing children (with `popups_only`, of
