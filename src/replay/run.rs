@@ -290,6 +290,7 @@ fn run_record(
                 structural: request.rungs.structural,
                 visual: request.rungs.visual,
             },
+            instructions: request.instructions.clone(),
             pid: Some(std::process::id()),
             resumptions: Vec::new(),
         },

@@ -45,6 +45,9 @@ pub struct RunArguments {
     pub batch: Option<BatchRow>,
     /// The visual strategy's rungs.
     pub rungs: RunRungs,
+    /// `--instructions`: the change asked in plain language (a resumed run
+    /// goes on with it).
+    pub instructions: Option<String>,
     /// The process running (or that last ran) it, so that a run whose
     /// process is gone can be resumed and one still running cannot.
     pub pid: Option<u32>,

@@ -47,7 +47,7 @@ pub fn resume(
             ..Default::default()
         },
         replacements: arguments.replacements.clone(),
-        instructions: None,
+        instructions: arguments.instructions.clone(),
         config: config.map(std::path::Path::to_path_buf),
         describer: args.describer,
         release_held: args.release_held_keys,

@@ -62,6 +62,9 @@ pub(super) fn argument_rows(arguments: &RunArguments) -> Vec<(String, String)> {
         ("step limit".to_owned(), arguments.max_steps.to_string()),
         ("rungs".to_owned(), rungs.to_owned()),
     ]);
+    if let Some(instructions) = &arguments.instructions {
+        rows.push(("instructions".to_owned(), instructions.clone()));
+    }
     if let Some(batch) = &arguments.batch {
         rows.push((
             "batch".to_owned(),
