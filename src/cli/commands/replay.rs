@@ -199,18 +199,17 @@ fn replay_each(
         }
         request.progress.banner = None;
         request.secret_overrides = shared_secrets.clone();
-        let mut shown = Vec::new();
         for (column, value) in rows.columns.iter().zip(values) {
             if kind_of(&params, column) == Some(ParameterKind::Secret) {
                 request
                     .secret_overrides
                     .insert(column.clone(), value.clone());
-                shown.push((column.clone(), "(secret)".to_owned()));
             } else {
                 request.parameters.push((column.clone(), value.clone()));
-                shown.push((column.clone(), value.clone()));
             }
         }
+        // As the run keeps them (and `--resume` compares them): one rule.
+        let shown = shown_values(&rows.columns, values, &params);
         request.batch = Some(crate::replay::BatchRow {
             id: batch_id.clone(),
             row,

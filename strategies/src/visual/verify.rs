@@ -250,6 +250,20 @@ impl super::VisualStrategy {
             .and_then(|id| self.windows.get(id as usize))
     }
 
+    /// The windows the recording shows before `step` and after it: the one
+    /// the `next` step was made in, or the one the recording ended with.
+    fn recorded_windows(
+        &self,
+        step: &PlannedStep,
+        next: Option<&PlannedStep>,
+    ) -> Option<(&WindowState, &WindowState)> {
+        let after = match next {
+            Some(next) => self.recorded_window(next)?,
+            None => self.windows.last()?,
+        };
+        Some((self.recorded_window(step)?, after))
+    }
+
     /// Whether the windows changed after step `idx` as the recording's did:
     /// a popup opened where the recording's next press was made in one, a
     /// popup the press was made in closed, or the window the step was made
@@ -272,11 +286,7 @@ impl super::VisualStrategy {
                 "the popup it was made in closed after the choice, as in the recording".into(),
             );
         }
-        let before = self.recorded_window(step)?;
-        let after = match next {
-            Some(next) => self.recorded_window(next)?,
-            None => self.windows.last()?,
-        };
+        let (before, after) = self.recorded_windows(step, next)?;
         let (live_before, live_after) = (effect.window?, effect.window_after?);
         let same = crate::strategy::is_same_window;
         (!same(before, after) && same(after, live_after) && !same(live_before, live_after)).then(
@@ -313,11 +323,7 @@ impl super::VisualStrategy {
         if popup(step) || next.is_some_and(popup) || !effect.popups_after.is_empty() {
             return None;
         }
-        let before = self.recorded_window(step)?;
-        let after = match next {
-            Some(next) => self.recorded_window(next)?,
-            None => self.windows.last()?,
-        };
+        let (before, after) = self.recorded_windows(step, next)?;
         let same = crate::strategy::is_same_window;
         let (live_before, live_after) = (effect.window?, effect.window_after?);
         if !same(before, after) || !same(live_before, live_after) {
