@@ -328,6 +328,11 @@ pub enum Finish {
     /// Nothing was injected and the worker gives the job back (it is
     /// stopping, or it could not prepare the replay on its desktop).
     Released,
+    /// The worker stopped itself mid-job: it lost the server for most of
+    /// its lease (fenced: it stops injecting before the server may give
+    /// the job to another), or it was told to stop (SIGTERM). The task
+    /// may be half done: run again only where `retry = "restart"` allows.
+    Interrupted,
 }
 
 /// The server's answer to a report: go on, or stop (and why).

@@ -37,12 +37,33 @@ pub struct Entry {
     pub job: Option<String>,
 }
 
+/// A pool's stream as Redis has it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamState {
+    pub length: usize,
+    /// The last entry id it generated (`ms-seq`).
+    pub last_id: String,
+}
+
+/// Whether stream entry id `a` comes after `b` (`ms-seq`, compared as
+/// numbers; an id that does not parse comes first).
+pub fn later(a: &str, b: &str) -> bool {
+    let parse = |id: &str| -> (u64, u64) {
+        let (ms, seq) = id.split_once('-').unwrap_or((id, "0"));
+        (ms.parse().unwrap_or(0), seq.parse().unwrap_or(0))
+    };
+    parse(a) > parse(b)
+}
+
 #[derive(Clone)]
 pub struct Queue {
     /// As it may be shown (no password).
     con: ConnectionManager,
     url: String,
     groups: std::sync::Arc<std::sync::Mutex<HashSet<String>>>,
+    /// Raised when a stream's group was found missing: Redis lost its
+    /// data, and the queue must be mended from the store.
+    lost: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl std::fmt::Debug for Queue {
@@ -87,6 +108,7 @@ impl Queue {
             con,
             url: shown(url),
             groups: Default::default(),
+            lost: Default::default(),
         })
     }
 
@@ -105,6 +127,7 @@ impl Queue {
             // group too: make it again, once.
             Err(err) if err.code() == Some("NOGROUP") => {
                 self.groups.lock().map(|mut groups| groups.clear()).ok();
+                self.lost.store(true, std::sync::atomic::Ordering::SeqCst);
                 Err(self.error(err))
             }
             Err(err) => Err(self.error(err)),
@@ -298,6 +321,59 @@ impl Queue {
         self.query::<String>(&cmd).await.map(|_| ())
     }
 
+    /// Whether a group was found missing since the last call (Redis lost
+    /// its data).
+    pub fn take_lost(&self) -> bool {
+        self.lost.swap(false, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The pool's stream as Redis has it: how many entries it holds and
+    /// the last id it generated; `None` where it is missing.
+    pub async fn stream_state(&self, pool: &str) -> Result<Option<StreamState>, QueueError> {
+        let mut cmd = redis::cmd("XINFO");
+        cmd.arg("STREAM").arg(stream(pool));
+        let mut con = self.con.clone();
+        let info: std::collections::HashMap<String, redis::Value> =
+            match cmd.query_async(&mut con).await {
+                Ok(info) => info,
+                Err(err) if err.to_string().contains("no such key") => return Ok(None),
+                Err(err) => return Err(self.error(err)),
+            };
+        let field = |name: &str| info.get(name).cloned().unwrap_or(redis::Value::Nil);
+        let bad = |err: redis::ParsingError| self.error(err.into());
+        Ok(Some(StreamState {
+            length: redis::from_redis_value(field("length")).map_err(bad)?,
+            last_id: redis::from_redis_value(field("last-generated-id")).map_err(bad)?,
+        }))
+    }
+
+    /// The ids of every entry the pool's stream holds, read a page at a
+    /// time.
+    pub async fn entry_ids(&self, pool: &str) -> Result<HashSet<String>, QueueError> {
+        const PAGE: usize = 1_000;
+        let mut ids = HashSet::new();
+        let mut from = "-".to_owned();
+        loop {
+            let mut cmd = redis::cmd("XRANGE");
+            cmd.arg(stream(pool))
+                .arg(&from)
+                .arg("+")
+                .arg("COUNT")
+                .arg(PAGE);
+            let page: redis::streams::StreamRangeReply = self.query(&cmd).await?;
+            let n = page.ids.len();
+            let Some(last) = page.ids.last().map(|id| id.id.clone()) else {
+                return Ok(ids);
+            };
+            ids.extend(page.ids.into_iter().map(|id| id.id));
+            if n < PAGE {
+                return Ok(ids);
+            }
+            // Exclusive from the last id on (Redis 6.2+).
+            from = format!("({last}");
+        }
+    }
+
     /// Whether Redis answers.
     pub async fn ping(&self) -> Result<(), QueueError> {
         self.query::<String>(&redis::cmd("PING")).await.map(|_| ())
@@ -318,5 +394,13 @@ mod tests {
         );
         assert!(!super::shown("redis://u:hunter2@h").contains("hunter2"));
         assert!(!super::shown("::hunter2").contains("hunter2"));
+    }
+
+    #[test]
+    fn entry_ids_compare_as_numbers() {
+        assert!(super::later("1700000000010-0", "1700000000009-5"));
+        assert!(super::later("17-10", "17-9"));
+        assert!(!super::later("17-9", "17-9"));
+        assert!(!super::later("9-0", "10-0"));
     }
 }

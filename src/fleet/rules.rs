@@ -57,6 +57,10 @@ pub enum Event<'a> {
     /// Time passed (the server's ticker): retries due, deadlines passed,
     /// a queued job with no entry.
     Tick,
+    /// The queue no longer holds the entry the job points at (Redis
+    /// restarted without its data, or from an older file): the store is
+    /// the truth, and the queue is mended from it.
+    EntryLost,
 }
 
 /// A line of the job's history, stored with the job.
@@ -66,6 +70,14 @@ pub enum Note {
     State(StateChange),
     /// A step of the current attempt, as the worker reported it.
     Step {
+        step: u32,
+        record: serde_json::Value,
+    },
+    /// A step of an earlier attempt, reported after that attempt ended
+    /// (its worker was cut off from the server meanwhile).
+    LateStep {
+        attempt: u32,
+        worker: String,
         step: u32,
         record: serde_json::Value,
     },
@@ -178,6 +190,10 @@ pub fn decide(job: Job, event: Event<'_>, now: DateTime<Utc>) -> Decision {
         Event::Cancel => rule.cancel(),
         Event::Tick => {
             rule.tick();
+            Reply::Nothing
+        }
+        Event::EntryLost => {
+            rule.entry_lost();
             Reply::Nothing
         }
     };
@@ -309,16 +325,14 @@ impl Rule<'_> {
             return false;
         }
         self.push(Effect::Count(Counter::Reclaims));
-        let restart = !self.job.injected
-            || (self.job.spec.retry == RetryPolicy::Restart
-                && self.job.attempt < self.job.spec.attempts + MAX_EXTRA_RESTARTS);
-        if !restart {
-            let reason = format!(
-                "worker {owner} stopped answering after it had injected input: the task may be half done, so it is not run again (submit with retry=restart for tasks that are safe to redo)"
-            );
-            self.end(JobState::Abandoned, reason.clone());
+        if !self.may_run_again() {
+            self.abandon(format!(
+                "worker {owner} stopped answering after it had injected input"
+            ));
             self.push(Effect::Ack(entry.to_owned()));
-            self.push(Effect::DeadLetter(reason));
+            self.push(Effect::DeadLetter(
+                self.job.reason.clone().unwrap_or_default(),
+            ));
             return false;
         }
         self.free(Some(owner));
@@ -327,6 +341,26 @@ impl Rule<'_> {
             self.job.attempt = self.job.attempt.saturating_sub(1);
         }
         true
+    }
+
+    /// Whether an attempt that ended half way may run again: nothing was
+    /// injected, or the job was submitted with `retry = "restart"` and has
+    /// restarts left.
+    fn may_run_again(&self) -> bool {
+        !self.job.injected
+            || (self.job.spec.retry == RetryPolicy::Restart
+                && self.job.attempt < self.job.spec.attempts + MAX_EXTRA_RESTARTS)
+    }
+
+    /// The job ends `abandoned`: its worker stopped (`why`) after input was
+    /// injected, and it may not run again.
+    fn abandon(&mut self, why: String) {
+        self.end(
+            JobState::Abandoned,
+            format!(
+                "{why}: the task may be half done, so it is not run again (submit with retry=restart for tasks that are safe to redo)"
+            ),
+        );
     }
 
     /// The job is the taker's: a new attempt, nothing injected yet.
@@ -352,176 +386,6 @@ impl Rule<'_> {
         });
     }
 
-    /// A worker's heartbeat, the start of its input, a step, or the end of
-    /// its attempt.
-    fn reported(&mut self, report: &Report) -> Reply {
-        let current = self.job.worker.as_deref() == Some(report.worker.as_str())
-            && self.job.attempt == report.attempt
-            && matches!(self.job.state, JobState::Assigned | JobState::Running);
-        if !current {
-            // A report of an attempt that is no longer current: the job was
-            // taken over, or ended. Its steps are not this job's record.
-            return Reply::NotCurrent(Answer {
-                go: false,
-                reason: Some(format!(
-                    "job {} is no longer this worker's attempt (it is {})",
-                    self.job.id,
-                    self.job.state.as_str()
-                )),
-                state: Some(self.job.state),
-            });
-        }
-        // Any report is a sign of life.
-        self.push(Effect::Touch(report.worker.clone()));
-        let stop_reason = if self.job.cancel_requested {
-            Some("cancelled".to_owned())
-        } else if past(self.job.spec.deadline.as_deref(), self.now) {
-            Some("its deadline passed".to_owned())
-        } else {
-            None
-        };
-        self.report_of_current_attempt(report, stop_reason)
-    }
-
-    /// A report of the current attempt, told to go on or to stop (because
-    /// of `stop_reason`).
-    fn report_of_current_attempt(&mut self, report: &Report, stop_reason: Option<String>) -> Reply {
-        let state = self.job.state;
-        let answer = |go: bool| Answer {
-            go,
-            reason: if go { None } else { stop_reason.clone() },
-            state: Some(state),
-        };
-        match &report.what {
-            ReportKind::Heartbeat => {
-                if let Some(entry) = self.job.entry.clone() {
-                    self.push(Effect::Refresh {
-                        owner: report.worker.clone(),
-                        entry,
-                    });
-                }
-                Reply::Go(answer(stop_reason.is_none()))
-            }
-            ReportKind::Begin if stop_reason.is_some() => Reply::Go(answer(false)),
-            ReportKind::Begin => {
-                self.job.injected = true;
-                self.job.state = JobState::Running;
-                self.save_state(JobState::Running, None, Some(report.worker.clone()));
-                Reply::Go(Answer {
-                    go: true,
-                    reason: None,
-                    state: Some(JobState::Running),
-                })
-            }
-            ReportKind::Step {
-                step,
-                record,
-                seconds,
-            } => {
-                self.push(Effect::Save {
-                    note: Some(Note::Step {
-                        step: *step,
-                        record: record.clone(),
-                    }),
-                    step_seconds: Some(*seconds),
-                });
-                Reply::Go(answer(stop_reason.is_none()))
-            }
-            ReportKind::Finish {
-                end,
-                reason,
-                outcome,
-                run_id,
-                report: html,
-            } => {
-                self.job.outcome = outcome.clone();
-                self.job.run_id = run_id.clone().or(self.job.run_id.take());
-                if let Some(html) = html {
-                    self.push(Effect::KeepReport(html.clone()));
-                }
-                self.finish(*end, reason.clone(), stop_reason);
-                Reply::Go(Answer {
-                    go: false,
-                    reason: self.job.reason.clone(),
-                    state: Some(self.job.state),
-                })
-            }
-        }
-    }
-
-    /// An attempt's end: the job's next state.
-    fn finish(&mut self, end: Finish, reason: String, stop_reason: Option<String>) {
-        let worker = self.job.worker.clone();
-        let old_entry = self.job.entry.clone();
-        match end {
-            Finish::Completed => self.end(JobState::Completed, reason),
-            Finish::Unverified => self.end(JobState::Unverified, reason),
-            Finish::Failed if self.job.attempt < self.job.spec.attempts => {
-                // Backoff: 1 s, 2 s, 4 s … at most a minute.
-                let backoff = 2f64
-                    .powi(self.job.attempt as i32 - 1)
-                    .min(MAX_BACKOFF_SECONDS);
-                self.job.state = JobState::Retrying;
-                self.job.retry_at = Some(stamp(
-                    self.now + chrono::Duration::milliseconds((backoff * 1000.0) as i64),
-                ));
-                self.job.reason = Some(reason.clone());
-                self.push(Effect::Count(Counter::Retries));
-                let next = self.job.attempt + 1;
-                self.save_state(
-                    JobState::Retrying,
-                    Some(format!("{reason}; attempt {next} in {backoff:.0} s")),
-                    worker.clone(),
-                );
-                self.free(worker);
-                if let Some(entry) = &old_entry {
-                    self.push(Effect::Ack(entry.clone()));
-                }
-            }
-            Finish::Failed => {
-                self.end(JobState::Failed, reason.clone());
-                self.push(Effect::DeadLetter(reason));
-            }
-            Finish::Aborted | Finish::Stopped => {
-                let state = match (&stop_reason, self.job.cancel_requested) {
-                    (_, true) => JobState::Cancelled,
-                    (Some(_), false) => JobState::Expired,
-                    (None, false) => JobState::Aborted,
-                };
-                self.end(state, stop_reason.unwrap_or(reason));
-            }
-            Finish::Released if self.job.injected && self.job.spec.retry == RetryPolicy::Never => {
-                self.end(
-                    JobState::Aborted,
-                    format!("{reason} (after input was injected: not run again)"),
-                );
-            }
-            Finish::Released => {
-                // Back in the queue for another worker: a new entry first,
-                // then the job points at it, then the old one is acknowledged.
-                self.push(Effect::Enqueue);
-                if !self.job.injected {
-                    self.job.attempt = self.job.attempt.saturating_sub(1);
-                }
-                self.job.state = JobState::Queued;
-                self.job.worker = None;
-                self.job.injected = false;
-                self.save_state(JobState::Queued, Some(reason), worker.clone());
-                self.free(worker);
-                if let Some(entry) = &old_entry {
-                    self.push(Effect::Ack(entry.clone()));
-                }
-            }
-        }
-        // Acknowledged only now that the result is stored (a job put back or
-        // retried has acknowledged its entry above).
-        if self.job.state.is_final()
-            && let Some(entry) = old_entry
-        {
-            self.push(Effect::Ack(entry));
-        }
-    }
-
     /// A queued job ends at once; a running one is told at its next step or
     /// heartbeat.
     fn cancel(&mut self) -> Reply {
@@ -542,6 +406,30 @@ impl Rule<'_> {
             }),
         }
         Reply::Cancelling
+    }
+
+    /// A job waiting for a worker, or held by one, whose entry the queue
+    /// lost gets a new one. A held job's new entry, delivered to any
+    /// worker, goes back to its owner (a delivery of a held job is never
+    /// an assignment), so its lease works again; a queued job is delivered
+    /// once, as any: nothing runs twice.
+    fn entry_lost(&mut self) {
+        let waiting_or_held = matches!(
+            self.job.state,
+            JobState::Queued | JobState::Assigned | JobState::Running
+        );
+        let Some(lost) = self.job.entry.clone().filter(|_| waiting_or_held) else {
+            return;
+        };
+        self.push(Effect::Enqueue);
+        let worker = self.job.worker.clone();
+        self.save_state(
+            self.job.state,
+            Some(format!(
+                "the queue had lost its entry {lost} (Redis restarted without it): entered again"
+            )),
+            worker,
+        );
     }
 
     /// Time passed: a retry that is due goes back in the queue; a job past
@@ -579,5 +467,6 @@ impl Rule<'_> {
 }
 
 mod clock;
+mod report;
 #[cfg(test)]
 mod tests;

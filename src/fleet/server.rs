@@ -10,6 +10,7 @@
 mod events;
 mod jobs;
 mod metrics;
+mod reconcile;
 mod workers;
 
 use std::collections::BTreeMap;
@@ -242,13 +243,34 @@ fn new_event(note: Note) -> NewEvent {
         Note::State(change) => NewEvent {
             kind: EventKind::State,
             step: None,
+            attempt: None,
             data: serde_json::to_value(change).expect("a state change serializes"),
         },
         Note::Step { step, record } => NewEvent {
             kind: EventKind::Step,
             step: Some(step),
+            attempt: None,
             data: record,
         },
+        Note::LateStep {
+            attempt,
+            worker,
+            step,
+            mut record,
+        } => {
+            tracing::warn!(
+                "worker {worker} reported step {step} of attempt {attempt} after that attempt ended: kept in its history, refused as a report"
+            );
+            if let Some(fields) = record.as_object_mut() {
+                fields.insert("late".into(), serde_json::Value::Bool(true));
+            }
+            NewEvent {
+                kind: EventKind::Step,
+                step: Some(step),
+                attempt: Some(attempt),
+                data: record,
+            }
+        }
     }
 }
 

@@ -24,8 +24,13 @@ use reqwest::Method;
 
 use super::client::{Answered, Api, CallError};
 use super::{Answer, Assignment, Finish, Job, Register, Report, ReportKind};
-use crate::replay::{Flag, Hooks, ReplayRequest, Withdrawn};
+use crate::replay::{Flag, Hooks, ReplayRequest};
 use crate::store::{Store, StoreError};
+use ending::{Ending, Stops, ending};
+use fence::Fence;
+
+mod ending;
+mod fence;
 
 /// `reprise worker`'s settings.
 #[derive(Debug, Clone)]
@@ -92,6 +97,7 @@ pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
     let mut done = 0;
     let mut silent_since: Option<Instant> = None;
     while !stop.load(Ordering::SeqCst) && options.max_jobs.is_none_or(|max| done < max) {
+        let asked = Instant::now();
         let pulled: Result<Answered<Assignment>, CallError> = api.call(
             Method::POST,
             &format!("/api/workers/{id}/pull?wait=5"),
@@ -104,7 +110,8 @@ pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
                 ..
             }) => {
                 silent_since = None;
-                run_job(&api, &mut store, &id, &options, assignment, &stop)?;
+                let assigned = Assigned { assignment, asked };
+                run_job(&api, &mut store, &id, &options, assigned, &stop)?;
                 done += 1;
             }
             Ok(_) => silent_since = None,
@@ -129,15 +136,19 @@ pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
             Err(err) => return Err(err).context("pull a job"),
         }
     }
-    // Gone from the workers' list at once (not silent after a lease).
+    leave(&api, &id);
+    eprintln!("reprise worker {id}: stopped after {done} job(s)");
+    Ok(())
+}
+
+/// Gone from the workers' list at once (not silent after a lease).
+fn leave(api: &Api, id: &str) {
     let _ = api.call::<serde_json::Value>(
         Method::POST,
         &format!("/api/workers/{id}/leave"),
         None::<&()>,
         Duration::from_secs(5),
     );
-    eprintln!("reprise worker {id}: stopped after {done} job(s)");
-    Ok(())
 }
 
 /// Tries `call` while it fails for want of an answer, for at most
@@ -206,6 +217,12 @@ fn ensure_recording(api: &Api, store: &mut Store, recording_id: &str) -> anyhow:
     Ok(())
 }
 
+/// A job the server assigned, in answer to a pull sent at `asked`.
+struct Assigned {
+    assignment: Assignment,
+    asked: Instant,
+}
+
 /// What the threads of one attempt share.
 struct Attempt {
     api: Arc<Api>,
@@ -214,6 +231,16 @@ struct Attempt {
     /// The server said stop (cancelled, expired, taken over).
     told_to_stop: Flag,
     stop_reason: Arc<Mutex<Option<String>>>,
+    /// Closed when the server has not answered for most of the lease.
+    fence: Fence,
+}
+
+impl Attempt {
+    /// Whether the replay must stop at its check: the server said so, or
+    /// the fence closed.
+    fn must_stop(&self) -> bool {
+        self.told_to_stop.load(Ordering::SeqCst) || self.fence.closed(Instant::now())
+    }
 }
 
 /// A job's replay, reported step by step, and its end.
@@ -222,10 +249,12 @@ fn run_job(
     store: &mut Store,
     worker: &str,
     options: &WorkerOptions,
-    assignment: Assignment,
+    assigned: Assigned,
     stop: &Flag,
 ) -> anyhow::Result<()> {
+    let Assigned { assignment, asked } = assigned;
     let job = assignment.job;
+    let lease = Duration::from_secs_f64(assignment.lease_seconds.max(0.0));
     eprintln!(
         "job {}: attempt {} of recording {}",
         job.id, job.attempt, job.recording_id
@@ -237,6 +266,7 @@ fn run_job(
         job: job.clone(),
         told_to_stop: Default::default(),
         stop_reason: Default::default(),
+        fence: Fence::new(lease, asked),
     });
     let (reports, queue) = mpsc::channel::<ReportKind>();
     let reporter = {
@@ -246,88 +276,29 @@ fn run_job(
             .spawn(move || report_loop(&attempt, queue, beat))
             .context("start the reporter thread")?
     };
-    let told_to_stop = &attempt.told_to_stop;
-    let stop_reason = &attempt.stop_reason;
     let result = ensure_recording(api, store, &job.recording_id)
         .and_then(|()| {
             crate::replay::reset::reset(options.reset_with.as_deref())
                 .context("put the desktop back (--reset-with)")
         })
         .and_then(|()| replay_job(&attempt, store, options, &reports, stop));
-    let (end, reason, outcome, run_id) = match result {
-        Ok(result) => {
-            let end = match &result.outcome {
-                reprise_strategies::ReplayOutcome::Aborted { .. }
-                    if told_to_stop.load(Ordering::SeqCst) =>
-                {
-                    Finish::Stopped
-                }
-                reprise_strategies::ReplayOutcome::Aborted { .. } => Finish::Aborted,
-                reprise_strategies::ReplayOutcome::Completed {
-                    unverified,
-                    skipped,
-                    ..
-                } => match (*unverified, *skipped) {
-                    (_, 1..) => Finish::Failed,
-                    (0, 0) => Finish::Completed,
-                    _ => Finish::Unverified,
-                },
-                _ => Finish::Failed,
-            };
-            let what = crate::replay::stop_of(&result).map_or_else(
-                || match job.spec.options.dry_run {
-                    true => format!(
-                        "was a dry run: decided all {} steps and injected nothing",
-                        result.n_steps
-                    ),
-                    false => format!("completed {} steps, every one verified", result.n_steps),
-                },
-                |(what, _)| what,
-            );
-            (
-                end,
-                format!("replay run {} {what}", result.run_id),
-                serde_json::to_value(&result.outcome).ok(),
-                Some(result.run_id),
-            )
-        }
-        Err(err) if err.is::<Withdrawn>() => {
-            let reason = stop_reason.lock().ok().and_then(|reason| reason.clone());
-            match reason {
-                Some(reason) => (Finish::Stopped, reason, None, None),
-                None if stop.load(Ordering::SeqCst) => (
-                    Finish::Released,
-                    "the worker stopped before the first input".into(),
-                    None,
-                    None,
-                ),
-                None => (
-                    Finish::Released,
-                    "the server did not confirm the start; nothing was injected".into(),
-                    None,
-                    None,
-                ),
-            }
-        }
-        Err(err) if stop.load(Ordering::SeqCst) => (
-            Finish::Released,
-            format!(
-                "the worker stopped before the replay began ({})",
-                crate::settings::errors::one_line(&err)
-            ),
-            None,
-            None,
-        ),
-        Err(err) => (
-            Finish::Failed,
-            format!(
-                "the replay could not run on this desktop: {}",
-                crate::settings::errors::one_line(&err)
-            ),
-            None,
-            None,
-        ),
+    let stops = Stops {
+        worker: worker.to_owned(),
+        fenced: attempt.fence.reason(),
+        signalled: stop.load(Ordering::SeqCst),
+        told: attempt.told_to_stop.load(Ordering::SeqCst),
+        told_reason: attempt
+            .stop_reason
+            .lock()
+            .ok()
+            .and_then(|reason| reason.clone()),
     };
+    let Ending {
+        end,
+        reason,
+        outcome,
+        run_id,
+    } = ending(result, &stops, job.spec.options.dry_run);
     let report = run_id
         .as_deref()
         .and_then(|run| crate::present::report::run_report(store, run).ok());
@@ -347,47 +318,15 @@ fn run_job(
 }
 
 fn replay_job(
-    attempt: &Attempt,
+    attempt: &Arc<Attempt>,
     store: &mut Store,
     options: &WorkerOptions,
     reports: &mpsc::Sender<ReportKind>,
     stop: &Flag,
 ) -> anyhow::Result<crate::replay::ReplayResult> {
-    let (job, worker, told_to_stop) = (&attempt.job, &attempt.worker, &attempt.told_to_stop);
+    let job = &attempt.job;
     let spec = &job.spec;
-    let before_input = {
-        let api = Arc::clone(&attempt.api);
-        let stop = Arc::clone(stop);
-        let told_to_stop = Arc::clone(told_to_stop);
-        let report = Report {
-            worker: worker.to_owned(),
-            attempt: job.attempt,
-            what: ReportKind::Begin,
-        };
-        let path = format!("/api/jobs/{}/progress", job.id);
-        Arc::new(move || {
-            if stop.load(Ordering::SeqCst) || told_to_stop.load(Ordering::SeqCst) {
-                return false;
-            }
-            let answer: Result<Answered<Answer>, CallError> =
-                patiently(&stop, BEGIN_PATIENCE, || {
-                    api.call(Method::POST, &path, Some(&report), CALL)
-                });
-            match answer {
-                Ok(Answered {
-                    body: Some(answer), ..
-                }) if answer.go => true,
-                Ok(_) => {
-                    told_to_stop.store(true, Ordering::SeqCst);
-                    false
-                }
-                Err(err) => {
-                    tracing::warn!("begin: {err}");
-                    false
-                }
-            }
-        }) as crate::replay::BeforeInput
-    };
+    let before_input = begin_hook(attempt, stop);
     let on_step = {
         let reports = Mutex::new(reports.clone());
         Arc::new(move |step: &crate::replay::StepLine| {
@@ -438,11 +377,54 @@ fn replay_job(
         hooks: Hooks {
             before_input: Some(before_input),
             on_step: Some(on_step),
-            stop: Some(Arc::clone(told_to_stop)),
+            stop: Some({
+                let attempt = Arc::clone(attempt);
+                Arc::new(move || attempt.must_stop())
+            }),
         },
         resume: None,
     };
     crate::replay::replay(store, &request)
+}
+
+/// Asked just before the first input: the server records that input is
+/// about to be injected, and says go (the fence counts its answer).
+fn begin_hook(attempt: &Arc<Attempt>, stop: &Flag) -> crate::replay::BeforeInput {
+    let api = Arc::clone(&attempt.api);
+    let stop = Arc::clone(stop);
+    let attempt = Arc::clone(attempt);
+    let report = Report {
+        worker: attempt.worker.clone(),
+        attempt: attempt.job.attempt,
+        what: ReportKind::Begin,
+    };
+    let path = format!("/api/jobs/{}/progress", attempt.job.id);
+    Arc::new(move || {
+        if stop.load(Ordering::SeqCst) || attempt.must_stop() {
+            return false;
+        }
+        let sent = std::cell::Cell::new(Instant::now());
+        let answer: Result<Answered<Answer>, CallError> = patiently(&stop, BEGIN_PATIENCE, || {
+            sent.set(Instant::now());
+            api.call(Method::POST, &path, Some(&report), CALL)
+        });
+        match answer {
+            Ok(Answered {
+                body: Some(answer), ..
+            }) if answer.go => {
+                attempt.fence.acknowledged(sent.get());
+                !attempt.must_stop()
+            }
+            Ok(_) => {
+                attempt.told_to_stop.store(true, Ordering::SeqCst);
+                false
+            }
+            Err(err) => {
+                tracing::warn!("begin: {err}");
+                false
+            }
+        }
+    }) as crate::replay::BeforeInput
 }
 
 /// The reporter thread: sends reports in order (each tried while the
@@ -456,14 +438,31 @@ fn report_loop(attempt: &Attempt, queue: mpsc::Receiver<ReportKind>, beat: Durat
     let mut last_beat = Instant::now();
     let send = |what: ReportKind, patience: Duration| {
         let finish = matches!(what, ReportKind::Finish { .. });
+        // A heartbeat lost in a hung connection is given up well within
+        // the lease, so that the next one goes on a fresh connection.
+        let timeout = match what {
+            ReportKind::Heartbeat => {
+                (attempt.fence.margin() * 2).clamp(Duration::from_secs(1), CALL)
+            }
+            _ => CALL,
+        };
         let report = Report {
             worker: attempt.worker.clone(),
             attempt: attempt.job.attempt,
             what,
         };
+        let sent = std::cell::Cell::new(Instant::now());
         let answer: Result<Answered<Answer>, CallError> = patiently(&never, patience, || {
-            api.call(Method::POST, &path, Some(&report), CALL)
+            sent.set(Instant::now());
+            api.call(Method::POST, &path, Some(&report), timeout)
         });
+        if let Ok(Answered {
+            body: Some(Answer { go: true, .. }),
+            ..
+        }) = &answer
+        {
+            attempt.fence.acknowledged(sent.get());
+        }
         match answer {
             Ok(Answered {
                 body: Some(answer), ..

@@ -98,6 +98,8 @@ pub struct ReplayRequest {
 pub type BeforeInput = Arc<dyn Fn() -> bool + Send + Sync>;
 /// Told of every finished step.
 pub type OnStep = Arc<dyn Fn(&StepLine) + Send + Sync>;
+/// Asked before every input: `true` aborts the replay there.
+pub type StopCheck = Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// An embedding caller's part in a replay.
 #[derive(Clone, Default)]
@@ -109,9 +111,9 @@ pub struct Hooks {
     pub before_input: Option<BeforeInput>,
     /// Every finished step, as `replay --json` prints it.
     pub on_step: Option<OnStep>,
-    /// Set from elsewhere to abort at the loop's next check, as the abort
-    /// keys do.
-    pub stop: Option<Flag>,
+    /// Asked at the loop's every check (before each input and in every
+    /// wait): `true` aborts there, as the abort keys do.
+    pub stop: Option<StopCheck>,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -119,7 +121,7 @@ impl std::fmt::Debug for Hooks {
         f.debug_struct("Hooks")
             .field("before_input", &self.before_input.is_some())
             .field("on_step", &self.on_step.is_some())
-            .field("stop", &self.stop)
+            .field("stop", &self.stop.is_some())
             .finish()
     }
 }

@@ -79,10 +79,9 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         &request.options,
         done,
         &|| {
-            [Some(&aborted), Some(&signalled), stop.as_ref()]
-                .into_iter()
-                .flatten()
-                .any(|flag| flag.load(Ordering::SeqCst))
+            aborted.load(Ordering::SeqCst)
+                || signalled.load(Ordering::SeqCst)
+                || stop.as_ref().is_some_and(|stop| stop())
         },
         &mut |record, frame| keeper.keep(record, frame),
     );

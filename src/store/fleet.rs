@@ -15,6 +15,9 @@ pub struct NewEvent {
     /// A step's number: a step reported twice (a retried report) is
     /// stored once.
     pub step: Option<u32>,
+    /// The attempt it belongs to where not the job's current one (a step
+    /// reported late).
+    pub attempt: Option<u32>,
     pub data: serde_json::Value,
 }
 
@@ -365,7 +368,7 @@ fn insert_event(
         params![
             job.id,
             kind,
-            job.attempt,
+            event.attempt.unwrap_or(job.attempt),
             event.step,
             event.data.to_string(),
             chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)

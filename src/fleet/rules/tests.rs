@@ -618,6 +618,100 @@ fn a_job_given_back_after_input_is_aborted_unless_it_may_restart() {
     assert_eq!(after.job.attempt, 1, "an attempt that injected counts");
 }
 
+#[test]
+fn a_worker_that_stopped_itself_mid_job_abandons_it_unless_it_may_restart() {
+    // Fenced (cut off from the server) or signalled after input: the task
+    // may be half done.
+    let after = finished(job(JobState::Running), Finish::Interrupted);
+    assert_eq!(after.job.state, JobState::Abandoned);
+    let reason = after.job.reason.clone().unwrap();
+    assert!(
+        reason.starts_with("boom: the task may be half done, so it is not run again"),
+        "{reason}"
+    );
+    assert!(after.effects.contains(&Effect::DeadLetter(reason)));
+    assert!(after.effects.contains(&ack("e1")));
+    // With retry=restart it goes back in the queue, the attempt counted.
+    let mut restartable = job(JobState::Running);
+    restartable.spec.retry = RetryPolicy::Restart;
+    let after = finished(restartable.clone(), Finish::Interrupted);
+    assert_eq!((after.job.state, after.job.attempt), (JobState::Queued, 1));
+    assert!(after.effects.contains(&Effect::Enqueue));
+    // ... while restarts remain.
+    restartable.attempt = restartable.spec.attempts + MAX_EXTRA_RESTARTS;
+    let after = finished(restartable, Finish::Interrupted);
+    assert_eq!(after.job.state, JobState::Abandoned);
+    // Before any input nothing was done: queued again, the attempt not counted.
+    let after = finished(job(JobState::Assigned), Finish::Interrupted);
+    assert_eq!((after.job.state, after.job.attempt), (JobState::Queued, 0));
+}
+
+#[test]
+fn a_step_reported_late_is_kept_in_its_attempts_history_and_refused() {
+    let record = serde_json::json!({"step": 3});
+    let step = ReportKind::Step {
+        step: 3,
+        seconds: 0.5,
+        record: record.clone(),
+    };
+    let late = |attempt: u32, worker: &str| {
+        Some(Effect::Save {
+            note: Some(Note::LateStep {
+                attempt,
+                worker: worker.into(),
+                step: 3,
+                record: record.clone(),
+            }),
+            step_seconds: None,
+        })
+    };
+    // Taken over by w2 (attempt 2): w1's step of attempt 1 is history.
+    let mut taken = job(JobState::Running);
+    (taken.attempt, taken.worker) = (2, Some("w2".into()));
+    let after = reported(taken.clone(), "w1", 1, step.clone());
+    assert_eq!(after.job, taken, "it changes nothing");
+    assert_eq!(after.effects.first().cloned(), late(1, "w1"));
+    assert!(matches!(after.reply, Reply::NotCurrent(_)));
+    // Abandoned while w1 was cut off: its step of that attempt is kept.
+    let mut abandoned = job(JobState::Abandoned);
+    abandoned.worker = Some("w1".into());
+    let after = reported(abandoned.clone(), "w1", 1, step.clone());
+    assert_eq!(after.effects, vec![late(1, "w1").unwrap()]);
+    // Not an attempt the job had, or not that attempt's worker: nothing.
+    for (worker, attempt) in [("w1", 2), ("w2", 1), ("w1", 0)] {
+        let after = reported(abandoned.clone(), worker, attempt, step.clone());
+        assert!(after.effects.is_empty(), "{worker} {attempt}");
+    }
+    // A late heartbeat or end is only refused.
+    let after = reported(taken, "w1", 1, ReportKind::Heartbeat);
+    assert!(after.effects.is_empty());
+}
+
+#[test]
+fn a_waiting_or_held_job_whose_entry_was_lost_is_entered_again_once() {
+    for state in [JobState::Queued, JobState::Assigned, JobState::Running] {
+        let before = job(state);
+        let after = decide(before.clone(), Event::EntryLost, now());
+        assert_eq!(after.job, before, "the state and the worker stay");
+        assert_eq!(after.effects.len(), 2, "{:?}", after.effects);
+        assert_eq!(after.effects[0], Effect::Enqueue);
+        assert!(
+            matches!(&after.effects[1], Effect::Save { note: Some(Note::State(change)), .. }
+                if change.state == state && change.reason.as_deref().unwrap().contains("lost its entry e1")),
+            "{:?}",
+            after.effects
+        );
+        assert_eq!(after.reply, Reply::Nothing);
+    }
+    // Ended, waiting to retry (the tick enters it) or with no entry: nothing.
+    let mut no_entry = job(JobState::Queued);
+    no_entry.entry = None;
+    for before in [job(JobState::Completed), job(JobState::Retrying), no_entry] {
+        let after = decide(before, Event::EntryLost, now());
+        assert!(after.effects.is_empty(), "{:?}", after.effects);
+    }
+}
+
 // A cancel.
 
 #[test]

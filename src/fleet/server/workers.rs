@@ -199,7 +199,15 @@ pub(super) async fn progress(
             .apply(&mut job, rules::Event::Reported(&report))
             .await?
         {
-            Reply::NotCurrent(answer) => (StatusCode::CONFLICT, axum::Json(answer)).into_response(),
+            Reply::NotCurrent(answer) => {
+                tracing::warn!(
+                    "refused a report of worker {} on job {id} attempt {}: {}",
+                    report.worker,
+                    report.attempt,
+                    answer.reason.as_deref().unwrap_or("not current")
+                );
+                (StatusCode::CONFLICT, axum::Json(answer)).into_response()
+            }
             Reply::Go(answer) => axum::Json(answer).into_response(),
             other => unreachable!("a report is answered go or not current, not {other:?}"),
         },
@@ -208,21 +216,32 @@ pub(super) async fn progress(
 
 /// Jobs that wait on time: retries due, entries Redis did not take, queued
 /// jobs past their deadline.
+/// Every few ticks, and thoroughly at start until it once succeeds, the
+/// queue is mended from the store ([`reconcile`]).
 pub(super) async fn ticker(fleet: Shared) {
     let mut stopping = fleet.stopping.clone();
-    loop {
+    let mut thorough = true;
+    for ticks in 0u32.. {
         tokio::select! {
             _ = tokio::time::sleep(TICK) => {}
             _ = stopping.changed() => return,
         }
-        if let Err(err) = tick(&fleet).await {
-            tracing::debug!("tick: {}", err.message);
+        let check = thorough || ticks % reconcile::EVERY_TICKS == 0;
+        match tick(&fleet, check.then_some(thorough)).await {
+            Ok(()) if check => thorough = false,
+            Ok(()) => {}
+            Err(err) => tracing::debug!("tick: {}", err.message),
         }
     }
 }
 
-pub(super) async fn tick(fleet: &Fleet) -> ApiResult<()> {
+/// A tick: the queue checked against the store (thoroughly or not) where
+/// `reconcile` says, then every job that waits on time.
+pub(super) async fn tick(fleet: &Fleet, reconcile: Option<bool>) -> ApiResult<()> {
     let _decide = fleet.decide.lock().await;
+    if let Some(thorough) = reconcile {
+        reconcile::reconcile(fleet, thorough).await?;
+    }
     let retrying = fleet.store().jobs(Some(JobState::Retrying), 10_000)?;
     let queued = fleet.store().jobs(Some(JobState::Queued), 10_000)?;
     for mut job in retrying.into_iter().chain(queued) {
