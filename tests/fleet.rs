@@ -10,12 +10,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::harness::{Display, SAMPLE, fixture_log, wait_for};
 
 mod partition;
 mod reconcile;
+mod starve;
 
 const USER_TOKEN: &str = "user-token-for-the-tests-0123";
 const WORKER_TOKEN: &str = "worker-token-for-the-tests-456";
@@ -517,14 +518,25 @@ fn two_desktops_run_a_batch_each_task_exactly_once_watched_live() {
     stream.read_to_string(&mut resumed).unwrap();
     assert_eq!(resumed.matches("event: ").count(), 1, "{resumed}");
     assert!(resumed.contains("event: state"), "{resumed}");
-    // The report is the replay's own, and the metrics count the jobs.
-    let (status, _) = server.http(
-        "GET",
-        &format!("/api/jobs/{}/report", ids[0]),
-        Some(USER_TOKEN),
-        b"",
+    // The report is the replay's own, served to be shown, never run (a
+    // worker wrote it), and the metrics count the jobs.
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(
+        stream,
+        "GET /api/jobs/{}/report HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {USER_TOKEN}\r\nConnection: close\r\n\r\n",
+        ids[0]
+    )
+    .unwrap();
+    let mut page = String::new();
+    stream.read_to_string(&mut page).unwrap();
+    let head = page.split("\r\n\r\n").next().unwrap().to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(
+        head.contains("content-security-policy: default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"),
+        "{head}"
     );
-    assert_eq!(status, 200);
+    assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+    assert!(page.contains("<html"), "{page:.300}");
     let metrics = server.client().args(["jobs", "list"]).output().unwrap();
     assert!(metrics.status.success());
     let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
@@ -809,6 +821,45 @@ fn the_api_refuses_bad_input_and_wrong_tokens_clearly() {
         assert_eq!(status, expected, "{answer}");
         assert_eq!(answer["error"]["code"], code, "{answer}");
         assert!(!answer["error"]["message"].as_str().unwrap().is_empty());
+    }
+    // Labels: a few, short.
+    let many: serde_json::Map<String, Value> = (0..33)
+        .map(|i| (format!("k{i}"), Value::from("v")))
+        .collect();
+    let long = json!({"recording": "x", "labels": {"site": "x".repeat(300)}});
+    for (body, words) in [
+        (
+            json!({"recording": "x", "labels": many}),
+            "at most 32 labels",
+        ),
+        (long, "at most 256"),
+    ] {
+        let (status, answer) = server.http(
+            "POST",
+            "/api/jobs",
+            Some(USER_TOKEN),
+            body.to_string().as_bytes(),
+        );
+        assert_eq!(status, 400, "{answer}");
+        assert!(answer.to_string().contains(words), "{answer}");
+    }
+    let register = json!({"host": "h", "pool": "default", "labels": {"a": "x".repeat(300)}});
+    let (status, answer) = server.http(
+        "POST",
+        "/api/workers",
+        Some(WORKER_TOKEN),
+        register.to_string().as_bytes(),
+    );
+    assert_eq!(status, 400, "{answer}");
+    // A long poll's wait that is not a number is refused, not a panic.
+    for wait in ["NaN", "inf", "-inf"] {
+        let (status, answer) = server.http(
+            "POST",
+            &format!("/api/workers/w/pull?wait={wait}"),
+            Some(WORKER_TOKEN),
+            b"",
+        );
+        assert_eq!(status, 400, "{wait}: {answer}");
     }
     let big = vec![b'x'; 5 * 1024 * 1024];
     let (status, answer) = server.http("POST", "/api/recordings", Some(USER_TOKEN), &big);

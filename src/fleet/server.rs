@@ -9,6 +9,7 @@
 
 mod events;
 mod jobs;
+mod listen;
 mod metrics;
 mod reconcile;
 mod workers;
@@ -55,6 +56,11 @@ pub struct ServeOptions {
     pub max_upload: usize,
 }
 
+/// The most uploads read at once (a sixth waits for a 503's retry).
+const MAX_UPLOADS: usize = 2;
+/// The most labels a job or a worker may have, and a value's longest.
+const MAX_LABELS: usize = 32;
+const MAX_LABEL_VALUE: usize = 256;
 /// The most rows one submission may have.
 const MAX_ROWS: usize = 10_000;
 /// The most attempts a job may ask for.
@@ -74,6 +80,9 @@ struct Fleet {
     events: broadcast::Sender<String>,
     metrics: Mutex<Metrics>,
     stopping: tokio::sync::watch::Receiver<bool>,
+    /// Uploads being read and checked at once (each may be large).
+    uploads: Arc<tokio::sync::Semaphore>,
+    max_upload: usize,
 }
 
 type Shared = Arc<Fleet>;
@@ -286,7 +295,11 @@ pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
         )));
     }
     let store = Store::open(&options.store)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    raise_open_files();
+    // Two threads: a slow request (an upload being checked, a big list)
+    // never holds up the workers' heartbeats.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
         .context("start the server's runtime")?;
@@ -308,6 +321,8 @@ pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
             events: broadcast::channel(1024).0,
             metrics: Default::default(),
             stopping,
+            uploads: Arc::new(tokio::sync::Semaphore::new(MAX_UPLOADS)),
+            max_upload: options.max_upload,
         });
         let listener = tokio::net::TcpListener::bind(options.listen)
             .await
@@ -325,12 +340,7 @@ pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
             eprintln!("reprise serve: stopping");
             let _ = stop_tx.send(true);
         });
-        let mut stopped = fleet.stopping.clone();
-        let graceful = axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.changed().await;
-            })
-            .into_future();
+        let graceful = listen::serve(listener, app, fleet.stopping.clone());
         let mut stopped = fleet.stopping.clone();
         // Connections get 5 s to finish after the signal (an event
         // stream ends by itself; a stuck client does not hold the server).
@@ -343,6 +353,22 @@ pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
         }
         Ok(())
     })
+}
+
+/// As many open descriptors as the system allows this process: each
+/// connection holds one, and a server out of them answers no one.
+fn raise_open_files() {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Resource, getrlimit, setrlimit};
+        let mut limit = getrlimit(Resource::Nofile);
+        if limit.current < limit.maximum {
+            limit.current = limit.maximum;
+            if let Err(err) = setrlimit(Resource::Nofile, limit) {
+                tracing::warn!("raise the open files' limit: {err}");
+            }
+        }
+    }
 }
 
 async fn stop_signal() {
@@ -400,6 +426,7 @@ fn router(fleet: Shared, max_upload: usize) -> Router {
         .merge(either)
         .fallback(|| async { Fail::not_found("no such endpoint") })
         .layer(DefaultBodyLimit::max(max_upload))
+        .layer(middleware::from_fn(listen::time_limit))
         .with_state(fleet)
 }
 
@@ -450,14 +477,18 @@ async fn any_role(State(fleet): State<Shared>, request: Request, next: Next) -> 
     check_role(&fleet, request, next, None).await
 }
 
+fn too_large() -> Fail {
+    Fail::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+        "the request is larger than the server accepts (reprise serve --max-upload)",
+    )
+}
+
 fn body_of(body: Result<Bytes, BytesRejection>) -> ApiResult<Bytes> {
     body.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            Fail::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "too_large",
-                "the request is larger than the server accepts (reprise serve --max-upload)",
-            )
+            too_large()
         } else {
             Fail::bad(format!("read the request: {rejection}"))
         }

@@ -4,25 +4,52 @@
 use super::*;
 
 /// `POST /api/recordings`: an export file, checked whole as `import` does.
-pub(super) async fn upload(
-    State(fleet): State<Shared>,
-    body: Result<Bytes, BytesRejection>,
-) -> ApiResult<Response> {
-    let body = body_of(body)?;
-    let archive = crate::store::archive::decode(&body).map_err(|err| {
-        Fail::new(
-            StatusCode::BAD_REQUEST,
-            "bad_export",
-            format!("not a recording export: {err}"),
+/// A few at a time (each is held whole while it is checked), read only
+/// once its turn came, and checked off the threads that answer requests.
+pub(super) async fn upload(State(fleet): State<Shared>, request: Request) -> ApiResult<Response> {
+    let Ok(_turn) = Arc::clone(&fleet.uploads).try_acquire_owned() else {
+        return Ok((
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "5")],
+            Fail::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "busy",
+                format!("{MAX_UPLOADS} uploads are being read; try again shortly"),
+            ),
         )
-    })?;
-    let recording = &archive.bundle.recording;
-    let imported = fleet.store().import(&archive.bundle, &archive.images);
-    let existing = match imported {
-        Ok(()) => false,
-        Err(StoreError::AlreadyExists(_)) => true,
-        Err(err) => return Err(err.into()),
+            .into_response());
     };
+    let body = axum::body::to_bytes(request.into_body(), fleet.max_upload)
+        .await
+        .map_err(|err| match std::error::Error::source(&err) {
+            Some(source) if source.is::<http_body_util::LengthLimitError>() => too_large(),
+            _ => Fail::bad(format!("read the request: {err}")),
+        })?;
+    let checking = Arc::clone(&fleet);
+    let (recording, existing) = tokio::task::spawn_blocking(move || {
+        let archive = crate::store::archive::decode(&body).map_err(|err| {
+            Fail::new(
+                StatusCode::BAD_REQUEST,
+                "bad_export",
+                format!("not a recording export: {err}"),
+            )
+        })?;
+        let imported = checking.store().import(&archive.bundle, &archive.images);
+        match imported {
+            Ok(()) => Ok((archive.bundle.recording, false)),
+            Err(StoreError::AlreadyExists(_)) => Ok((archive.bundle.recording, true)),
+            Err(err) => Err(Fail::from(err)),
+        }
+    })
+    .await
+    .map_err(|err| {
+        tracing::error!("checking an upload: {err}");
+        Fail::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "upload",
+            "the upload could not be checked (see the server's log)",
+        )
+    })??;
     let status = if existing {
         StatusCode::OK
     } else {
@@ -59,6 +86,24 @@ pub(super) async fn export(
     Ok(([(header::CONTENT_TYPE, "application/zip")], bytes).into_response())
 }
 
+/// At most [`MAX_LABELS`] labels, each a name and a value of at most
+/// [`MAX_LABEL_VALUE`] bytes.
+pub(super) fn check_labels(labels: &BTreeMap<String, String>) -> ApiResult<()> {
+    if labels.len() > MAX_LABELS {
+        return Err(Fail::bad(format!("at most {MAX_LABELS} labels")));
+    }
+    for (key, value) in labels {
+        check_name("the label", key)?;
+        if value.len() > MAX_LABEL_VALUE {
+            return Err(Fail::bad(format!(
+                "the label {key:?} has a value of {} bytes; at most {MAX_LABEL_VALUE}",
+                value.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn check_name(what: &str, name: &str) -> ApiResult<()> {
     let fine = !name.is_empty()
         && name.len() <= 64
@@ -81,9 +126,7 @@ pub(super) async fn submit(
 ) -> ApiResult<Response> {
     let request: SubmitRequest = json_of(&body_of(body)?)?;
     check_name("the pool", &request.pool)?;
-    for key in request.labels.keys() {
-        check_name("the label", key)?;
-    }
+    check_labels(&request.labels)?;
     let options = &request.options;
     if !(options.speed.is_finite() && options.speed > 0.0) {
         return Err(Fail::bad("options.speed must be a positive number"));
@@ -265,7 +308,20 @@ pub(super) async fn report(
         .store()
         .job_report(&id)?
         .ok_or_else(|| Fail::not_found(format!("job {id} has no report yet")))?;
-    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
+    // A page a worker wrote: shown, never run. No script, no request
+    // anywhere, its pictures inline; a sandbox with no origin of ours.
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox",
+            ),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        html,
+    )
+        .into_response())
 }
 
 /// `POST /api/jobs/{id}/cancel`: a queued job ends at once; a running one

@@ -41,6 +41,7 @@ pub(super) async fn register(
 ) -> ApiResult<Response> {
     let register: Register = json_of(&body_of(body)?)?;
     check_name("the pool", &register.pool)?;
+    super::jobs::check_labels(&register.labels)?;
     if register.host.is_empty() || register.host.len() > 255 {
         return Err(Fail::bad("host must be 1 to 255 characters"));
     }
@@ -97,7 +98,10 @@ pub(super) async fn pull(
     Path(worker): Path<String>,
     Query(query): Query<PullQuery>,
 ) -> ApiResult<Response> {
-    let wait = Duration::from_secs_f64(query.wait.unwrap_or(10.0).clamp(0.0, 30.0));
+    let wait = match query.wait.unwrap_or(10.0) {
+        wait if wait.is_finite() => Duration::from_secs_f64(wait.clamp(0.0, 30.0)),
+        _ => return Err(Fail::bad("wait must be a number of seconds")),
+    };
     let until = Instant::now() + wait;
     loop {
         {
