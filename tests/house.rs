@@ -22,13 +22,13 @@ const MAX_FUNCTION_LINES: usize = 80;
 const LONG_FILES: [(&str, usize); 4] = [
     ("src/platform/x11.rs", 673),
     ("src/present/report.rs", 607),
-    ("src/store/archive.rs", 618),
+    ("src/store/archive.rs", 607),
     ("strategies/src/visual/prepare.rs", 748),
 ];
 
 /// Functions over the limit today (file, name), with their length: they
 /// may only shrink.
-const LONG_FUNCTIONS: [(&str, &str, usize); 37] = [
+const LONG_FUNCTIONS: [(&str, &str, usize); 36] = [
     ("src/cli/commands/replay.rs", "replay_each", 90),
     ("src/platform/a11y/hit.rs", "element_at", 156),
     ("strategies/src/identity.rs", "locate", 172),
@@ -49,7 +49,6 @@ const LONG_FUNCTIONS: [(&str, &str, usize); 37] = [
     ("src/present/report.rs", "run_report", 89),
     ("src/platform/a11y.rs", "read_tree", 107),
     ("src/llm/settings.rs", "explain", 107),
-    ("src/store/archive.rs", "read_zip", 88),
     ("src/cli/commands/record.rs", "record", 87),
     ("src/platform/keys.rs", "key_info", 100),
     ("src/llm/chain.rs", "complete", 100),

@@ -110,3 +110,98 @@ fn a_saved_text_is_judged_by_the_file_right_where_the_button_is_and_refused_wher
     assert_eq!(saved("disabled-1"), None, "{disabled}");
     assert_eq!(result(&display, "disabled-1", "code"), "10", "{disabled}");
 }
+
+#[test]
+fn a_changed_target_is_healed_into_a_new_version_only_when_asked() {
+    let display = run_scenario("zenity-heal.sh", 1280, 800);
+    let said = |case: &str| {
+        format!(
+            "{case}: exit {}, printed {:?}\n{}",
+            result(&display, case, "code"),
+            result(&display, case, "out"),
+            result(&display, case, "err")
+        )
+    };
+    assert_eq!(result(&display, "recorded", "out"), "proceeded");
+    // The renamed button is found (a trailing ellipsis is the same name),
+    // pressed and proven; the heal is listed, not saved.
+    assert_eq!(
+        result(&display, "listed", "code"),
+        "0",
+        "{}",
+        said("listed")
+    );
+    assert_eq!(result(&display, "listed", "out"), "proceeded");
+    let listed = result(&display, "listed", "err");
+    assert!(
+        listed.contains("heal: step 1: found as button \"Proceed…\""),
+        "{listed}"
+    );
+    assert!(listed.contains("--save-healed"), "{listed}");
+    let versions: Value =
+        serde_json::from_str(&result(&display, "after-listed", "versions")).unwrap();
+    assert_eq!(
+        versions["latest"], 1,
+        "nothing healed silently: {versions:#}"
+    );
+    // Saved when asked: version 2, and diff shows what changed.
+    assert_eq!(result(&display, "saved", "code"), "0", "{}", said("saved"));
+    assert_eq!(result(&display, "saved", "out"), "proceeded");
+    assert!(
+        result(&display, "saved", "err").contains("as version 2 of \"heal\""),
+        "{}",
+        said("saved")
+    );
+    let diff = result(&display, "diff", "txt");
+    assert!(
+        diff.starts_with("heal@1 → heal@2: 1 step changed"),
+        "{diff}"
+    );
+    assert!(diff.contains("step 1: its name\n"), "{diff}");
+    assert!(diff.contains("- button \"Proceed\" in \"Start\""), "{diff}");
+    assert!(
+        diff.contains("+ button \"Proceed…\" in \"Start\""),
+        "{diff}"
+    );
+    let json: Value = serde_json::from_str(&result(&display, "diff", "json")).unwrap();
+    assert_eq!(
+        (json["from"].clone(), json["to"].clone()),
+        (1.into(), 2.into())
+    );
+    assert!(result(&display, "show-2", "txt").contains("\"Proceed…\""));
+    let imported: Value = serde_json::from_str(&result(&display, "imported", "versions")).unwrap();
+    assert_eq!(
+        imported["latest"], 2,
+        "an export carries its versions: {imported:#}"
+    );
+    assert!(!result(&display, "show-1", "txt").contains("Proceed…"));
+    // The newest version is replayed by default: nothing left to heal.
+    assert_eq!(result(&display, "next", "code"), "0", "{}", said("next"));
+    assert_eq!(result(&display, "next", "out"), "proceeded");
+    assert!(
+        !result(&display, "next", "err").contains("heal:"),
+        "{}",
+        said("next")
+    );
+    // The first, pinned, is the recording as made: it heals again.
+    assert_eq!(
+        result(&display, "pinned", "code"),
+        "0",
+        "{}",
+        said("pinned")
+    );
+    assert!(result(&display, "pinned", "err").contains("heal: step 1"));
+    // A version that does not exist: refused, nothing pressed.
+    assert_eq!(
+        result(&display, "unknown", "code"),
+        "3",
+        "{}",
+        said("unknown")
+    );
+    assert_eq!(result(&display, "unknown", "out"), "");
+    assert!(
+        result(&display, "unknown", "err").contains("@7"),
+        "{}",
+        said("unknown")
+    );
+}

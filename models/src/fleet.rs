@@ -102,6 +102,10 @@ pub struct JobSpec {
     pub batch: Option<String>,
     /// The row's number in its batch, from 1.
     pub row: Option<usize>,
+    /// The recording's version the job replays: its newest when submitted
+    /// (`None` in jobs stored before versions: the recording as made).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
 }
 
 /// A job's state. The last seven are final.

@@ -13,6 +13,7 @@ pub mod parameter;
 pub mod recording;
 pub mod reduce;
 pub mod screenshot;
+pub mod version;
 pub mod window;
 
 pub use element::{ElementIdentity, ElementState, PathStep, WindowIdentity, identity_of};

@@ -11,6 +11,7 @@ mod recordings;
 mod replay;
 mod resume;
 mod runs;
+mod versions;
 mod vision;
 
 use std::path::{Path, PathBuf};
@@ -50,6 +51,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::List(args) => recordings::list(&store.open_to_read()?, &args),
         Command::Show(args) => recordings::show(&store.open_to_read()?, &args),
         Command::Params(args) => recordings::params(&store, &args),
+        Command::Versions(args) => versions::versions(&store.open_to_read()?, &args),
+        Command::Diff(args) => versions::diff(&store.open_to_read()?, &args),
         Command::Visualize(args) => recordings::visualize(&store.open_to_read()?, &args),
         Command::Delete(args) => recordings::delete(store.path(), &args),
         Command::Export(args) => recordings::export(&store.open_to_read()?, &args),

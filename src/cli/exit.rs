@@ -84,6 +84,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
             return match store_err {
                 StoreError::NotFound(_)
                 | StoreError::RunNotFound(_)
+                | StoreError::NoVersion { .. }
                 | StoreError::NoRuns
                 | StoreError::Ambiguous { .. } => Code::NotFound,
                 StoreError::Corrupt { .. }

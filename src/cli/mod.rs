@@ -5,6 +5,7 @@
 pub mod commands;
 pub mod exit;
 mod fleet_args;
+mod version_args;
 
 use std::path::PathBuf;
 
@@ -12,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::replay::{DescriberChoice, RungChoice, StrategyChoice};
 pub use fleet_args::{JobsCommand, JobsSubmitArgs, ServeArgs, ServerArg, WorkerArgs};
+pub use version_args::{DiffArgs, VersionsArgs};
 
 /// Record a desktop task once, replay it on a screen that has drifted.
 #[derive(Debug, Parser)]
@@ -82,8 +84,17 @@ pub enum Command {
     Visualize(VisualizeArgs),
     /// List the stored recordings.
     List(ListArgs),
-    /// Show a recording as its reduced event tree.
+    /// Show a recording as its reduced event tree (`NAME@2`: as its
+    /// version 2 has it).
     Show(ShowArgs),
+    /// List a recording's versions: 1 is the recording as made; each later
+    /// one holds its steps' targets as a run healed them
+    /// (`replay --save-healed`). A replay uses the newest unless pinned
+    /// (`replay NAME@2`).
+    Versions(VersionsArgs),
+    /// Show, step by step, what changed between two versions of a
+    /// recording (`reprise diff demo@1 demo@2`; a name alone is its newest).
+    Diff(DiffArgs),
     /// List what a replay can change: every text typed into a field (for
     /// `replay --set NAME=VALUE` or `--each`) and every secret (whose value
     /// a replay takes from REPRISE_SECRET_NAME or a secrets file).
@@ -241,6 +252,11 @@ pub struct ReplayArgs {
     /// Change the replay in plain language (needs a model provider).
     #[arg(long, value_name = "TEXT")]
     pub instructions: Option<String>,
+    /// Save the steps whose target was found changed (and proven) as a
+    /// new version of the recording, to review with `reprise diff`
+    /// (default: only list them).
+    #[arg(long)]
+    pub save_healed: bool,
     /// Scale the recorded pauses: 2 replays twice as fast.
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
     pub speed: f64,

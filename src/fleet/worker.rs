@@ -192,11 +192,25 @@ fn host_name() -> String {
         .unwrap_or_else(|| "desktop".to_owned())
 }
 
-/// The recording in this desktop's store, fetched from the server once.
-fn ensure_recording(api: &Api, store: &mut Store, recording_id: &str) -> anyhow::Result<()> {
+/// The recording in this desktop's store, with the version the job
+/// replays: fetched from the server when it lacks either.
+fn ensure_recording(
+    api: &Api,
+    store: &mut Store,
+    recording_id: &str,
+    version: Option<u32>,
+) -> anyhow::Result<()> {
     match store.resolve(recording_id) {
-        Ok(_) => return Ok(()),
-        Err(StoreError::NotFound(_)) => {}
+        Ok(_)
+            if version.is_none_or(|version| {
+                store
+                    .latest_version(recording_id)
+                    .is_ok_and(|have| have >= version)
+            }) =>
+        {
+            return Ok(());
+        }
+        Ok(_) | Err(StoreError::NotFound(_)) => {}
         Err(err) => return Err(err.into()),
     }
     let bytes = api
@@ -213,7 +227,11 @@ fn ensure_recording(api: &Api, store: &mut Store, recording_id: &str) -> anyhow:
             archive.bundle.recording.id
         );
     }
-    store.import(&archive.bundle, &archive.images)?;
+    match store.import(&archive.bundle, &archive.images) {
+        Ok(()) | Err(StoreError::AlreadyExists(_)) => {}
+        Err(err) => return Err(err.into()),
+    }
+    store.import_versions(recording_id, &archive.versions)?;
     Ok(())
 }
 
@@ -276,7 +294,7 @@ fn run_job(
             .spawn(move || report_loop(&attempt, queue, beat))
             .context("start the reporter thread")?
     };
-    let result = ensure_recording(api, store, &job.recording_id)
+    let result = ensure_recording(api, store, &job.recording_id, job.spec.version)
         .and_then(|()| {
             crate::replay::reset::reset(options.reset_with.as_deref())
                 .context("put the desktop back (--reset-with)")
@@ -341,7 +359,10 @@ fn replay_job(
         }) as crate::replay::OnStep
     };
     let request = ReplayRequest {
-        recording: job.recording_id.clone(),
+        recording: match spec.version {
+            Some(version) => format!("{}@{version}", job.recording_id),
+            None => job.recording_id.clone(),
+        },
         strategy: spec.options.strategy.into(),
         rungs: Default::default(),
         speed: spec.options.speed,

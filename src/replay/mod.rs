@@ -6,6 +6,7 @@
 
 mod abort;
 mod desktop;
+pub mod heal;
 pub mod launch;
 mod progress;
 pub mod reset;
@@ -183,6 +184,11 @@ pub struct ReplayResult {
     pub outcome: ReplayOutcome,
     pub n_steps: usize,
     pub seconds: f64,
+    /// The recording's version replayed (1: as made).
+    pub version: u32,
+    /// Steps proven on a target that differs from the version's (a new
+    /// version holds them only when asked: `--save-healed`).
+    pub heals: Vec<reprise_models::version::TargetChange>,
 }
 
 /// Shared between the desktop (which writes where it moved the pointer) and

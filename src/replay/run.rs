@@ -25,16 +25,14 @@ use crate::store::{RunArguments, RunRecord, RunRungs, RunSummary, Store, StoredS
 /// Replays a stored recording as `request` says, keeping the run and each
 /// of its steps in the store.
 pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult> {
-    let recording_id = store.resolve(&request.recording)?;
-    let bundle = store
-        .load(&recording_id)
-        .with_context(|| format!("read recording {recording_id}"))?;
+    let (recording_id, bundle, version) = recording_of(store, request)?;
     let run_id = request.resume.as_ref().map_or_else(
         || uuid::Uuid::new_v4().to_string(),
         |resume| resume.run.id.clone(),
     );
     let mut llm = model_if_needed(store, request, &run_id)?;
     let trees = planned_steps(&bundle, request)?;
+    let replayed = trees.clone();
     let secret_values = secret_values(&trees, request)?;
     // Vanilla decides its own steps: their number is not known ahead.
     let total = (request.strategy != StrategyChoice::Vanilla).then_some(trees.len());
@@ -60,6 +58,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         eprintln!("{banner}");
     }
     let mut run = run_record(run_id, &recording_id, strategy.name(), request);
+    run.arguments.version = Some(version);
     let done = open_run(store, request, &mut run)?;
     let started = std::time::Instant::now();
     let mut keeper = StepKeeper {
@@ -93,13 +92,49 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     }
     let summary = summary(store, &run.id, n_steps, seconds)?;
     store.finish_run(&run.id, &now(), &outcome, &summary)?;
+    let heals = heals_of(store, &run.id, &replayed)?;
     Ok(ReplayResult {
         run_id: run.id,
         recording_id,
         outcome,
         n_steps,
         seconds,
+        version,
+        heals,
     })
+}
+
+/// The recording `request` names, as the version it pins has it (a
+/// resumed run: the version it began with; else the newest).
+fn recording_of(
+    store: &Store,
+    request: &ReplayRequest,
+) -> Result<(String, reprise_models::RecordingBundle, u32)> {
+    let (recording_id, pinned) = store.resolve_versioned(&request.recording)?;
+    let pinned = pinned.or(request
+        .resume
+        .as_ref()
+        .and_then(|resume| resume.run.arguments.version));
+    let (bundle, version) = store
+        .load_version(&recording_id, pinned)
+        .with_context(|| format!("read recording {}", request.recording))?;
+    Ok((recording_id, bundle, version))
+}
+
+/// The heals a run's steps (all of them, a resumed run's earlier ones too)
+/// show against the steps it replayed.
+fn heals_of(
+    store: &Store,
+    run_id: &str,
+    replayed: &[reprise_models::ActionEvent],
+) -> Result<Vec<reprise_models::version::TargetChange>> {
+    let records: Vec<_> = store
+        .load_run(run_id)?
+        .1
+        .into_iter()
+        .map(|step| step.step.record)
+        .collect();
+    Ok(super::heal::heals(replayed, &records))
 }
 
 /// The seconds a resumed run took before (a run's time is its sessions'
@@ -290,6 +325,7 @@ fn run_record(
                 visual: request.rungs.visual,
             },
             instructions: request.instructions.clone(),
+            version: None,
             pid: Some(std::process::id()),
             resumptions: Vec::new(),
         },

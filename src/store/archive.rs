@@ -27,6 +27,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 
 use base64::Engine as _;
 use image::RgbaImage;
+use reprise_models::version::{RecordingVersion, check_numbers};
 use reprise_models::{RecordingBundle, screenshot};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -112,6 +113,9 @@ struct Manifest {
     /// By content hash; a BTreeMap so the same recording always exports to
     /// the same bytes.
     images: BTreeMap<String, ImageEntry>,
+    /// The recording's versions past the first (none: written as before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    versions: Vec<RecordingVersion>,
 }
 
 /// What a manifest says first, read before the rest so that another
@@ -149,6 +153,8 @@ struct PatchPlace {
 pub struct Archive {
     pub bundle: RecordingBundle,
     pub images: BTreeMap<String, FrameImage>,
+    /// Its versions past the first, oldest first.
+    pub versions: Vec<RecordingVersion>,
 }
 
 /// Writes a recording and its images as one export file's bytes (format 2).
@@ -156,6 +162,15 @@ pub struct Archive {
 /// every patch among them; a [`FrameImage::Stored`] entry is not written
 /// (so the result fails [`decode`], naming the frame).
 pub fn encode(bundle: &RecordingBundle, images: &BTreeMap<String, FrameImage>) -> Vec<u8> {
+    encode_with_versions(bundle, images, &[])
+}
+
+/// [`encode`], with the recording's versions past the first.
+pub fn encode_with_versions(
+    bundle: &RecordingBundle,
+    images: &BTreeMap<String, FrameImage>,
+    versions: &[RecordingVersion],
+) -> Vec<u8> {
     let mut entries = BTreeMap::new();
     let mut contents: Vec<(String, &[u8])> = Vec::new();
     for (hash, image) in images {
@@ -194,6 +209,7 @@ pub fn encode(bundle: &RecordingBundle, images: &BTreeMap<String, FrameImage>) -
         version: ARCHIVE_VERSION,
         bundle: bundle.clone(),
         images: entries,
+        versions: versions.to_vec(),
     };
     let manifest = serde_json::to_vec(&manifest).expect("manifests always serialize");
     let options = zip::write::SimpleFileOptions::default()
@@ -266,12 +282,10 @@ pub fn read<R: Read + Seek>(mut reader: R) -> Result<Archive, ArchiveError> {
     decode_v1(&bytes)
 }
 
-fn read_zip<R: Read + Seek>(reader: R) -> Result<Archive, ArchiveError> {
-    let zip_error = |err: zip::result::ZipError| ArchiveError::Damaged(err.to_string());
-    let mut zip = zip::ZipArchive::new(reader).map_err(zip_error)?;
-    let manifest_bytes = read_entry(&mut zip, MANIFEST, MAX_MANIFEST_BYTES)?
-        .ok_or_else(|| ArchiveError::Inconsistent(format!("the zip holds no {MANIFEST}")))?;
-    let version: ManifestVersion = serde_json::from_slice(&manifest_bytes)
+/// The manifest, its format and version checked first, its recording and
+/// versions after.
+fn manifest_of(bytes: &[u8]) -> Result<Manifest, ArchiveError> {
+    let version: ManifestVersion = serde_json::from_slice(bytes)
         .map_err(|err| ArchiveError::BadPayload(format!("{MANIFEST}: {err}")))?;
     if version.format.as_deref() != Some(FORMAT_NAME) {
         return Err(ArchiveError::NotAnExport);
@@ -285,10 +299,20 @@ fn read_zip<R: Read + Seek>(reader: R) -> Result<Archive, ArchiveError> {
             )));
         }
     }
-    let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
+    let manifest: Manifest = serde_json::from_slice(bytes)
         .map_err(|err| ArchiveError::BadPayload(format!("{MANIFEST}: {err}")))?;
-    drop(manifest_bytes);
     manifest.bundle.validate()?;
+    check_numbers(&manifest.versions).map_err(ArchiveError::Inconsistent)?;
+    Ok(manifest)
+}
+
+fn read_zip<R: Read + Seek>(reader: R) -> Result<Archive, ArchiveError> {
+    let zip_error = |err: zip::result::ZipError| ArchiveError::Damaged(err.to_string());
+    let mut zip = zip::ZipArchive::new(reader).map_err(zip_error)?;
+    let manifest_bytes = read_entry(&mut zip, MANIFEST, MAX_MANIFEST_BYTES)?
+        .ok_or_else(|| ArchiveError::Inconsistent(format!("the zip holds no {MANIFEST}")))?;
+    let manifest = manifest_of(&manifest_bytes)?;
+    drop(manifest_bytes);
 
     only_listed_entries(&mut zip, &manifest)?;
 
@@ -352,6 +376,7 @@ fn read_zip<R: Read + Seek>(reader: R) -> Result<Archive, ArchiveError> {
     Ok(Archive {
         bundle: manifest.bundle,
         images,
+        versions: manifest.versions,
     })
 }
 
@@ -566,6 +591,7 @@ fn decode_v1(bytes: &[u8]) -> Result<Archive, ArchiveError> {
     Ok(Archive {
         bundle: payload.bundle,
         images,
+        versions: Vec::new(),
     })
 }
 
@@ -574,45 +600,8 @@ fn split_line(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((&bytes[..newline], &bytes[newline + 1..]))
 }
 
-/// A stored recording as an export file's bytes (what `export` writes).
-pub fn export_bytes(store: &crate::store::Store, id: &str) -> anyhow::Result<Vec<u8>> {
-    use anyhow::Context as _;
-    let bundle = store
-        .load(id)
-        .with_context(|| format!("read recording {id}"))?;
-    export(store, &bundle)
-}
-
-/// A loaded recording as an export file's bytes, its frames read from
-/// `store` as they are kept there (key frames whole, the others as patches
-/// of them), checked as an import would check them.
-pub fn export(store: &crate::store::Store, bundle: &RecordingBundle) -> anyhow::Result<Vec<u8>> {
-    use anyhow::Context as _;
-    let id = &bundle.recording.id;
-    let mut images = BTreeMap::new();
-    for screenshot in &bundle.screenshots {
-        let hash = &screenshot.content_hash;
-        if images.contains_key(hash) {
-            continue;
-        }
-        let image = store.image_as_stored(hash)?;
-        if let FrameImage::Patch { base_hash, .. } = &image
-            && !images.contains_key(base_hash)
-        {
-            images.insert(base_hash.clone(), store.image_as_stored(base_hash)?);
-        }
-        images.insert(hash.clone(), image);
-    }
-    let bytes = encode(bundle, &images);
-    // What import would refuse is not written: a damaged stored image (or
-    // anything else import checks) fails the export, naming it.
-    decode(&bytes).with_context(|| {
-        format!(
-            "export recording {id}: the store holds something an import would refuse, so nothing was written"
-        )
-    })?;
-    Ok(bytes)
-}
+mod export;
+pub use export::{export, export_bytes};
 
 #[cfg(test)]
 mod tests;

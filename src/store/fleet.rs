@@ -62,6 +62,7 @@ fn job_of(row: &Row<'_>) -> rusqlite::Result<(Job, String, String, Option<String
             deadline: None,
             batch: None,
             row: None,
+            version: None,
         },
         state: JobState::Queued,
         attempt: row.get(5)?,

@@ -11,6 +11,7 @@ mod runs;
 mod schema;
 mod segmentations;
 pub mod space;
+mod versions;
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,7 @@ pub use runs::{
     StoredStep,
 };
 pub use segmentations::{NewSegmentation, SegmentationRow};
+pub use versions::split_version;
 
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +57,14 @@ pub enum StoreError {
     },
     #[error("no recording matches {0:?} (see `reprise list`)")]
     NotFound(String),
+    #[error(
+        "recording {recording} has no version {version} (its versions: 1 to {latest}; see `reprise versions`)"
+    )]
+    NoVersion {
+        recording: String,
+        version: u32,
+        latest: u32,
+    },
     #[error("no replay run matches {0:?}")]
     RunNotFound(String),
     #[error("no replay runs yet: run `reprise replay` first")]

@@ -48,6 +48,10 @@ pub struct RunArguments {
     /// `--instructions`: the change asked in plain language (a resumed run
     /// goes on with it).
     pub instructions: Option<String>,
+    /// The recording's version replayed (`None` in runs stored before
+    /// versions: the recording as made).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
     /// The process running (or that last ran) it, so that a run whose
     /// process is gone can be resumed and one still running cannot.
     pub pid: Option<u32>,

@@ -190,10 +190,23 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE recordings ADD COLUMN monitors TEXT NOT NULL DEFAULT '[]';
     ",
+    // 9: versions of a recording past the first: changes of its steps'
+    // targets (healed, taught), as JSON.
+    "
+    CREATE TABLE recording_versions (
+        recording_id TEXT NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        created TEXT NOT NULL,
+        note TEXT NOT NULL,
+        run_id TEXT,
+        changes TEXT NOT NULL,
+        PRIMARY KEY (recording_id, version)
+    );
+    ",
 ];
 
 /// Every table the migrations make; a store missing one is damaged.
-pub const TABLES: [&str; 13] = [
+pub const TABLES: [&str; 14] = [
     "recordings",
     "images",
     "screenshots",
@@ -207,6 +220,7 @@ pub const TABLES: [&str; 13] = [
     "fleet_jobs",
     "fleet_events",
     "fleet_workers",
+    "recording_versions",
 ];
 
 /// The tables of [`TABLES`] the store does not have.

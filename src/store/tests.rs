@@ -485,6 +485,7 @@ fn a_version_4_store_keeps_its_cached_segmentations_and_finds_them_by_index() {
                  DROP TABLE fleet_events;
                  DROP TABLE fleet_jobs;
                  DROP TABLE fleet_workers;
+                 DROP TABLE recording_versions;
                  PRAGMA user_version = 4;",
             )
             .unwrap();
@@ -529,6 +530,7 @@ fn a_recording_from_before_monitors_were_kept_reads_back_without_them() {
             .conn
             .execute_batch(
                 "ALTER TABLE recordings DROP COLUMN monitors;
+                 DROP TABLE recording_versions;
                  PRAGMA user_version = 7;",
             )
             .unwrap();

@@ -193,4 +193,8 @@ pub struct Step {
     /// before the press, and presses only if it is still this element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<reprise_models::ElementIdentity>,
+    /// The element found, as the live tree names it (where the identity
+    /// rules found it): what differs from the recorded one is a heal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<reprise_models::ElementIdentity>,
 }

@@ -91,6 +91,7 @@ impl ReplayStrategy for NaiveStrategy {
             delay_before_seconds: delay,
             found_by: Some(FoundBy::AsRecorded),
             expect: None,
+            found: None,
         }))
     }
 }

@@ -222,6 +222,7 @@ impl ReplayStrategy for VanillaStrategy {
             delay_before_seconds: 0.0,
             found_by: Some(FoundBy::Model),
             expect: None,
+            found: None,
         }))
     }
 }

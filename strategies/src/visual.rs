@@ -228,6 +228,8 @@ struct Findings {
     /// The states the structural rung's element had in the live tree when
     /// the step was decided.
     states_before: Option<Vec<reprise_models::ElementState>>,
+    /// The structural rung's element as the live tree names it.
+    live: Option<ElementIdentity>,
 }
 
 /// What a step's attempts learn from each other.
@@ -507,6 +509,11 @@ impl VisualStrategy {
             delay_before_seconds: delay,
             found_by: Some(found.by),
             expect,
+            found: self
+                .findings
+                .live
+                .clone()
+                .filter(|_| found.by == FoundBy::Structural),
         }))
     }
 

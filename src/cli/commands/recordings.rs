@@ -72,10 +72,10 @@ pub fn delete(store_path: &std::path::Path, args: &DeleteArgs) -> Result<()> {
 }
 
 pub fn show(store: &Store, args: &ShowArgs) -> Result<()> {
-    let id = store.resolve(&args.recording)?;
-    let bundle = store
-        .load(&id)
-        .with_context(|| format!("read recording {id}"))?;
+    let (id, version) = store.resolve_versioned(&args.recording)?;
+    let (bundle, version) = store
+        .load_version(&id, version)
+        .with_context(|| format!("read recording {}", args.recording))?;
     let options = ReduceOptions {
         double_click: bundle.recording.double_click,
     };
@@ -88,7 +88,15 @@ pub fn show(store: &Store, args: &ShowArgs) -> Result<()> {
             window_states: &bundle.window_states,
         })
     } else {
-        print_text(&present::recording_text(&bundle, &trees))
+        let latest = store.latest_version(&id)?;
+        let mut text = present::recording_text(&bundle, &trees);
+        if latest > 1 {
+            text = format!(
+                "version {version} of {latest} (1: as recorded; `reprise versions {}`)\n{text}",
+                bundle.recording.name
+            );
+        }
+        print_text(&text)
     }
 }
 
@@ -198,6 +206,7 @@ pub fn import(store: &mut Store, args: &ImportArgs) -> Result<()> {
     store
         .import(&archive.bundle, &archive.images)
         .with_context(|| format!("import {}: the store was not changed", args.file.display()))?;
+    store.import_versions(&archive.bundle.recording.id, &archive.versions)?;
     let recording = &archive.bundle.recording;
     if args.json {
         return print_json(&serde_json::json!({

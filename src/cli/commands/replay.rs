@@ -92,9 +92,15 @@ pub fn replay(
     };
     apply_retention(store, config)?;
     if let Some(path) = &args.each {
+        if args.save_healed {
+            bail!(UsageError(
+                "--save-healed saves one run's heals as a version: replay one row (--set) to heal, not --each".into()
+            ));
+        }
         return replay_each(store, args, request, path);
     }
     let result = crate::replay::replay(store, &request)?;
+    super::versions::heals_said(store, &result, args.save_healed)?;
     said(&result, args.json, args.dry_run)
 }
 
@@ -109,6 +115,8 @@ pub(super) fn said(result: &crate::replay::ReplayResult, json: bool, dry_run: bo
         outcome["run_id"] = run_id.clone().into();
         outcome["recording_id"] = result.recording_id.clone().into();
         outcome["seconds"] = result.seconds.into();
+        outcome["version"] = result.version.into();
+        outcome["heals"] = serde_json::to_value(&result.heals).expect("heals serialize");
         println!("{outcome}");
     }
     match crate::replay::stop_of(result) {
@@ -311,6 +319,8 @@ impl EarlierRows {
                 outcome: outcome.clone(),
                 n_steps: steps.len(),
                 seconds: 0.0,
+                version: run.arguments.version.unwrap_or(1),
+                heals: Vec::new(),
             };
             eprintln!(
                 "row {row} of {n_rows}: done in run {} before; not replayed",

@@ -70,5 +70,7 @@ pub fn resume(
         resume: Some(resume),
     };
     let result = crate::replay::replay(store, &request)?;
+    // Listed, never saved here: `replay --save-healed` saves heals.
+    super::versions::heals_said(store, &result, false)?;
     super::replay::said(&result, args.json, false)
 }

@@ -41,6 +41,7 @@ fn job(state: JobState) -> Job {
             deadline: None,
             batch: None,
             row: None,
+            version: None,
         },
         state,
         attempt: u32::from(state != JobState::Queued),

@@ -34,7 +34,12 @@ pub(super) async fn upload(State(fleet): State<Shared>, request: Request) -> Api
                 format!("not a recording export: {err}"),
             )
         })?;
-        let imported = checking.store().import(&archive.bundle, &archive.images);
+        let mut store = checking.store();
+        let imported = store.import(&archive.bundle, &archive.images);
+        if imported.is_ok() || matches!(imported, Err(StoreError::AlreadyExists(_))) {
+            // A recording uploaded again may bring versions made since.
+            store.import_versions(&archive.bundle.recording.id, &archive.versions)?;
+        }
         match imported {
             Ok(()) => Ok((archive.bundle.recording, false)),
             Err(StoreError::AlreadyExists(_)) => Ok((archive.bundle.recording, true)),
@@ -152,12 +157,13 @@ pub(super) async fn submit(
         Some(rows) => rows.iter().map(Some).collect(),
         None => vec![None],
     };
-    let (recording_id, parameters) = {
+    let (recording_id, version, parameters) = {
         let store = fleet.store();
-        let id = store.resolve(&request.recording)?;
-        let bundle = store.load(&id)?;
+        let (id, pinned) = store.resolve_versioned(&request.recording)?;
+        let (bundle, version) = store.load_version(&id, pinned)?;
         (
             id,
+            version,
             crate::replay::parameters_in(&bundle, &bundle.recording.parameter_names),
         )
     };
@@ -185,6 +191,7 @@ pub(super) async fn submit(
                 deadline: deadline.clone(),
                 batch: batch.clone(),
                 row: row.map(|_| index + 1),
+                version: Some(version),
             },
             state: JobState::Queued,
             attempt: 0,

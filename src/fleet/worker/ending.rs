@@ -132,6 +132,8 @@ mod tests {
             outcome,
             n_steps: 6,
             seconds: 1.0,
+            version: 1,
+            heals: Vec::new(),
         })
     }
 

@@ -344,3 +344,29 @@ fn format_1_is_still_read_and_still_checked() {
         ArchiveError::NotAnExport
     ));
 }
+
+#[test]
+fn versions_travel_with_the_export_numbered_from_two() {
+    use reprise_models::version::RecordingVersion;
+    let (bundle, images) = sample_with_a_patch("00000000-0000-4000-8000-0000000000ab");
+    let version = |version: u32| RecordingVersion {
+        version,
+        created: "2026-12-05T10:00:00.000Z".into(),
+        note: format!("healed {version}"),
+        run_id: None,
+        changes: Vec::new(),
+    };
+    let both = [version(2), version(3)];
+    let archive = decode(&encode_with_versions(&bundle, &images, &both)).unwrap();
+    assert_eq!(archive.versions, both);
+    // Without versions the bytes are those of before versions existed.
+    assert_eq!(
+        encode_with_versions(&bundle, &images, &[]),
+        encode(&bundle, &images)
+    );
+    for numbers in [[3, 2], [2, 2]] {
+        let wrong = [version(numbers[0]), version(numbers[1])];
+        let err = decode(&encode_with_versions(&bundle, &images, &wrong)).unwrap_err();
+        assert!(err.to_string().contains("not 2, 3, … in order"), "{err}");
+    }
+}

@@ -52,6 +52,7 @@ fn press_and_wait_step() -> Step {
         delay_before_seconds: 0.0,
         found_by: None,
         expect: None,
+        found: None,
     }
 }
 

@@ -6,6 +6,16 @@
 use super::*;
 
 impl VisualStrategy {
+    /// The live element the structural rung found: its states now (for
+    /// the effect check) and who the live tree says it is (for heals).
+    fn note_live(&mut self, observation: &Observation<'_>, app: &str, node_idx: u32) {
+        let live = observation.tree.map(|live| &live.nodes[node_idx as usize]);
+        self.findings.states_before = live.map(|node| node.states.clone());
+        self.findings.live = observation
+            .tree
+            .and_then(|live| reprise_models::element::identity_of_node(live, app, node_idx));
+    }
+
     /// The structural rung's answer for step `idx`: found, a turn of the
     /// wheel first, or no answer (the visual rung decides); a refusal where
     /// the target is ambiguous, gone, or seen elsewhere by the pixels.
@@ -38,8 +48,7 @@ impl VisualStrategy {
                     .map_err(StrategyError::Fatal)?;
                 self.findings.target = Some(rect);
                 self.findings.structural = Some((element.clone(), press));
-                let live = observation.tree.map(|live| &live.nodes[node_idx as usize]);
-                self.findings.states_before = live.map(|node| node.states.clone());
+                self.note_live(observation, &element.app, node_idx);
                 Ok(StructuralRung::Found(Found {
                     point: Some(point),
                     by: FoundBy::Structural,
@@ -260,6 +269,7 @@ fn scroll_step(
         delay_before_seconds: 0.0,
         found_by: Some(FoundBy::Structural),
         expect: None,
+        found: None,
     }
 }
 
