@@ -259,6 +259,37 @@ impl Attempt {
     fn must_stop(&self) -> bool {
         self.told_to_stop.load(Ordering::SeqCst) || self.fence.closed(Instant::now())
     }
+
+    /// Reports `what` on this attempt, tried while the server is away (at
+    /// most `patience`, not once `stop` is raised); an answer that says go
+    /// moves the fence on from when the answered try was sent.
+    fn report(
+        &self,
+        what: ReportKind,
+        stop: &Flag,
+        patience: Duration,
+        timeout: Duration,
+    ) -> Result<Answered<Answer>, CallError> {
+        let report = Report {
+            worker: self.worker.clone(),
+            attempt: self.job.attempt,
+            what,
+        };
+        let path = format!("/api/jobs/{}/progress", self.job.id);
+        let sent = std::cell::Cell::new(Instant::now());
+        let answer: Result<Answered<Answer>, CallError> = patiently(stop, patience, || {
+            sent.set(Instant::now());
+            self.api.call(Method::POST, &path, Some(&report), timeout)
+        });
+        if let Ok(Answered {
+            body: Some(Answer { go: true, .. }),
+            ..
+        }) = &answer
+        {
+            self.fence.acknowledged(sent.get());
+        }
+        answer
+    }
 }
 
 /// A job's replay, reported step by step, and its end.
@@ -411,31 +442,16 @@ fn replay_job(
 /// Asked just before the first input: the server records that input is
 /// about to be injected, and says go (the fence counts its answer).
 fn begin_hook(attempt: &Arc<Attempt>, stop: &Flag) -> crate::replay::BeforeInput {
-    let api = Arc::clone(&attempt.api);
     let stop = Arc::clone(stop);
     let attempt = Arc::clone(attempt);
-    let report = Report {
-        worker: attempt.worker.clone(),
-        attempt: attempt.job.attempt,
-        what: ReportKind::Begin,
-    };
-    let path = format!("/api/jobs/{}/progress", attempt.job.id);
     Arc::new(move || {
         if stop.load(Ordering::SeqCst) || attempt.must_stop() {
             return false;
         }
-        let sent = std::cell::Cell::new(Instant::now());
-        let answer: Result<Answered<Answer>, CallError> = patiently(&stop, BEGIN_PATIENCE, || {
-            sent.set(Instant::now());
-            api.call(Method::POST, &path, Some(&report), CALL)
-        });
-        match answer {
+        match attempt.report(ReportKind::Begin, &stop, BEGIN_PATIENCE, CALL) {
             Ok(Answered {
                 body: Some(answer), ..
-            }) if answer.go => {
-                attempt.fence.acknowledged(sent.get());
-                !attempt.must_stop()
-            }
+            }) if answer.go => !attempt.must_stop(),
             Ok(_) => {
                 attempt.told_to_stop.store(true, Ordering::SeqCst);
                 false
@@ -452,9 +468,7 @@ fn begin_hook(attempt: &Arc<Attempt>, stop: &Flag) -> crate::replay::BeforeInput
 /// server is away, for at most five minutes), heart-beats in between, and
 /// raises `told_to_stop` when an answer says stop.
 fn report_loop(attempt: &Attempt, queue: mpsc::Receiver<ReportKind>, beat: Duration) {
-    let (api, told_to_stop, stop_reason) =
-        (&attempt.api, &attempt.told_to_stop, &attempt.stop_reason);
-    let path = format!("/api/jobs/{}/progress", attempt.job.id);
+    let (told_to_stop, stop_reason) = (&attempt.told_to_stop, &attempt.stop_reason);
     let never: Flag = Default::default();
     let mut last_beat = Instant::now();
     let send = |what: ReportKind, patience: Duration| {
@@ -467,24 +481,7 @@ fn report_loop(attempt: &Attempt, queue: mpsc::Receiver<ReportKind>, beat: Durat
             }
             _ => CALL,
         };
-        let report = Report {
-            worker: attempt.worker.clone(),
-            attempt: attempt.job.attempt,
-            what,
-        };
-        let sent = std::cell::Cell::new(Instant::now());
-        let answer: Result<Answered<Answer>, CallError> = patiently(&never, patience, || {
-            sent.set(Instant::now());
-            api.call(Method::POST, &path, Some(&report), timeout)
-        });
-        if let Ok(Answered {
-            body: Some(Answer { go: true, .. }),
-            ..
-        }) = &answer
-        {
-            attempt.fence.acknowledged(sent.get());
-        }
-        match answer {
+        match attempt.report(what, &never, patience, timeout) {
             Ok(Answered {
                 body: Some(answer), ..
             }) if !answer.go && !finish => {
