@@ -15,6 +15,9 @@ GTK 4 under X11 gives its boxes relative to its window's surface and says
 Showing of its windows only: SURFACE_ORIGIN="X Y" (where the surface's
 content starts on the screen) moves the centre there, and takes Visible for
 Showing.
+
+WINDOW="TITLE" looks only in the application's windows of that name (two
+dialogs of one application, each with its own entry).
 """
 import os
 import sys
@@ -25,6 +28,7 @@ from gi.repository import GLib
 
 
 SURFACE = os.environ.get("SURFACE_ORIGIN")
+WINDOW = os.environ.get("WINDOW")
 
 
 def showing(acc):
@@ -67,7 +71,11 @@ def main():
             try:
                 if app is None or app.name != app_name:
                     continue
-                found = find(app, role, name, row_text)
+                roots = [app] if WINDOW is None else [w for w in app if w is not None and w.name == WINDOW]
+                found = next(
+                    (f for f in (find(root, role, name, row_text) for root in roots) if f is not None),
+                    None,
+                )
                 if found is not None:
                     ext = extents(found)
                     dx, dy = map(int, SURFACE.split()) if SURFACE else (0, 0)

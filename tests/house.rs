@@ -33,7 +33,7 @@ const LONG_FUNCTIONS: [(&str, &str, usize); 36] = [
     ("src/platform/a11y/hit.rs", "element_at", 156),
     ("strategies/src/identity.rs", "locate", 172),
     ("src/present/report.rs", "step_section", 165),
-    ("strategies/src/replay.rs", "attempt", 122),
+    ("strategies/src/replay.rs", "attempt", 97),
     ("strategies/src/replay.rs", "run_replay_from", 88),
     ("src/cli/commands/vision.rs", "segment", 129),
     ("strategies/src/vision/sliders.rs", "along", 127),

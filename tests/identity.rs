@@ -65,6 +65,17 @@ pub(crate) fn result(display: &Display, case: &str, what: &str) -> String {
         .to_owned()
 }
 
+/// A case's exit code, what the application printed and what the run
+/// said, for an assertion's message.
+pub(crate) fn said(display: &Display, case: &str) -> String {
+    format!(
+        "{case}: exit {}, printed {:?}\n{}",
+        result(display, case, "code"),
+        result(display, case, "out"),
+        result(display, case, "err")
+    )
+}
+
 /// The elements of the recording's presses (and the focused elements its keys
 /// read), as `role name [band]`.
 pub(crate) fn recorded_elements(display: &Display, recording: &str) -> Vec<String> {

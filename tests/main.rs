@@ -13,6 +13,7 @@ mod house;
 mod identity;
 mod llm;
 mod models;
+mod program;
 mod record;
 mod replay;
 mod secrets;

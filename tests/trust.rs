@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::harness::run_ok;
-use crate::identity::{result, run_scenario};
+use crate::identity::{result, run_scenario, said};
 
 /// The identity check of each press of `recording`, as `show --json` gives
 /// it, beside the element kept (`role name`, or `-` for none).
@@ -114,14 +114,7 @@ fn a_saved_text_is_judged_by_the_file_right_where_the_button_is_and_refused_wher
 #[test]
 fn a_changed_target_is_healed_into_a_new_version_only_when_asked() {
     let display = run_scenario("zenity-heal.sh", 1280, 800);
-    let said = |case: &str| {
-        format!(
-            "{case}: exit {}, printed {:?}\n{}",
-            result(&display, case, "code"),
-            result(&display, case, "out"),
-            result(&display, case, "err")
-        )
-    };
+    let said = |case: &str| said(&display, case);
     assert_eq!(result(&display, "recorded", "out"), "proceeded");
     // The renamed button is found (a trailing ellipsis is the same name),
     // pressed and proven; the heal is listed, not saved.

@@ -143,6 +143,42 @@ pub fn role_name(role: Role) -> &'static str {
     }
 }
 
+/// The role a word of [`role_name`] names (`text field`), for people who
+/// write roles; the roles no word names are not written.
+pub fn role_from_name(word: &str) -> Option<Role> {
+    const ROLES: [Role; 24] = [
+        Role::Button,
+        Role::CheckBox,
+        Role::RadioButton,
+        Role::ComboBox,
+        Role::TextInput,
+        Role::PasswordInput,
+        Role::SpinButton,
+        Role::Slider,
+        Role::Link,
+        Role::Label,
+        Role::MenuItem,
+        Role::Menu,
+        Role::MenuBar,
+        Role::Cell,
+        Role::Row,
+        Role::ListItem,
+        Role::TreeItem,
+        Role::Tab,
+        Role::Table,
+        Role::List,
+        Role::Image,
+        Role::Window,
+        Role::Dialog,
+        Role::MultilineTextInput,
+    ];
+    let word = word.trim().to_lowercase();
+    if word == "text area" {
+        return Some(Role::MultilineTextInput);
+    }
+    ROLES.into_iter().find(|role| role_name(*role) == word)
+}
+
 /// Roles whose identity includes the other cells of their row.
 pub fn is_row_member(role: Role) -> bool {
     matches!(

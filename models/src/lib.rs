@@ -10,6 +10,7 @@ pub mod event;
 pub mod fleet;
 pub mod geometry;
 pub mod parameter;
+pub mod program;
 pub mod recording;
 pub mod reduce;
 pub mod screenshot;

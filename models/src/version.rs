@@ -21,6 +21,11 @@ pub struct RecordingVersion {
     pub run_id: Option<String>,
     /// Every change over the recording as made, a step at most once.
     pub changes: Vec<TargetChange>,
+    /// The steps as edited (`reprise edit`): their order, instructions
+    /// between them, values typed; none where the recording's steps are
+    /// replayed as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<crate::program::Program>,
 }
 
 /// A step's target as a version has it instead of the recording's.

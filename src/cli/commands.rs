@@ -11,6 +11,7 @@ mod recordings;
 mod replay;
 mod resume;
 mod runs;
+mod steps;
 mod versions;
 mod vision;
 
@@ -53,6 +54,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Params(args) => recordings::params(&store, &args),
         Command::Versions(args) => versions::versions(&store.open_to_read()?, &args),
         Command::Diff(args) => versions::diff(&store.open_to_read()?, &args),
+        Command::Steps(args) => steps::steps(&store.open_to_read()?, &args),
+        Command::Edit(args) => steps::edit(&mut store.open()?, &args),
         Command::Visualize(args) => recordings::visualize(&store.open_to_read()?, &args),
         Command::Delete(args) => recordings::delete(store.path(), &args),
         Command::Export(args) => recordings::export(&store.open_to_read()?, &args),

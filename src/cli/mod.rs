@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::replay::{DescriberChoice, RungChoice, StrategyChoice};
 pub use fleet_args::{JobsCommand, JobsSubmitArgs, ServeArgs, ServerArg, WorkerArgs};
-pub use version_args::{DiffArgs, VersionsArgs};
+pub use version_args::{DiffArgs, EditArgs, StepsArgs, VersionsArgs};
 
 /// Record a desktop task once, replay it on a screen that has drifted.
 #[derive(Debug, Parser)]
@@ -95,6 +95,14 @@ pub enum Command {
     /// Show, step by step, what changed between two versions of a
     /// recording (`reprise diff demo@1 demo@2`; a name alone is its newest).
     Diff(DiffArgs),
+    /// Print a recording's steps as a text to read and edit (TOML): the
+    /// recorded steps in order, the values typed, and the instructions an
+    /// edit added (wait, assert, read).
+    Steps(StepsArgs),
+    /// Edit a recording's steps: in $VISUAL/$EDITOR, or from a file
+    /// (`--file`); checked before anything is kept, and kept as a new
+    /// version (the recording as made stays).
+    Edit(EditArgs),
     /// List what a replay can change: every text typed into a field (for
     /// `replay --set NAME=VALUE` or `--each`) and every secret (whose value
     /// a replay takes from REPRISE_SECRET_NAME or a secrets file).

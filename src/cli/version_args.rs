@@ -21,3 +21,29 @@ pub struct DiffArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+#[derive(Debug, Args)]
+pub struct StepsArgs {
+    /// A recording (`NAME`: its newest version; `NAME@2`: version 2).
+    pub recording: String,
+    /// Print the program as JSON instead of the steps file.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// A recording (`NAME`: edit its newest version; `NAME@2`: start from
+    /// version 2).
+    pub recording: String,
+    /// Apply this steps file (as `reprise steps` prints it) instead of
+    /// opening $VISUAL or $EDITOR.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<std::path::PathBuf>,
+    /// Why, kept with the new version (default: "edited").
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}

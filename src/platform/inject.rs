@@ -7,6 +7,10 @@ use reprise_strategies::{Action, KeySpec};
 
 use super::PlatformError;
 
+/// The time between the characters of a text the replay read off the
+/// screen (`Action::TypeText`), typed at an even pace.
+const TEXT_PACE: std::time::Duration = std::time::Duration::from_millis(30);
+
 /// Something held down by the injector.
 #[derive(Debug, Clone, PartialEq)]
 enum Held {
@@ -100,6 +104,7 @@ impl Injector {
             Action::TypeSecret { name } => Err(inject_err(format!(
                 "the secret {{{name}}} has no value here: only the replay's desktop holds secrets"
             ))),
+            Action::TypeText { text } => self.type_text(text, TEXT_PACE),
         }
     }
 

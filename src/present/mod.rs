@@ -6,6 +6,7 @@
 pub mod batch;
 pub mod overlay;
 pub mod report;
+pub mod steps;
 
 use std::fmt::Write as _;
 

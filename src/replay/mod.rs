@@ -151,17 +151,25 @@ pub fn parameters_in(
     bundle: &reprise_models::RecordingBundle,
     names: &reprise_strategies::params::Names,
 ) -> Vec<reprise_strategies::params::Parameter> {
+    reprise_strategies::params::parameters(&recorded_steps(bundle, names), names)
+}
+
+/// A recording's steps as replay plans them (before any value is put in),
+/// its parameters under `names`: the steps a program names by number.
+pub fn recorded_steps(
+    bundle: &reprise_models::RecordingBundle,
+    names: &reprise_strategies::params::Names,
+) -> Vec<reprise_models::ActionEvent> {
     let trees = reduce(
         bundle.events.clone(),
         &ReduceOptions {
             double_click: bundle.recording.double_click,
         },
     );
-    let trees = reprise_strategies::params::with_names(
+    reprise_strategies::params::with_names(
         reprise_strategies::plan::plan_steps(trees, &bundle.window_states),
         names,
-    );
-    reprise_strategies::params::parameters(&trees, names)
+    )
 }
 
 /// Where each finished step is reported while the replay runs.

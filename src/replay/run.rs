@@ -26,18 +26,18 @@ use crate::store::{RunArguments, RunRecord, RunRungs, RunSummary, Store, StoredS
 /// of its steps in the store.
 pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult> {
     let (recording_id, bundle, version) = recording_of(store, request)?;
+    let program = store.version_program(&recording_id, version)?;
     let run_id = request.resume.as_ref().map_or_else(
         || uuid::Uuid::new_v4().to_string(),
         |resume| resume.run.id.clone(),
     );
     let mut llm = model_if_needed(store, request, &run_id)?;
-    let trees = planned_steps(&bundle, request)?;
-    let replayed = trees.clone();
-    let secret_values = secret_values(&trees, request)?;
-    // Vanilla decides its own steps: their number is not known ahead.
-    let total = (request.strategy != StrategyChoice::Vanilla).then_some(trees.len());
-    let to_launch = window_to_launch(request, &trees, &bundle)?;
-    let mut strategy = strategy::choose(store, &bundle, trees, request, &mut llm)?;
+    let planned = planned_steps(&bundle, request, program.as_ref())?;
+    let replayed = planned.trees.clone();
+    let secret_values = secret_values(&planned.trees, planned.variables(), request)?;
+    let total = planned.total(request.strategy);
+    let to_launch = window_to_launch(request, &planned.trees, &bundle)?;
+    let mut strategy = planned.strategy(store, &bundle, request, &mut llm)?;
     let (mut desktop, watcher) = live_desktop(request, secret_values)?;
     let secret_fields = desktop.secret_fields();
     if let Some(before_input) = &request.hooks.before_input
@@ -213,8 +213,13 @@ fn model_if_needed(
 /// The replay's steps: the recording's events as trees, with `--replace`
 /// applied, keys released in the step that pressed them and typing into
 /// one window as one step (see strategies::plan), parameters named and
-/// `--set` values put in.
-fn planned_steps(bundle: &RecordingBundle, request: &ReplayRequest) -> Result<Vec<ActionEvent>> {
+/// `--set` values put in; with a program (an edited version), its values
+/// too and its recorded steps in its order, with its places.
+fn planned_steps(
+    bundle: &RecordingBundle,
+    request: &ReplayRequest,
+    program: Option<&reprise_models::program::Program>,
+) -> Result<Planned> {
     let trees = reduce(
         bundle.events.clone(),
         &ReduceOptions {
@@ -233,15 +238,83 @@ fn planned_steps(bundle: &RecordingBundle, request: &ReplayRequest) -> Result<Ve
         reprise_strategies::plan::plan_steps(trees, &bundle.window_states),
         names,
     );
-    reprise_strategies::params::set_parameters(trees, &request.parameters, names)
-        .map_err(|err| UsageError(err.to_string()).into())
+    let Some(program) = program else {
+        let trees = reprise_strategies::params::set_parameters(trees, &request.parameters, names)
+            .map_err(|err| UsageError(err.to_string()))?;
+        return Ok(Planned {
+            trees,
+            compiled: None,
+        });
+    };
+    if request.strategy == StrategyChoice::Vanilla {
+        anyhow::bail!(UsageError(
+            "this version of the recording has edited steps, which vanilla does not follow (it decides its own): replay it with --strategy visual or naive, or an unedited version (NAME@1)".into()
+        ));
+    }
+    let compiled = reprise_strategies::program::compile(trees, program, &request.parameters, names)
+        .map_err(|err| UsageError(format!("the recording's steps: {}: {err}", err.field)))?;
+    Ok(Planned {
+        trees: compiled.trees.clone(),
+        compiled: Some(compiled),
+    })
+}
+
+/// The steps a replay takes: the planned trees, and where the version has
+/// a program, the program compiled over them.
+struct Planned {
+    trees: Vec<ActionEvent>,
+    compiled: Option<reprise_strategies::program::Compiled>,
+}
+
+impl Planned {
+    /// The program's variables (typed as secrets are, from values read).
+    fn variables(&self) -> &[String] {
+        self.compiled
+            .as_ref()
+            .map_or(&[], |compiled| &compiled.variables)
+    }
+
+    /// How many steps the loop takes: unknown ahead for vanilla, which
+    /// decides its own.
+    fn total(&self, strategy: StrategyChoice) -> Option<usize> {
+        (strategy != StrategyChoice::Vanilla).then_some(
+            self.compiled
+                .as_ref()
+                .map_or(self.trees.len(), |compiled| compiled.slots.len()),
+        )
+    }
+
+    /// The strategy the request asks for over the trees, following the
+    /// program where there is one.
+    fn strategy(
+        &self,
+        store: &Store,
+        bundle: &RecordingBundle,
+        request: &ReplayRequest,
+        llm: &mut Option<reprise_strategies::llm::SharedLlm>,
+    ) -> Result<Box<dyn reprise_strategies::ReplayStrategy>> {
+        let inner = strategy::choose(store, bundle, self.trees.clone(), request, llm)?;
+        Ok(match &self.compiled {
+            Some(compiled) => Box::new(reprise_strategies::program::ProgramStrategy::new(
+                inner, compiled,
+            )),
+            None => inner,
+        })
+    }
 }
 
 /// Every secret the steps type, with its value, before anything is
 /// injected. A dry run injects nothing and holds no value, but checks what
 /// a live run would (the file, every name given) and refuses as it would.
-fn secret_values(trees: &[ActionEvent], request: &ReplayRequest) -> Result<secrets::SecretValues> {
-    let secret_names = reprise_strategies::params::secret_names(trees);
+fn secret_values(
+    trees: &[ActionEvent],
+    variables: &[String],
+    request: &ReplayRequest,
+) -> Result<secrets::SecretValues> {
+    // A program's variables are typed as secrets are, from values the
+    // replay reads itself.
+    let mut secret_names = reprise_strategies::params::secret_names(trees);
+    secret_names.retain(|name| !variables.contains(name));
     let environment = |variable: &str| {
         request
             .secret_overrides

@@ -203,6 +203,11 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (recording_id, version)
     );
     ",
+    // 10: a version's program (its steps as edited: order, instructions,
+    // values), as JSON; NULL where it replays the recording's steps.
+    "
+    ALTER TABLE recording_versions ADD COLUMN program TEXT;
+    ",
 ];
 
 /// Every table the migrations make; a store missing one is damaged.

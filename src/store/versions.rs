@@ -5,6 +5,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{Result, Store, StoreError};
 use reprise_models::RecordingBundle;
+use reprise_models::program::Program;
 use reprise_models::version::{RecordingVersion, TargetChange, apply, merge};
 
 /// `NAME@3` as the recording `NAME` names and version 3; a query with no
@@ -33,7 +34,7 @@ impl Store {
     /// Every version past the first, oldest first.
     pub fn versions(&self, recording_id: &str) -> Result<Vec<RecordingVersion>> {
         let mut statement = self.conn.prepare(
-            "SELECT version, created, note, run_id, changes FROM recording_versions
+            "SELECT version, created, note, run_id, changes, program FROM recording_versions
              WHERE recording_id = ?1 ORDER BY version",
         )?;
         let rows = statement
@@ -44,20 +45,26 @@ impl Store {
                     row.get::<_, String>(2)?,
                     row.get::<_, Option<String>>(3)?,
                     row.get::<_, String>(4)?,
+                    row.get::<_, Option<String>>(5)?,
                 ))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         rows.into_iter()
-            .map(|(version, created, note, run_id, changes)| {
+            .map(|(version, created, note, run_id, changes, program)| {
+                let bad = |what: &str, err: serde_json::Error| StoreError::BadRow {
+                    id: format!("{recording_id}@{version}"),
+                    reason: format!("its {what}: {err}"),
+                };
                 Ok(RecordingVersion {
                     version,
                     created,
                     note,
                     run_id,
-                    changes: serde_json::from_str(&changes).map_err(|err| StoreError::BadRow {
-                        id: format!("{recording_id}@{version}"),
-                        reason: format!("its changes: {err}"),
-                    })?,
+                    changes: serde_json::from_str(&changes).map_err(|err| bad("changes", err))?,
+                    program: program
+                        .map(|program| serde_json::from_str(&program))
+                        .transpose()
+                        .map_err(|err| bad("program", err))?,
                 })
             })
             .collect()
@@ -83,24 +90,40 @@ impl Store {
         recording_id: &str,
         version: Option<u32>,
     ) -> Result<(u32, Vec<TargetChange>)> {
+        let (version, changes, _) = self.version_state(recording_id, version)?;
+        Ok((version, changes))
+    }
+
+    /// Version `version` (`None`: the newest) of a recording: its number,
+    /// its changes and its program.
+    pub fn version_state(
+        &self,
+        recording_id: &str,
+        version: Option<u32>,
+    ) -> Result<(u32, Vec<TargetChange>, Option<Program>)> {
         let version = match version {
             Some(version) => version,
             None => self.latest_version(recording_id)?,
         };
         if version == 1 {
-            return Ok((1, Vec::new()));
+            return Ok((1, Vec::new(), None));
         }
         let versions = self.versions(recording_id)?;
         let latest = versions.last().map_or(1, |known| known.version);
         versions
             .into_iter()
             .find(|known| known.version == version)
-            .map(|known| (version, known.changes))
+            .map(|known| (version, known.changes, known.program))
             .ok_or_else(|| StoreError::NoVersion {
                 recording: recording_id.to_owned(),
                 version,
                 latest,
             })
+    }
+
+    /// The program of version `version` of a recording, where it has one.
+    pub fn version_program(&self, recording_id: &str, version: u32) -> Result<Option<Program>> {
+        Ok(self.version_state(recording_id, Some(version))?.2)
     }
 
     /// A recording as version `version` has it (`None`: the newest), and
@@ -127,8 +150,8 @@ impl Store {
         for version in versions {
             tx.execute(
                 "INSERT OR IGNORE INTO recording_versions
-                 (recording_id, version, created, note, run_id, changes)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                 (recording_id, version, created, note, run_id, changes, program)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![
                     recording_id,
                     version.version,
@@ -136,6 +159,7 @@ impl Store {
                     version.note,
                     version.run_id,
                     serde_json::to_string(&version.changes).expect("changes serialize"),
+                    program_json(version.program.as_ref()),
                 ],
             )?;
         }
@@ -143,8 +167,8 @@ impl Store {
         Ok(())
     }
 
-    /// Saves `changes` over version `over` as a new version; returns its
-    /// number.
+    /// Saves `changes` over version `over` as a new version (its program
+    /// kept); returns its number.
     pub fn add_version(
         &mut self,
         recording_id: &str,
@@ -153,8 +177,33 @@ impl Store {
         run_id: Option<&str>,
         changes: Vec<TargetChange>,
     ) -> Result<u32> {
-        let (_, earlier) = self.version_changes(recording_id, Some(over))?;
+        let (_, earlier, program) = self.version_state(recording_id, Some(over))?;
         let merged = merge(&earlier, changes);
+        self.insert_version(recording_id, note, run_id, &merged, program.as_ref())
+    }
+
+    /// Saves `program` over version `over` as a new version (its target
+    /// changes kept; `None`: the recording's steps as they are); returns
+    /// its number.
+    pub fn add_program(
+        &mut self,
+        recording_id: &str,
+        over: u32,
+        note: &str,
+        program: Option<&Program>,
+    ) -> Result<u32> {
+        let (_, changes, _) = self.version_state(recording_id, Some(over))?;
+        self.insert_version(recording_id, note, None, &changes, program)
+    }
+
+    fn insert_version(
+        &mut self,
+        recording_id: &str,
+        note: &str,
+        run_id: Option<&str>,
+        changes: &[TargetChange],
+        program: Option<&Program>,
+    ) -> Result<u32> {
         let tx = self.conn.transaction()?;
         let latest: Option<u32> = tx.query_row(
             "SELECT MAX(version) FROM recording_versions WHERE recording_id = ?1",
@@ -163,20 +212,25 @@ impl Store {
         )?;
         let version = latest.unwrap_or(1) + 1;
         tx.execute(
-            "INSERT INTO recording_versions (recording_id, version, created, note, run_id, changes)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO recording_versions (recording_id, version, created, note, run_id, changes, program)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 recording_id,
                 version,
                 chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
                 note,
                 run_id,
-                serde_json::to_string(&merged).expect("changes serialize"),
+                serde_json::to_string(changes).expect("changes serialize"),
+                program_json(program),
             ],
         )?;
         tx.commit()?;
         Ok(version)
     }
+}
+
+fn program_json(program: Option<&Program>) -> Option<String> {
+    program.map(|program| serde_json::to_string(program).expect("a program serializes"))
 }
 
 #[cfg(test)]

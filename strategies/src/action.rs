@@ -82,6 +82,11 @@ pub enum Action {
     TypeSecret {
         name: String,
     },
+    /// Types a text known only during the replay (a value the replay read
+    /// off the screen), at an even pace.
+    TypeText {
+        text: String,
+    },
 }
 
 impl Action {

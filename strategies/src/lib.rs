@@ -16,6 +16,7 @@ pub mod llm;
 pub mod naive;
 pub mod params;
 pub mod plan;
+pub mod program;
 pub mod replay;
 pub mod scripted;
 pub mod scroll;

@@ -355,7 +355,7 @@ fn attempt(
     desktop: &mut dyn Desktop,
     options: &ReplayOptions,
     abort: &dyn Fn() -> bool,
-    step_idx: usize,
+    (step_idx, looked): (usize, Duration),
     history: &[StepRecord],
     record: &mut StepRecord,
     last_frame: &mut Option<Frame>,
@@ -378,17 +378,17 @@ fn attempt(
         // Deciding includes reading the tree the strategy asked for.
         let decide_started = desktop.now();
         let tree = read_tree(strategy, desktop, step_idx);
-        let popups = if strategy.wants_popups(step_idx) {
-            desktop.popups().map_err(attempt_error)?
-        } else {
-            Vec::new()
-        };
+        let wants_popups = strategy.wants_popups(step_idx);
+        let popups = wants_popups.then(|| desktop.popups()).transpose();
+        let popups = popups.map_err(attempt_error)?.unwrap_or_default();
         let observation = Observation {
             tree: tree.as_ref(),
             popups: &popups,
             frame: &frame,
             window: window.as_ref(),
             step_idx,
+            attempt: record.attempts,
+            looked,
             history,
         };
         let decision = strategy.decide(&observation);
@@ -445,8 +445,16 @@ fn attempt(
     else {
         return Ok(AttemptResult::Aborted);
     };
-    // Pixels that changed where the application exposes a tree that said
-    // nothing of the step prove nothing: such a step is not verified.
+    status_of(verification, options, record)
+}
+
+/// A step's status from its effect's check: pixels that changed where the
+/// application exposes a tree that said nothing of the step prove nothing.
+fn status_of(
+    verification: Verification,
+    options: &ReplayOptions,
+    record: &mut StepRecord,
+) -> Result<AttemptResult, AttemptError> {
     if let Verification::Verified(evidence) = &verification {
         record.evidence = Some(evidence.kind);
     }
@@ -528,6 +536,7 @@ fn wait(desktop: &mut dyn Desktop, duration: Duration, abort: &dyn Fn() -> bool)
 
 mod attempts;
 mod effect;
+
 mod recheck;
 use attempts::{Attempted, attempts};
 use effect::check_effect;

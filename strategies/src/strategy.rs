@@ -22,6 +22,12 @@ pub struct Observation<'a> {
     pub popups: &'a [Rect],
     /// The index of the step about to be decided.
     pub step_idx: usize,
+    /// The attempt at it, from 1 (a look again while the step said it is
+    /// not ready yet is the same attempt).
+    pub attempt: u32,
+    /// How long this attempt has been looking again because the strategy
+    /// said the screen was not ready yet (zero at its first look).
+    pub looked: std::time::Duration,
     /// What was replayed so far.
     pub history: &'a [StepRecord],
 }
@@ -136,6 +142,13 @@ pub trait ReplayStrategy {
     /// the strategy's check needs it (the end of the task): the loop waits
     /// for it, bounded by [`WINDOW_AFTER_WAIT`], before the check.
     fn window_after(&self, step_idx: usize) -> Option<&WindowState> {
+        let _ = step_idx;
+        None
+    }
+
+    /// Where step `step_idx` was checked in deciding it (an instruction: a
+    /// wait, an assertion, a read), how: the loop then checks nothing more.
+    fn checked(&self, step_idx: usize) -> Option<Evidence> {
         let _ = step_idx;
         None
     }

@@ -355,6 +355,7 @@ fn versions_travel_with_the_export_numbered_from_two() {
         note: format!("healed {version}"),
         run_id: None,
         changes: Vec::new(),
+        program: (version == 3).then(|| reprise_models::program::Program::recorded(2)),
     };
     let both = [version(2), version(3)];
     let archive = decode(&encode_with_versions(&bundle, &images, &both)).unwrap();

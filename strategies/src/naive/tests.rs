@@ -24,6 +24,8 @@ fn decide_all(strategy: &mut NaiveStrategy) -> Vec<Step> {
             frame: &frame,
             window: None,
             step_idx: steps.len(),
+            attempt: 1,
+            looked: std::time::Duration::ZERO,
             history: &[],
             popups: &[],
         };

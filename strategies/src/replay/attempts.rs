@@ -37,8 +37,17 @@ pub(super) fn attempts(
             break AttemptResult::Failed;
         }
         record.attempts += 1;
+        let looked =
+            not_ready_since.map_or(Duration::ZERO, |since| desktop.now().duration_since(since));
         match attempt(
-            strategy, desktop, options, abort, step_idx, history, record, last_frame,
+            strategy,
+            desktop,
+            options,
+            abort,
+            (step_idx, looked),
+            history,
+            record,
+            last_frame,
         ) {
             Ok(result) => break result,
             Err(AttemptError::NotYet(error, wait))

@@ -29,7 +29,11 @@ pub(super) fn check_effect(
         .actions
         .iter()
         .all(|action| matches!(action, Action::MoveTo { .. } | Action::Pause { .. }));
-    Ok(Some(if only_moves {
+    Ok(Some(if let Some(evidence) = strategy.checked(step_idx) {
+        // An instruction: what it waited for or checked was read in
+        // deciding it.
+        Verification::Verified(evidence)
+    } else if only_moves {
         // What a move does is put the pointer there, and the injector did.
         Verification::Verified(Evidence::new(
             EvidenceKind::Move,

@@ -1,0 +1,195 @@
+//! A recording as a program a person reads and edits (`reprise steps`,
+//! `reprise edit`): its recorded steps in the order replay takes them (a
+//! step may be left out), the values typed for its parameters, and
+//! instructions between the steps: wait until something shows, assert a
+//! value, read a value into a variable that later typed text uses.
+//!
+//! Pure data and its rules; the text format is the command line's, the
+//! running is the strategies'.
+
+use std::collections::BTreeMap;
+
+use accesskit::Role;
+use serde::{Deserialize, Serialize};
+
+/// The longest a wait may last, in seconds (a wait is always bounded).
+pub const MAX_WAIT_SECONDS: f64 = 600.0;
+
+/// The steps a version of a recording replays, in order.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Program {
+    pub entries: Vec<Entry>,
+    /// Values typed in place of the recording's parameters (as `--set`,
+    /// kept with the version); a value may name variables (`{total}`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub values: BTreeMap<String, String>,
+}
+
+/// One entry of a program.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Entry {
+    /// A recorded step, by its number (the planned step, from 1).
+    Recorded {
+        step: usize,
+    },
+    Wait(Wait),
+    Assert(Assertion),
+    Read(Read),
+}
+
+/// An element named by what a person sees of it: its role, its name and
+/// its window (each optional, at least one of role and name).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Query {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The window's name; by default the window of the recorded step next
+    /// to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    /// The accessible application's name; by default the recording's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+}
+
+impl Query {
+    /// `text field "Total" in "Invoice"`.
+    pub fn label(&self) -> String {
+        let mut label = self
+            .role
+            .map_or("element", crate::element::role_name)
+            .to_owned();
+        if let Some(name) = &self.name {
+            label.push_str(&format!(" {name:?}"));
+        }
+        if let Some(window) = &self.window {
+            label.push_str(&format!(" in {window:?}"));
+        }
+        label
+    }
+}
+
+/// What a wait waits for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "until")]
+pub enum Until {
+    /// The element shows.
+    Shows { element: Query },
+    /// The element no longer shows.
+    Gone { element: Query },
+    /// The element shows and its value passes the comparison.
+    Holds { element: Query, compare: Compare },
+    /// A window of this title is the active one.
+    Window { title: String },
+}
+
+/// A bounded wait.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Wait {
+    #[serde(flatten)]
+    pub until: Until,
+    pub timeout_seconds: f64,
+}
+
+/// A check of an element's value; a failure halts the run with both values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Assertion {
+    pub element: Query,
+    pub compare: Compare,
+}
+
+/// An element's value (a field's text, else its name) read into a variable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Read {
+    pub element: Query,
+    pub into: String,
+}
+
+/// How a value is compared; the expected texts may name variables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compare {
+    Equals(String),
+    Contains(String),
+    /// A pattern where `*` stands for any text and `?` for one character.
+    Matches(String),
+    /// A number within `within` of `value`.
+    Near {
+        value: f64,
+        within: f64,
+    },
+}
+
+impl Compare {
+    /// Whether `actual` passes, the expected texts' variables put in.
+    pub fn passes(&self, actual: &str, expected: &str) -> bool {
+        let actual = actual.trim();
+        match self {
+            Compare::Equals(_) => actual == expected.trim(),
+            Compare::Contains(_) => actual.contains(expected),
+            Compare::Matches(_) => glob(expected, actual),
+            Compare::Near { value, within } => {
+                parse_number(actual).is_some_and(|number| (number - value).abs() <= *within)
+            }
+        }
+    }
+
+    /// The expected text as written (variables not put in).
+    pub fn expected(&self) -> String {
+        match self {
+            Compare::Equals(text) | Compare::Contains(text) | Compare::Matches(text) => {
+                text.clone()
+            }
+            Compare::Near { value, within } => format!("{value} ± {within}"),
+        }
+    }
+
+    /// `equals "42"`, `is within 0.01 of 42.5`.
+    pub fn words(&self, expected: &str) -> String {
+        match self {
+            Compare::Equals(_) => format!("equals {expected:?}"),
+            Compare::Contains(_) => format!("contains {expected:?}"),
+            Compare::Matches(_) => format!("matches {expected:?}"),
+            Compare::Near { value, within } => format!("is within {within} of {value}"),
+        }
+    }
+}
+
+impl Program {
+    /// The recording as made: its `n_steps` steps in order, nothing else.
+    pub fn recorded(n_steps: usize) -> Program {
+        Program {
+            entries: (1..=n_steps).map(|step| Entry::Recorded { step }).collect(),
+            values: BTreeMap::new(),
+        }
+    }
+
+    /// Whether it is the recording as made.
+    pub fn is_recorded(&self, n_steps: usize) -> bool {
+        *self == Program::recorded(n_steps)
+    }
+
+    /// The variables the program reads, in order.
+    pub fn variables(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter_map(|entry| match entry {
+                Entry::Read(read) => Some(read.into.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+mod check;
+mod template;
+pub use check::ProgramError;
+pub use template::{
+    FillError, Piece, TemplateError, fill, glob, parse_number, pieces, variables_in,
+};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,167 @@
+//! The program's rules and texts.
+
+use super::*;
+
+fn field(name: &str) -> Query {
+    Query {
+        role: Some(Role::TextInput),
+        name: Some(name.into()),
+        ..Default::default()
+    }
+}
+
+fn params() -> BTreeMap<String, usize> {
+    BTreeMap::from([("copy_here".to_owned(), 2)])
+}
+
+fn read_then_type() -> Program {
+    Program {
+        entries: vec![
+            Entry::Read(Read {
+                element: field("Total"),
+                into: "total".into(),
+            }),
+            Entry::Recorded { step: 1 },
+            Entry::Recorded { step: 2 },
+        ],
+        values: BTreeMap::from([("copy_here".to_owned(), "{total} EUR".to_owned())]),
+    }
+}
+
+#[test]
+fn a_program_that_reads_before_it_types_passes() {
+    read_then_type().check(2, &params(), &[]).unwrap();
+    assert!(Program::recorded(3).is_recorded(3));
+    assert_eq!(read_then_type().variables(), ["total"]);
+}
+
+#[test]
+fn mistakes_name_their_entry_and_field() {
+    let mut twice = read_then_type();
+    twice.entries.push(Entry::Recorded { step: 1 });
+    let err = twice.check(2, &params(), &[]).unwrap_err();
+    assert_eq!((err.entry, err.field.as_str()), (Some(3), "recorded"));
+
+    let mut outside = read_then_type();
+    outside.entries[1] = Entry::Recorded { step: 9 };
+    assert!(
+        outside
+            .check(2, &params(), &[])
+            .unwrap_err()
+            .message
+            .contains("1 to 2")
+    );
+
+    let mut unbounded = read_then_type();
+    unbounded.entries.push(Entry::Wait(Wait {
+        until: Until::Window {
+            title: "Saved".into(),
+        },
+        timeout_seconds: 0.0,
+    }));
+    assert_eq!(
+        unbounded.check(2, &params(), &[]).unwrap_err().field,
+        "wait.timeout"
+    );
+
+    let mut unknown = read_then_type();
+    unknown.values.insert("copy_here".into(), "{totl}".into());
+    let err = unknown.check(2, &params(), &[]).unwrap_err();
+    assert_eq!(err.field, "values.copy_here");
+    assert!(err.message.contains("{totl} is not a variable"), "{err}");
+
+    let mut late = read_then_type();
+    late.entries.swap(0, 2);
+    let err = late.check(2, &params(), &[]).unwrap_err();
+    assert!(
+        err.message.contains("before the step that reads it"),
+        "{err}"
+    );
+
+    let mut nameless = read_then_type();
+    nameless.entries[0] = Entry::Read(Read {
+        element: Query::default(),
+        into: "total".into(),
+    });
+    assert!(
+        nameless
+            .check(2, &params(), &[])
+            .unwrap_err()
+            .message
+            .contains("names no element")
+    );
+
+    let mut secret = read_then_type();
+    secret.values.insert("password".into(), "x".into());
+    assert!(
+        secret
+            .check(2, &params(), &["password".into()])
+            .unwrap_err()
+            .message
+            .contains("secret")
+    );
+
+    let mut assert_early = read_then_type();
+    assert_early.entries.insert(
+        0,
+        Entry::Assert(Assertion {
+            element: field("Total"),
+            compare: Compare::Equals("{total}".into()),
+        }),
+    );
+    assert!(assert_early.check(2, &params(), &[]).is_err());
+}
+
+#[test]
+fn values_compare_as_people_read_them() {
+    assert!(Compare::Equals(String::new()).passes(" 42 ", "42"));
+    assert!(!Compare::Equals(String::new()).passes("42.0", "42"));
+    assert!(Compare::Contains(String::new()).passes("Total: 42 EUR", "42"));
+    assert!(Compare::Matches(String::new()).passes("Invoice 2026-12", "Invoice *-??"));
+    assert!(!Compare::Matches(String::new()).passes("Invoice 2026-1", "Invoice *-??"));
+    let near = Compare::Near {
+        value: 1234.5,
+        within: 0.01,
+    };
+    assert!(near.passes("1,234.50 €", ""));
+    assert!(!near.passes("1,234.60", ""));
+    assert!(!near.passes("none", ""));
+}
+
+#[test]
+fn a_text_names_variables_in_braces() {
+    assert_eq!(
+        pieces("a {x}{{b}}").unwrap(),
+        [
+            Piece::Text("a ".into()),
+            Piece::Variable("x".into()),
+            Piece::Text("{b}".into())
+        ]
+    );
+    assert_eq!(pieces("{x"), Err(TemplateError::Unclosed));
+    assert_eq!(pieces("x}"), Err(TemplateError::Unopened));
+    assert!(matches!(pieces("{1x}"), Err(TemplateError::BadName(_))));
+    let values = BTreeMap::from([("x".to_owned(), "1".to_owned())]);
+    assert_eq!(fill("a{x}b", &values).unwrap(), "a1b");
+    assert_eq!(
+        fill("{y}", &values).unwrap_err(),
+        FillError::Unset("y".into())
+    );
+}
+
+#[test]
+fn a_program_round_trips_as_stored() {
+    let mut program = read_then_type();
+    program.entries.push(Entry::Wait(Wait {
+        until: Until::Holds {
+            element: field("Status"),
+            compare: Compare::Near {
+                value: 1.0,
+                within: 0.5,
+            },
+        },
+        timeout_seconds: 5.0,
+    }));
+    let json = serde_json::to_string(&program).unwrap();
+    assert_eq!(serde_json::from_str::<Program>(&json).unwrap(), program);
+}

@@ -1,0 +1,222 @@
+//! A recording's program replayed: its recorded steps in the program's
+//! order through any strategy that replays a recording, and its
+//! instructions (wait, assert, read) decided here from the live tree or the
+//! active window, each with a bound and a clear refusal.
+//!
+//! [`compile`] turns the planned steps and a program into the steps the
+//! inner strategy replays and the program's slots; [`ProgramStrategy`]
+//! maps the loop's step indexes onto them.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use reprise_models::program::Entry;
+use reprise_models::{ActionEvent, WindowIdentity};
+
+use crate::desktop::TreeRequest;
+use crate::strategy::{Effect, Missed};
+use crate::{
+    Action, Decision, Evidence, Observation, ReplayStrategy, Step, StrategyError, Verification,
+};
+
+/// How long an assertion or a read looks for its element before it is
+/// refused as not there (the screen may still be settling into it).
+pub const FIND_WAIT: Duration = Duration::from_secs(3);
+
+/// One place of a compiled program.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Slot {
+    /// The inner strategy's step `inner`, the recording's step `step` (from
+    /// 1); where it types a value read, the window of the field it types
+    /// into (whose tree shows what it typed).
+    Recorded {
+        inner: usize,
+        step: usize,
+        types_into: Option<TreeRequest>,
+    },
+    /// An instruction, its element's application and window resolved.
+    Instruction(Instruction),
+}
+
+/// An instruction ready to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instruction {
+    pub entry: Entry,
+    /// The accessible application and window its element is looked for in.
+    pub app: String,
+    pub window: Option<String>,
+}
+
+/// The steps the inner strategy replays, and the program's places.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub trees: Vec<ActionEvent>,
+    pub slots: Vec<Slot>,
+    /// The variables the program reads (never secrets of the recording).
+    pub variables: Vec<String>,
+}
+
+/// A strategy that replays a compiled program: the recorded steps through
+/// `inner`, the instructions itself.
+pub struct ProgramStrategy {
+    inner: Box<dyn ReplayStrategy>,
+    slots: Vec<Slot>,
+    variables: Vec<String>,
+    /// What the program read so far.
+    values: BTreeMap<String, String>,
+    /// The evidence of the instruction decided last.
+    checked: Option<(usize, Evidence)>,
+    /// The values read that the step decided last types.
+    typed: Vec<String>,
+}
+
+impl std::fmt::Debug for ProgramStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProgramStrategy")
+            .field("inner", &self.inner.name())
+            .field("slots", &self.slots)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ProgramStrategy {
+    pub fn new(inner: Box<dyn ReplayStrategy>, compiled: &Compiled) -> ProgramStrategy {
+        ProgramStrategy {
+            inner,
+            slots: compiled.slots.clone(),
+            variables: compiled.variables.clone(),
+            values: BTreeMap::new(),
+            checked: None,
+            typed: Vec::new(),
+        }
+    }
+
+    fn inner_of(&self, step_idx: usize) -> Option<usize> {
+        match self.slots.get(step_idx)? {
+            Slot::Recorded { inner, .. } => Some(*inner),
+            Slot::Instruction(_) => None,
+        }
+    }
+
+    /// The recorded step's decision, a variable's keys typed as its value.
+    fn decide_recorded(
+        &mut self,
+        inner: usize,
+        observation: &Observation<'_>,
+    ) -> Result<Decision, StrategyError> {
+        let inner_observation = Observation {
+            step_idx: inner,
+            ..*observation
+        };
+        let decision = self.inner.decide(&inner_observation)?;
+        self.typed.clear();
+        let typed = &mut self.typed;
+        let mut fill = |step: Step| -> Result<Step, StrategyError> {
+            let mut step = step;
+            for action in &mut step.actions {
+                if let Action::TypeSecret { name } = action
+                    && self.variables.contains(name)
+                {
+                    let value = self.values.get(name).ok_or_else(|| {
+                        StrategyError::Fatal(format!(
+                            "{{{name}}} has no value in this run: the step that reads it did not run (a resumed run: resume from that step with --from)"
+                        ))
+                    })?;
+                    typed.push(value.clone());
+                    *action = Action::TypeText {
+                        text: value.clone(),
+                    };
+                }
+            }
+            Ok(step)
+        };
+        Ok(match decision {
+            Decision::Step(step) => Decision::Step(fill(step)?),
+            Decision::Prepare(step) => Decision::Prepare(step),
+            Decision::Done => Decision::Done,
+        })
+    }
+}
+
+impl ReplayStrategy for ProgramStrategy {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+        match self.slots.get(observation.step_idx).cloned() {
+            None => Ok(Decision::Done),
+            Some(Slot::Recorded { inner, .. }) => self.decide_recorded(inner, observation),
+            Some(Slot::Instruction(instruction)) => {
+                self.decide_instruction(observation.step_idx, &instruction, observation)
+            }
+        }
+    }
+
+    fn wants_tree(&self, step_idx: usize) -> Option<TreeRequest> {
+        match self.slots.get(step_idx)? {
+            Slot::Recorded {
+                inner, types_into, ..
+            } => self.inner.wants_tree(*inner).or_else(|| types_into.clone()),
+            Slot::Instruction(instruction) => Some(TreeRequest {
+                app: instruction.app.clone(),
+                window: WindowIdentity {
+                    role: accesskit::Role::Window,
+                    name: Some(instruction.window.clone()?),
+                },
+                whole_lists: false,
+            }),
+        }
+    }
+
+    fn wants_popups(&self, step_idx: usize) -> bool {
+        self.inner_of(step_idx)
+            .is_some_and(|inner| self.inner.wants_popups(inner))
+    }
+
+    fn sought(&self, step_idx: usize) -> Option<crate::Sought> {
+        self.inner.sought(self.inner_of(step_idx)?)
+    }
+
+    fn verifies(&self) -> bool {
+        self.inner.verifies()
+    }
+
+    fn window_after(&self, step_idx: usize) -> Option<&reprise_models::WindowState> {
+        self.inner.window_after(self.inner_of(step_idx)?)
+    }
+
+    fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<Verification, Missed> {
+        match self.inner_of(step_idx) {
+            Some(inner) => {
+                let verdict = self.inner.verify(inner, effect)?;
+                // The inner strategy never compares what a variable typed
+                // (it types it as a secret): the focused field holding the
+                // values read proves the step.
+                Ok(holds_typed(effect.tree, &self.typed).unwrap_or(verdict))
+            }
+            None => Ok(self.checked(step_idx).map_or_else(
+                || Verification::Unverified("the instruction was not decided".into()),
+                Verification::Verified,
+            )),
+        }
+    }
+
+    fn checked(&self, step_idx: usize) -> Option<Evidence> {
+        match &self.checked {
+            Some((idx, evidence)) if *idx == step_idx && self.inner_of(step_idx).is_none() => {
+                Some(evidence.clone())
+            }
+            _ => None,
+        }
+    }
+}
+
+mod compile;
+mod instruct;
+pub use compile::compile;
+pub use instruct::find;
+use instruct::holds_typed;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,259 @@
+//! The instructions decided: a wait looks again until its condition holds
+//! (bounded), an assertion compares, a read keeps a value; each from the
+//! live tree or the active window.
+
+use std::time::Duration;
+
+use reprise_models::program::{Entry, Query, Until, fill};
+use reprise_models::{A11yTree, ElementState};
+
+use super::{FIND_WAIT, Instruction, ProgramStrategy};
+use crate::{Decision, Evidence, EvidenceKind, Observation, Step, StrategyError, Verification};
+
+impl ProgramStrategy {
+    pub(super) fn decide_instruction(
+        &mut self,
+        step_idx: usize,
+        instruction: &Instruction,
+        observation: &Observation<'_>,
+    ) -> Result<Decision, StrategyError> {
+        let (label, evidence) = match &instruction.entry {
+            Entry::Wait(wait) => {
+                let timeout = Duration::from_secs_f64(wait.timeout_seconds);
+                let label = wait_label(&wait.until, wait.timeout_seconds);
+                match self.waited(instruction, &wait.until, observation)? {
+                    Ok(evidence) => (label, evidence),
+                    Err(why) => {
+                        look_again(observation, timeout, &format!("{label}: {why}"))?;
+                        return Err(StrategyError::Fatal(format!(
+                            "{label}: it did not come within {} s ({why})",
+                            wait.timeout_seconds
+                        )));
+                    }
+                }
+            }
+            Entry::Assert(assertion) => {
+                let expected = self.filled(&assertion.compare.expected())?;
+                let label = format!(
+                    "check that {} {}",
+                    assertion.element.label(),
+                    assertion.compare.words(&expected)
+                );
+                let value = self.value_of(instruction, &assertion.element, observation)?;
+                if !assertion.compare.passes(&value, &expected) {
+                    return Err(StrategyError::Fatal(format!(
+                        "assertion failed: {} holds {value:?}; expected a value that {}",
+                        assertion.element.label(),
+                        assertion.compare.words(&expected)
+                    )));
+                }
+                let words = format!(
+                    "{} holds {value:?}, which {}",
+                    assertion.element.label(),
+                    assertion.compare.words(&expected)
+                );
+                (label, Evidence::new(EvidenceKind::State, words))
+            }
+            Entry::Read(read) => {
+                let label = format!("read {} into {{{}}}", read.element.label(), read.into);
+                let value = self.value_of(instruction, &read.element, observation)?;
+                let words = format!(
+                    "{} holds {value:?}, kept as {{{}}}",
+                    read.element.label(),
+                    read.into
+                );
+                self.values.insert(read.into.clone(), value);
+                (label, Evidence::new(EvidenceKind::State, words))
+            }
+            Entry::Recorded { .. } => unreachable!("a recorded step is not an instruction"),
+        };
+        self.checked = Some((step_idx, evidence));
+        Ok(Decision::Step(Step {
+            source_event: None,
+            label,
+            target: None,
+            reason: "an instruction of the recording's steps".into(),
+            actions: Vec::new(),
+            delay_before_seconds: 0.0,
+            found_by: None,
+            expect: None,
+            found: None,
+        }))
+    }
+
+    /// Whether a wait's condition holds now: its evidence, else why not.
+    fn waited(
+        &self,
+        instruction: &Instruction,
+        until: &Until,
+        observation: &Observation<'_>,
+    ) -> Result<Result<Evidence, String>, StrategyError> {
+        Ok(match until {
+            Until::Window { title } => match observation.window {
+                Some(window) if window.title == *title => Ok(Evidence::new(
+                    EvidenceKind::Window,
+                    format!("the window {title:?} is active"),
+                )),
+                Some(window) => Err(format!("{:?} is the active window", window.title)),
+                None => Err("no window is active".into()),
+            },
+            Until::Shows { element } => match find(observation.tree, element)? {
+                Some(_) => Ok(Evidence::new(
+                    EvidenceKind::State,
+                    format!("{} shows", element.label()),
+                )),
+                None => Err(not_there(instruction, observation)),
+            },
+            Until::Gone { element } => match find(observation.tree, element)? {
+                Some(_) => Err(format!("{} still shows", element.label())),
+                None => Ok(Evidence::new(
+                    EvidenceKind::State,
+                    format!("{} no longer shows", element.label()),
+                )),
+            },
+            Until::Holds { element, compare } => {
+                let expected = self.filled(&compare.expected())?;
+                match find(observation.tree, element)? {
+                    Some(value) if compare.passes(&value, &expected) => Ok(Evidence::new(
+                        EvidenceKind::State,
+                        format!(
+                            "{} holds {value:?}, which {}",
+                            element.label(),
+                            compare.words(&expected)
+                        ),
+                    )),
+                    Some(value) => Err(format!("it holds {value:?}")),
+                    None => Err(not_there(instruction, observation)),
+                }
+            }
+        })
+    }
+
+    /// The value of the element a query names, looked for a moment before
+    /// it is refused as not there.
+    fn value_of(
+        &self,
+        instruction: &Instruction,
+        element: &Query,
+        observation: &Observation<'_>,
+    ) -> Result<String, StrategyError> {
+        match find(observation.tree, element)? {
+            Some(value) => Ok(value),
+            None => {
+                let reason = format!("{} is not there yet", element.label());
+                look_again(observation, FIND_WAIT, &reason)?;
+                Err(StrategyError::Fatal(format!(
+                    "{} is not there: {}",
+                    element.label(),
+                    not_there(instruction, observation)
+                )))
+            }
+        }
+    }
+
+    fn filled(&self, text: &str) -> Result<String, StrategyError> {
+        fill(text, &self.values).map_err(|err| StrategyError::Fatal(err.to_string()))
+    }
+}
+
+/// Looks again (the loop's wait, not an attempt) until `timeout` has
+/// passed since the first look; then it is for the caller to end.
+pub(super) fn look_again(
+    observation: &Observation<'_>,
+    timeout: Duration,
+    reason: &str,
+) -> Result<(), StrategyError> {
+    if observation.looked < timeout {
+        return Err(StrategyError::NotYet {
+            reason: reason.to_owned(),
+            // Past the timeout, so that the last look is this side's.
+            wait: timeout + Duration::from_secs(2),
+        });
+    }
+    Ok(())
+}
+
+fn not_there(instruction: &Instruction, observation: &Observation<'_>) -> String {
+    match (&instruction.window, observation.tree) {
+        (Some(window), None) => format!("no window {window:?} of {} shows", instruction.app),
+        (Some(window), Some(_)) => format!("nothing in {window:?} is it"),
+        (None, _) => "no window to look in".into(),
+    }
+}
+
+fn wait_label(until: &Until, timeout: f64) -> String {
+    let what = match until {
+        Until::Window { title } => format!("the window {title:?} is active"),
+        Until::Shows { element } => format!("{} shows", element.label()),
+        Until::Gone { element } => format!("{} is gone", element.label()),
+        Until::Holds { element, compare } => {
+            format!("{} {}", element.label(), compare.words(&compare.expected()))
+        }
+    };
+    format!("wait until {what} (at most {timeout} s)")
+}
+
+/// Where the focused field of `tree` holds every value of `typed`: that,
+/// as the application's own state.
+pub(super) fn holds_typed(tree: Option<&A11yTree>, typed: &[String]) -> Option<Verification> {
+    if typed.is_empty() {
+        return None;
+    }
+    let focused = tree?.nodes.iter().find(|node| {
+        node.states.contains(&ElementState::Focused)
+            && reprise_models::element::takes_typing(node.role)
+    })?;
+    let value = focused.value.as_deref()?;
+    typed
+        .iter()
+        .all(|text| value.contains(text.as_str()))
+        .then(|| {
+            Verification::Verified(Evidence::new(
+                EvidenceKind::State,
+                format!(
+                    "the focused {} holds {value:?}, with the value{} read",
+                    reprise_models::element::role_name(focused.role),
+                    if typed.len() == 1 { "" } else { "s" }
+                ),
+            ))
+        })
+}
+
+/// The value of the one element of `tree` that `query` names (a field's
+/// text, else its name); `None` when none shows; refused when several do,
+/// since a wrong one is worse than none.
+pub fn find(tree: Option<&A11yTree>, query: &Query) -> Result<Option<String>, StrategyError> {
+    let Some(tree) = tree else {
+        return Ok(None);
+    };
+    let matches: Vec<&reprise_models::A11yNode> = tree
+        .nodes
+        .iter()
+        .filter(|node| {
+            !node.states.contains(&ElementState::Offscreen)
+                && query.role.is_none_or(|role| {
+                    use reprise_models::element::role_name;
+                    role == node.role
+                        || (role_name(role) != "element" && role_name(role) == role_name(node.role))
+                })
+                && query
+                    .name
+                    .as_deref()
+                    .is_none_or(|name| crate::identity::same_name(Some(name), node.name.as_deref()))
+        })
+        .collect();
+    match matches[..] {
+        [] => Ok(None),
+        [node] => Ok(Some(
+            node.value
+                .clone()
+                .or_else(|| node.name.clone())
+                .unwrap_or_default(),
+        )),
+        _ => Err(StrategyError::Fatal(format!(
+            "{} names {} elements here: give its name or its window to tell them apart",
+            query.label(),
+            matches.len()
+        ))),
+    }
+}
