@@ -163,7 +163,7 @@ fn every_command_has_help() {
 
 /// A new store in a temporary folder with the committed sample recording
 /// imported.
-fn store_with_sample() -> (tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn store_with_sample() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store.sqlite");
     run_ok(reprise_with_store(&store).args(["import", SAMPLE]));

@@ -28,7 +28,7 @@ const PROVIDER_VARS: &[&str] = &[
 ];
 
 /// `reprise` with no provider settings from the machine's environment.
-fn reprise(store: &std::path::Path) -> Command {
+pub(crate) fn reprise(store: &std::path::Path) -> Command {
     let mut command = reprise_with_store(store);
     for var in PROVIDER_VARS {
         command.env_remove(var);

@@ -125,3 +125,186 @@ fn an_edited_recording_waits_reads_a_value_checks_it_and_types_it() {
         "{wrong}"
     );
 }
+
+#[test]
+fn an_edited_recording_repeats_for_each_row_and_answers_a_dialog_only_when_it_shows() {
+    let display = run_scenario("zenity-blocks.sh", 1280, 800);
+    assert_eq!(result(&display, "recorded", "names"), "alice");
+    assert_eq!(result(&display, "recorded", "confirms"), "alice");
+    let edited = result(&display, "steps-2", "toml");
+    assert!(edited.contains("(version 2 of 2)"), "{edited}");
+    assert!(
+        edited.contains("\n  [[step]]\n  if = { window = \"Confirm\", timeout = 4 }\n\n    [[step]]\n    recorded = 4\n"),
+        "{edited}"
+    );
+    for (case, confirmed) in [("asked", "bo"), ("never", "")] {
+        let said = said_of(&display, case);
+        assert_eq!(result(&display, case, "code"), "0", "{said}");
+        assert_eq!(result(&display, case, "names"), "ann\nbo\ncy", "{said}");
+        assert_eq!(result(&display, case, "confirms"), confirmed, "{said}");
+        let lines: Vec<Value> = result(&display, case, "stdout")
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .filter(|line: &Value| line["type"] == "step")
+            .collect();
+        let ifs: Vec<&str> = lines
+            .iter()
+            .filter(|line| line["action"].as_str().unwrap_or("").starts_with("if "))
+            .map(|line| line["check"].as_str().unwrap_or("-"))
+            .collect();
+        assert_eq!(ifs.len(), 3, "{ifs:#?}");
+        for (row, check) in ["ann", "bo", "cy"].iter().zip(&ifs) {
+            let runs = check.ends_with("its block runs");
+            assert_eq!(runs, *row == confirmed, "{row}: {check}");
+        }
+        assert!(
+            lines.iter().all(|line| line["status"] == "verified"),
+            "{lines:#?}"
+        );
+    }
+}
+
+fn said_of(display: &crate::harness::Display, case: &str) -> String {
+    format!(
+        "{case}: exit {}\n{}",
+        result(display, case, "code"),
+        result(display, case, "err")
+    )
+}
+
+/// An OpenAI-format answer holding `text`.
+fn answer(text: &str) -> reprise::testing::Reply {
+    reprise::testing::Reply::json(
+        200,
+        serde_json::json!({
+            "choices": [{"message": {"content": text}}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 50}
+        }),
+    )
+}
+
+/// `reprise` on a store of the sample recording, its models the scripted
+/// server at `url`.
+fn asking(store: &std::path::Path, url: &str) -> std::process::Command {
+    let mut command = crate::llm::reprise(store);
+    command
+        .env("REPRISE_OPENAI_BASE_URL", format!("{url}/v1"))
+        .env("REPRISE_OPENAI_MODEL", "editor");
+    command
+}
+
+#[test]
+fn an_edit_asked_in_plain_language_is_checked_shown_and_kept_only_when_accepted() {
+    use crate::harness::{assert_fails, run_ok};
+    let instruction =
+        "type bob instead of alice, and wait for the Saved window before the last click";
+    let (_dir, store) = crate::cli::store_with_sample();
+    let steps = run_ok(crate::llm::reprise(&store).args(["steps", "demo"]));
+    // The change a person would make by hand, and a mistaken one (a wait
+    // for an element no window near it names).
+    let edited = steps
+        .replace("# text = \"alice\"", "text = \"bob\"")
+        .replace(
+            "[[step]]\nrecorded = 6",
+            "[[step]]\nwait = { window = \"Saved\", timeout = 5 }\n\n[[step]]\nrecorded = 6",
+        );
+    assert_ne!(edited, steps);
+    let mistaken = edited.replace(
+        "wait = { window = \"Saved\", timeout = 5 }",
+        "wait = { role = \"label\", name = \"Saved\", timeout = 5 }",
+    );
+    let fenced = |text: &str| format!("Here is the changed file:\n```toml\n{text}```\n");
+
+    // By hand, for comparison.
+    let (_by_hand_dir, by_hand) = crate::cli::store_with_sample();
+    let file = by_hand.with_file_name("edited.toml");
+    std::fs::write(&file, &edited).unwrap();
+    run_ok(crate::llm::reprise(&by_hand).args(["edit", "demo", "--file", file.to_str().unwrap()]));
+    let hand_steps = run_ok(crate::llm::reprise(&by_hand).args(["steps", "demo"]));
+
+    // A mistaken answer, then a right one: the mistake goes back with its
+    // line and field; the change is shown and kept.
+    let server = reprise::testing::ScriptedServer::start(vec![
+        answer(&fenced(&mistaken)),
+        answer(&fenced(&edited)),
+    ]);
+    let out = run_ok(asking(&store, &server.url).args([
+        "edit",
+        "demo",
+        "--instruct",
+        instruction,
+        "--yes",
+    ]));
+    assert!(out.contains("+ text = \"bob\""), "{out}");
+    assert!(
+        out.contains("+ wait = { window = \"Saved\", timeout = 5 }"),
+        "{out}"
+    );
+    assert!(out.contains("saved version 2 of \"demo\""), "{out}");
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    let first: Value = serde_json::from_str(&received[0].body).unwrap();
+    let prompt = first["messages"].to_string();
+    assert!(
+        prompt.contains(instruction) && prompt.contains("recorded = 6"),
+        "{prompt}"
+    );
+    assert!(
+        !received[0].body.contains("image_url"),
+        "no frames are sent"
+    );
+    let second = &received[1].body;
+    assert!(
+        second.contains("could not be used") && second.contains("window"),
+        "{second}"
+    );
+    assert_eq!(
+        run_ok(crate::llm::reprise(&store).args(["steps", "demo"])),
+        hand_steps,
+        "the same steps as the hand edit"
+    );
+
+    // Never a usable answer: refused after a bounded number, nothing kept.
+    let (_never_dir, never) = crate::cli::store_with_sample();
+    let server = reprise::testing::ScriptedServer::start(vec![
+        answer(&fenced(&mistaken)),
+        answer("I cannot do that."),
+        answer(&fenced(&mistaken)),
+        answer(&fenced(&edited)),
+    ]);
+    let out = asking(&never, &server.url)
+        .args(["edit", "demo", "--instruct", instruction, "--yes"])
+        .output()
+        .unwrap();
+    assert_fails(
+        &out,
+        5,
+        &["stayed unusable after 3 attempts", "nothing was saved"],
+        "never",
+    );
+    assert_eq!(server.received().len(), 3);
+    let versions: Value = serde_json::from_str(&run_ok(
+        crate::llm::reprise(&never).args(["versions", "demo", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(versions["latest"], 1);
+
+    // No terminal and no --yes: shown, not kept.
+    let server = reprise::testing::ScriptedServer::start(vec![answer(&fenced(&edited))]);
+    let out = asking(&never, &server.url)
+        .args(["edit", "demo", "--instruct", instruction])
+        .output()
+        .unwrap();
+    assert_fails(
+        &out,
+        2,
+        &["give --yes to keep it", "nothing was saved"],
+        "unasked",
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+ text = \"bob\""));
+    let versions: Value = serde_json::from_str(&run_ok(
+        crate::llm::reprise(&never).args(["versions", "demo", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(versions["latest"], 1);
+}

@@ -2,7 +2,9 @@
 //! `reprise edit`): its recorded steps in the order replay takes them (a
 //! step may be left out), the values typed for its parameters, and
 //! instructions between the steps: wait until something shows, assert a
-//! value, read a value into a variable that later typed text uses.
+//! value, read a value into a variable that later typed text uses, run a
+//! block if something shows (else another), repeat a block for each row of
+//! a file or while something holds, at most so many times.
 //!
 //! Pure data and its rules; the text format is the command line's, the
 //! running is the strategies'.
@@ -14,6 +16,9 @@ use serde::{Deserialize, Serialize};
 
 /// The longest a wait may last, in seconds (a wait is always bounded).
 pub const MAX_WAIT_SECONDS: f64 = 600.0;
+
+/// The most rounds a repeat may be given (a loop is always bounded).
+pub const MAX_REPEAT: u32 = 10_000;
 
 /// The steps a version of a recording replays, in order.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -36,7 +41,47 @@ pub enum Entry {
     Wait(Wait),
     Assert(Assertion),
     Read(Read),
+    /// The entries up to its `Else` (else its `End`) run when its
+    /// condition holds within its timeout (0: as things are); else those
+    /// after its `Else`.
+    If(Wait),
+    Else,
+    /// The entries up to its `End`, once for each row of a file (its
+    /// columns as variables), or while a condition holds; at most `max`
+    /// rounds.
+    Repeat(Repeat),
+    /// Ends the `If` or `Repeat` block it closes.
+    End,
 }
+
+/// A bounded loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repeat {
+    #[serde(flatten)]
+    pub over: Over,
+    pub max: u32,
+}
+
+/// What a repeat goes over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Over {
+    /// Each row of a CSV or JSON file (a path as written: relative to
+    /// where replay runs), its columns as variables.
+    Rows(String),
+    /// While the condition holds, looked at as things are at each round.
+    While(Until),
+}
+
+/// A rows file as read: its columns and each row's values.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Table {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// The rows files a program names, as read, by their path as written.
+pub type Tables = BTreeMap<String, Table>;
 
 /// An element named by what a person sees of it: its role, its name and
 /// its window (each optional, at least one of role and name).
@@ -84,6 +129,9 @@ pub enum Until {
     Holds { element: Query, compare: Compare },
     /// A window of this title is the active one.
     Window { title: String },
+    /// A text naming variables passes the comparison (an `if` or a
+    /// repeat's condition on a value read).
+    Value { text: String, compare: Compare },
 }
 
 /// A bounded wait.
@@ -172,21 +220,59 @@ impl Program {
         *self == Program::recorded(n_steps)
     }
 
-    /// The variables the program reads, in order.
-    pub fn variables(&self) -> Vec<String> {
+    /// The variables the program reads (and a repeat's rows' columns),
+    /// each once, in order.
+    pub fn variables(&self, tables: &Tables) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for entry in &self.entries {
+            let new: Vec<String> = match entry {
+                Entry::Read(read) => vec![read.into.clone()],
+                Entry::Repeat(Repeat {
+                    over: Over::Rows(file),
+                    ..
+                }) => tables
+                    .get(file)
+                    .map(|table| table.columns.clone())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            for name in new {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
+    /// The rows files its repeats name, each once.
+    pub fn rows_files(&self) -> Vec<String> {
+        let mut files: Vec<String> = Vec::new();
+        for entry in &self.entries {
+            if let Entry::Repeat(Repeat {
+                over: Over::Rows(file),
+                ..
+            }) = entry
+                && !files.contains(file)
+            {
+                files.push(file.clone());
+            }
+        }
+        files
+    }
+
+    /// Whether it has an `If` or a `Repeat` (its steps are then not known
+    /// ahead).
+    pub fn has_blocks(&self) -> bool {
         self.entries
             .iter()
-            .filter_map(|entry| match entry {
-                Entry::Read(read) => Some(read.into.clone()),
-                _ => None,
-            })
-            .collect()
+            .any(|entry| matches!(entry, Entry::If(_) | Entry::Repeat(_)))
     }
 }
 
 mod check;
 mod template;
-pub use check::ProgramError;
+pub use check::{Block, Facts, ProgramError, block_ends};
 pub use template::{
     FillError, Piece, TemplateError, fill, glob, parse_number, pieces, variables_in,
 };

@@ -4,6 +4,7 @@
 mod bench;
 mod fleet;
 mod help;
+mod instruct;
 mod llm;
 mod output;
 mod record;
@@ -55,7 +56,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Versions(args) => versions::versions(&store.open_to_read()?, &args),
         Command::Diff(args) => versions::diff(&store.open_to_read()?, &args),
         Command::Steps(args) => steps::steps(&store.open_to_read()?, &args),
-        Command::Edit(args) => steps::edit(&mut store.open()?, &args),
+        Command::Edit(args) => steps::edit(&mut store.open()?, config, &args),
         Command::Visualize(args) => recordings::visualize(&store.open_to_read()?, &args),
         Command::Delete(args) => recordings::delete(store.path(), &args),
         Command::Export(args) => recordings::export(&store.open_to_read()?, &args),

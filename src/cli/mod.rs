@@ -15,6 +15,42 @@ use crate::replay::{DescriberChoice, RungChoice, StrategyChoice};
 pub use fleet_args::{JobsCommand, JobsSubmitArgs, ServeArgs, ServerArg, WorkerArgs};
 pub use version_args::{DiffArgs, EditArgs, StepsArgs, VersionsArgs};
 
+/// What `reprise steps` prints, for its help and manual page.
+const STEPS_EXAMPLE: &str = "\
+Example (a click in a field, a typed value and OK, edited to wait for a
+dialog, read its total and type it):
+
+  [values]
+  copy_here = \"{total}\"    # recorded: \"999\"
+
+  [[step]]
+  wait = { role = \"text field\", window = \"Source\", timeout = 20 }
+
+  [[step]]
+  read = { role = \"text field\", window = \"Source\", into = \"total\" }
+
+  [[step]]
+  recorded = 1
+  do = \"singleclick\"
+  on = { role = \"text field\", window = \"Target\" }
+
+  [[step]]
+  recorded = 2
+  do = \"type\"
+  types = \"999\"
+
+  [[step]]
+  if = { window = \"Confirm\", timeout = 3 }
+
+    [[step]]
+    recorded = 3
+    do = \"singleclick\"
+    on = { role = \"button\", name = \"Yes\", window = \"Confirm\" }
+
+  [[step]]
+  end = true
+";
+
 /// Record a desktop task once, replay it on a screen that has drifted.
 #[derive(Debug, Parser)]
 #[command(name = "reprise", version, about, long_about = None, propagate_version = true)]
@@ -30,8 +66,12 @@ impl Cli {
     /// help ends with the exit codes' table.
     pub fn documented() -> clap::Command {
         fn with_footer(command: clap::Command, footer: &str) -> clap::Command {
+            let help = match command.get_name() {
+                "steps" => format!("{STEPS_EXAMPLE}\n{footer}"),
+                _ => footer.to_owned(),
+            };
             command
-                .after_help(footer.to_owned())
+                .after_help(help)
                 .mut_subcommands(|sub| with_footer(sub, footer))
         }
         with_footer(

@@ -40,7 +40,16 @@ pub struct EditArgs {
     /// opening $VISUAL or $EDITOR.
     #[arg(long, value_name = "FILE")]
     pub file: Option<std::path::PathBuf>,
-    /// Why, kept with the new version (default: "edited").
+    /// Ask a model to change the steps as TEXT says (in plain language);
+    /// the change is checked as a hand edit is, shown, and kept when
+    /// accepted (at the terminal, or --yes).
+    #[arg(long, value_name = "TEXT")]
+    pub instruct: Option<String>,
+    /// Keep the change --instruct shows without asking (for scripts).
+    #[arg(long, requires = "instruct")]
+    pub yes: bool,
+    /// Why, kept with the new version (default: "edited", or the
+    /// instruction).
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
     /// Print the outcome as JSON.

@@ -15,6 +15,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         "modify_actions",
         include_str!("../../prompts/modify_actions.txt"),
     ),
+    ("edit_steps", include_str!("../../prompts/edit_steps.txt")),
     ("next_action", include_str!("../../prompts/next_action.txt")),
 ];
 

@@ -8,15 +8,15 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use reprise_models::ActionEvent;
-use reprise_models::element::{role_from_name, role_name};
-use reprise_models::program::{
-    Assertion, Compare, Entry, Program, ProgramError, Query, Read, Until, Wait,
-};
+use reprise_models::element::role_name;
+use reprise_models::program::{Compare, Entry, Over, Program, ProgramError, Query, Until, Wait};
 use reprise_strategies::params::{Parameter, ParameterKind};
-use serde::Deserialize;
 
+mod diff;
+mod entries;
 mod parse;
-pub use parse::{Parsed, parse, parse_lines};
+pub use diff::diff;
+pub use parse::{Parsed, ReadTable, parse, parse_lines};
 
 /// A mistake in a steps file: where, and what.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,41 +77,62 @@ pub fn render(
     let _ = writeln!(out, "# Apply an edited copy: {edit_command}");
     out.push_str(HELP);
     out.push_str(&values_table(program, parameters));
+    let mut depth = 0usize;
     for entry in &program.entries {
-        out.push_str("\n[[step]]\n");
-        match entry {
-            Entry::Recorded { step } => {
-                let _ = writeln!(out, "recorded = {step}");
-                if let Some(recorded) = steps.get(step - 1) {
-                    let _ = writeln!(out, "do = {}", quoted(&recorded.action));
-                    if let Some(on) = &recorded.on {
-                        let _ = writeln!(out, "on = {}", query_table(on, &[]));
-                    }
-                    if let Some(types) = &recorded.types {
-                        let _ = writeln!(out, "types = {}", quoted(types));
-                    }
-                }
-            }
-            Entry::Wait(wait) => {
-                let _ = writeln!(out, "wait = {}", wait_table(wait));
-            }
-            Entry::Assert(assertion) => {
-                let _ = writeln!(
-                    out,
-                    "assert = {}",
-                    query_table(&assertion.element, &compare_fields(&assertion.compare))
-                );
-            }
-            Entry::Read(read) => {
-                let _ = writeln!(
-                    out,
-                    "read = {}",
-                    query_table(&read.element, &[("into".into(), quoted(&read.into))])
-                );
-            }
+        if matches!(entry, Entry::Else | Entry::End) {
+            depth = depth.saturating_sub(1);
+        }
+        let indent = "  ".repeat(depth);
+        let _ = writeln!(out, "\n{indent}[[step]]");
+        for line in entry_lines(entry, steps) {
+            let _ = writeln!(out, "{indent}{line}");
+        }
+        if matches!(entry, Entry::If(_) | Entry::Repeat(_) | Entry::Else) {
+            depth += 1;
         }
     }
     out
+}
+
+/// An entry's lines, below its `[[step]]`.
+fn entry_lines(entry: &Entry, steps: &[RecordedStep]) -> Vec<String> {
+    match entry {
+        Entry::Recorded { step } => {
+            let mut lines = vec![format!("recorded = {step}")];
+            if let Some(recorded) = steps.get(step - 1) {
+                lines.push(format!("do = {}", quoted(&recorded.action)));
+                if let Some(on) = &recorded.on {
+                    lines.push(format!("on = {}", query_table(on, &[])));
+                }
+                if let Some(types) = &recorded.types {
+                    lines.push(format!("types = {}", quoted(types)));
+                }
+            }
+            lines
+        }
+        Entry::Wait(wait) => vec![format!("wait = {}", wait_table(wait, true))],
+        Entry::If(condition) => vec![format!("if = {}", wait_table(condition, false))],
+        Entry::Else => vec!["else = true".into()],
+        Entry::End => vec!["end = true".into()],
+        Entry::Repeat(repeat) => {
+            let max = ("max".to_owned(), repeat.max.to_string());
+            vec![format!(
+                "repeat = {}",
+                match &repeat.over {
+                    Over::Rows(file) => inline(vec![("rows".into(), quoted(file)), max]),
+                    Over::While(until) => condition_table(until, vec![max]),
+                }
+            )]
+        }
+        Entry::Assert(assertion) => vec![format!(
+            "assert = {}",
+            query_table(&assertion.element, &compare_fields(&assertion.compare))
+        )],
+        Entry::Read(read) => vec![format!(
+            "read = {}",
+            query_table(&read.element, &[("into".into(), quoted(&read.into))])
+        )],
+    }
 }
 
 /// The `[values]` table: a line for each text parameter (commented out
@@ -181,7 +202,7 @@ fn number(value: f64) -> String {
     format!("{value}")
 }
 
-fn query_table(query: &Query, more: &[(String, String)]) -> String {
+pub(super) fn query_table(query: &Query, more: &[(String, String)]) -> String {
     let mut fields: Vec<(String, String)> = Vec::new();
     if let Some(role) = query.role {
         fields.push(("role".into(), quoted(role_word(role))));
@@ -196,11 +217,7 @@ fn query_table(query: &Query, more: &[(String, String)]) -> String {
         fields.push(("app".into(), quoted(app)));
     }
     fields.extend(more.iter().cloned());
-    let inner: Vec<String> = fields
-        .into_iter()
-        .map(|(key, value)| format!("{key} = {value}"))
-        .collect();
-    format!("{{ {} }}", inner.join(", "))
+    inline(fields)
 }
 
 /// The word the file writes for a role (which [`role_from_name`] reads).
@@ -223,308 +240,50 @@ fn compare_fields(compare: &Compare) -> Vec<(String, String)> {
     }
 }
 
-fn wait_table(wait: &Wait) -> String {
-    let timeout = ("timeout".to_owned(), number(wait.timeout_seconds));
-    match &wait.until {
-        Until::Window { title } => format!(
-            "{{ window = {}, timeout = {} }}",
-            quoted(title),
-            number(wait.timeout_seconds)
-        ),
-        Until::Shows { element } => query_table(element, &[timeout]),
-        Until::Gone { element } => query_table(element, &[("gone".into(), "true".into()), timeout]),
+/// A wait's table (`bound`: its timeout always written), or an if's (its
+/// timeout written when it has one).
+fn wait_table(wait: &Wait, bound: bool) -> String {
+    let mut more = Vec::new();
+    if bound || wait.timeout_seconds > 0.0 {
+        more.push(("timeout".to_owned(), number(wait.timeout_seconds)));
+    }
+    condition_table(&wait.until, more)
+}
+
+fn condition_table(until: &Until, more: Vec<(String, String)>) -> String {
+    match until {
+        Until::Window { title } => {
+            let mut fields = vec![("window".to_owned(), quoted(title))];
+            fields.extend(more);
+            inline(fields)
+        }
+        Until::Value { text, compare } => {
+            let mut fields = vec![("value".to_owned(), quoted(text))];
+            fields.extend(compare_fields(compare));
+            fields.extend(more);
+            inline(fields)
+        }
+        Until::Shows { element } => query_table(element, &more),
+        Until::Gone { element } => {
+            let mut fields = vec![("gone".to_owned(), "true".to_owned())];
+            fields.extend(more);
+            query_table(element, &fields)
+        }
         Until::Holds { element, compare } => {
-            let mut more = compare_fields(compare);
-            more.push(timeout);
-            query_table(element, &more)
+            let mut fields = compare_fields(compare);
+            fields.extend(more);
+            query_table(element, &fields)
         }
     }
 }
 
-/// The raw entry as TOML has it.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawEntry {
-    recorded: Option<usize>,
-    #[serde(rename = "do")]
-    action: Option<String>,
-    on: Option<RawElement>,
-    types: Option<String>,
-    wait: Option<RawElement>,
-    assert: Option<RawElement>,
-    read: Option<RawElement>,
-}
-
-/// Every field an element's table may hold; which are allowed depends on
-/// the entry.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawElement {
-    role: Option<String>,
-    name: Option<String>,
-    window: Option<String>,
-    app: Option<String>,
-    gone: Option<bool>,
-    equals: Option<String>,
-    contains: Option<String>,
-    matches: Option<String>,
-    near: Option<Number>,
-    within: Option<Number>,
-    timeout: Option<Number>,
-    into: Option<String>,
-}
-
-/// A TOML integer or float.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(untagged)]
-enum Number {
-    Whole(i64),
-    Float(f64),
-}
-
-impl Number {
-    fn get(self) -> f64 {
-        match self {
-            Number::Whole(value) => value as f64,
-            Number::Float(value) => value,
-        }
-    }
-}
-
-/// A raw element's query, its role read from its word.
-fn query_of(raw: &RawElement, what: &str) -> Result<Query, (String, String)> {
-    let role = match &raw.role {
-        Some(word) => Some(role_from_name(word).ok_or_else(|| {
-            (
-                format!("{what}.role"),
-                format!("{word:?} is not a role this file knows (button, text field, label, check box, combo box, list item, table cell, menu item, dialog, …)"),
-            )
-        })?),
-        None => None,
-    };
-    Ok(Query {
-        role,
-        name: raw.name.clone(),
-        window: raw.window.clone(),
-        app: raw.app.clone(),
-    })
-}
-
-/// The comparison a raw element asks for, if any (at most one).
-fn compare_of(raw: &RawElement, what: &str) -> Result<Option<Compare>, (String, String)> {
-    let mut found = Vec::new();
-    if let Some(text) = &raw.equals {
-        found.push(Compare::Equals(text.clone()));
-    }
-    if let Some(text) = &raw.contains {
-        found.push(Compare::Contains(text.clone()));
-    }
-    if let Some(text) = &raw.matches {
-        found.push(Compare::Matches(text.clone()));
-    }
-    match (raw.near, raw.within) {
-        (Some(value), within) => found.push(Compare::Near {
-            value: value.get(),
-            within: within.map_or(0.0, Number::get),
-        }),
-        (None, Some(_)) => {
-            return Err((
-                format!("{what}.within"),
-                "within goes with near = NUMBER".into(),
-            ));
-        }
-        (None, None) => {}
-    }
-    if found.len() > 1 {
-        return Err((
-            what.into(),
-            "give one of equals, contains, matches, near".into(),
-        ));
-    }
-    Ok(found.pop())
-}
-
-/// The fields of `raw` that `allowed` does not name.
-fn stray(raw: &RawElement, allowed: &[&str]) -> Option<&'static str> {
-    let present = [
-        ("gone", raw.gone.is_some()),
-        ("equals", raw.equals.is_some()),
-        ("contains", raw.contains.is_some()),
-        ("matches", raw.matches.is_some()),
-        ("near", raw.near.is_some()),
-        ("within", raw.within.is_some()),
-        ("timeout", raw.timeout.is_some()),
-        ("into", raw.into.is_some()),
-    ];
-    present
+/// `{ key = value, … }`.
+fn inline(fields: Vec<(String, String)>) -> String {
+    let inner: Vec<String> = fields
         .into_iter()
-        .find(|(field, there)| *there && !allowed.contains(field))
-        .map(|(field, _)| field)
-}
-
-/// An entry read from its raw table, checked against the recorded steps.
-fn entry_of(raw: &RawEntry, steps: &[RecordedStep]) -> Result<Entry, (String, String)> {
-    let kinds = [
-        raw.recorded.is_some(),
-        raw.wait.is_some(),
-        raw.assert.is_some(),
-        raw.read.is_some(),
-    ];
-    match kinds.iter().filter(|kind| **kind).count() {
-        1 => {}
-        0 => {
-            return Err((
-                "step".into(),
-                "an entry is one of recorded = N, wait, assert, read".into(),
-            ));
-        }
-        _ => {
-            return Err((
-                "step".into(),
-                "an entry holds one of recorded, wait, assert, read: split it into entries".into(),
-            ));
-        }
-    }
-    if raw.recorded.is_none() && (raw.action.is_some() || raw.on.is_some() || raw.types.is_some()) {
-        return Err((
-            "do".into(),
-            "do, on and types belong to a recorded step".into(),
-        ));
-    }
-    if let Some(step) = raw.recorded {
-        return recorded_entry(raw, step, steps);
-    }
-    if let Some(wait) = &raw.wait {
-        return wait_entry(wait).map(Entry::Wait);
-    }
-    if let Some(check) = &raw.assert {
-        if let Some(field) = stray(check, &["equals", "contains", "matches", "near", "within"]) {
-            return Err((
-                format!("assert.{field}"),
-                "an assert does not take it".into(),
-            ));
-        }
-        let compare = compare_of(check, "assert")?.ok_or_else(|| {
-            (
-                "assert".into(),
-                "say what to expect: equals, contains, matches or near".into(),
-            )
-        })?;
-        return Ok(Entry::Assert(Assertion {
-            element: query_of(check, "assert")?,
-            compare,
-        }));
-    }
-    let read = raw.read.as_ref().expect("one kind is there");
-    if let Some(field) = stray(read, &["into"]) {
-        return Err((format!("read.{field}"), "a read does not take it".into()));
-    }
-    Ok(Entry::Read(Read {
-        element: query_of(read, "read")?,
-        into: read.into.clone().ok_or_else(|| {
-            (
-                "read.into".into(),
-                "say which variable to read into: into = \"total\"".into(),
-            )
-        })?,
-    }))
-}
-
-fn recorded_entry(
-    raw: &RawEntry,
-    step: usize,
-    steps: &[RecordedStep],
-) -> Result<Entry, (String, String)> {
-    let Some(recorded) = step.checked_sub(1).and_then(|idx| steps.get(idx)) else {
-        return Err((
-            "recorded".into(),
-            format!("the recording has steps 1 to {}, not {step}", steps.len()),
-        ));
-    };
-    let unchanged =
-        "is as recorded and cannot be changed here (re-record the step, or leave its entry out)";
-    if raw
-        .action
-        .as_ref()
-        .is_some_and(|action| *action != recorded.action)
-    {
-        return Err((
-            "do".into(),
-            format!("{unchanged}: it was {:?}", recorded.action),
-        ));
-    }
-    if let Some(on) = &raw.on {
-        let written = query_of(on, "on")?;
-        if Some(&written) != recorded.on.as_ref() {
-            return Err((
-                "on".into(),
-                format!(
-                    "{unchanged}: it was {}",
-                    recorded
-                        .on
-                        .as_ref()
-                        .map_or_else(|| "no element".into(), |on| query_table(on, &[]))
-                ),
-            ));
-        }
-    }
-    if raw.types.is_some() && raw.types != recorded.types {
-        return Err((
-            "types".into(),
-            format!("{unchanged}; to type another value, set it under [values]"),
-        ));
-    }
-    Ok(Entry::Recorded { step })
-}
-
-fn wait_entry(wait: &RawElement) -> Result<Wait, (String, String)> {
-    let Some(timeout) = wait.timeout else {
-        return Err((
-            "wait.timeout".into(),
-            "a wait needs its bound: timeout = SECONDS".into(),
-        ));
-    };
-    if let Some(field) = stray(
-        wait,
-        &[
-            "gone", "equals", "contains", "matches", "near", "within", "timeout",
-        ],
-    ) {
-        return Err((format!("wait.{field}"), "a wait does not take it".into()));
-    }
-    let is_window = wait.role.is_none() && wait.name.is_none();
-    let until = if is_window {
-        let title = wait.window.clone().ok_or_else(|| {
-            (
-                "wait".into(),
-                "say what to wait for: window = \"TITLE\", or an element's role and name".into(),
-            )
-        })?;
-        if wait.gone.is_some() || compare_of(wait, "wait")?.is_some() {
-            return Err((
-                "wait".into(),
-                "a wait for a window takes only its title and timeout".into(),
-            ));
-        }
-        Until::Window { title }
-    } else {
-        let element = query_of(wait, "wait")?;
-        match (wait.gone.unwrap_or(false), compare_of(wait, "wait")?) {
-            (true, Some(_)) => {
-                return Err((
-                    "wait.gone".into(),
-                    "wait for it to go, or for its value, not both".into(),
-                ));
-            }
-            (true, None) => Until::Gone { element },
-            (false, Some(compare)) => Until::Holds { element, compare },
-            (false, None) => Until::Shows { element },
-        }
-    };
-    Ok(Wait {
-        until,
-        timeout_seconds: timeout.get(),
-    })
+        .map(|(key, value)| format!("{key} = {value}"))
+        .collect();
+    format!("{{ {} }}", inner.join(", "))
 }
 
 /// A program mistake found after parsing, at its entry's line.

@@ -31,6 +31,7 @@ pub use desktop::LiveDesktop;
 pub use progress::{StepLine, step_line};
 pub use run::replay;
 pub use stopped::stop_of;
+pub use strategy::model_chain;
 
 /// `--strategy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

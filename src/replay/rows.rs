@@ -31,6 +31,30 @@ pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 /// each character is typed, so a longer text is no form's field.
 pub const MAX_VALUE_BYTES: usize = 64 * 1024;
 
+/// The rows file a program's repeat names (its path as written, from
+/// where Reprise runs), as the program's table; why not, in words.
+pub fn table_at(file: &str) -> std::result::Result<reprise_models::program::Table, String> {
+    read_rows(Path::new(file))
+        .map(|rows| reprise_models::program::Table {
+            columns: rows.columns,
+            rows: rows.rows,
+        })
+        .map_err(|err| err.to_string())
+}
+
+/// Every rows file `program`'s repeats name, as read.
+pub fn tables_of(
+    program: &reprise_models::program::Program,
+) -> Result<reprise_models::program::Tables> {
+    let mut tables = reprise_models::program::Tables::new();
+    for file in program.rows_files() {
+        let table =
+            table_at(&file).map_err(|reason| UsageError(format!("the steps' repeat: {reason}")))?;
+        tables.insert(file, table);
+    }
+    Ok(tables)
+}
+
 pub fn read_rows(path: &Path) -> Result<Rows> {
     let shown = path.display();
     let text = read_bounded(path)

@@ -206,7 +206,12 @@ fn model_if_needed(
     if !needs_model {
         return Ok(None);
     }
-    let chain = strategy::model_chain(store, request.config.as_deref(), run_id)?;
+    let chain = strategy::model_chain(
+        store,
+        request.config.as_deref(),
+        run_id,
+        "screen images of this replay",
+    )?;
     Ok(Some(SharedLlm::new(Box::new(chain))))
 }
 
@@ -251,8 +256,10 @@ fn planned_steps(
             "this version of the recording has edited steps, which vanilla does not follow (it decides its own): replay it with --strategy visual or naive, or an unedited version (NAME@1)".into()
         ));
     }
-    let compiled = reprise_strategies::program::compile(trees, program, &request.parameters, names)
-        .map_err(|err| UsageError(format!("the recording's steps: {}: {err}", err.field)))?;
+    let tables = super::rows::tables_of(program)?;
+    let compiled =
+        reprise_strategies::program::compile(trees, program, &request.parameters, names, &tables)
+            .map_err(|err| UsageError(format!("the recording's steps: {}: {err}", err.field)))?;
     Ok(Planned {
         trees: compiled.trees.clone(),
         compiled: Some(compiled),
@@ -277,11 +284,13 @@ impl Planned {
     /// How many steps the loop takes: unknown ahead for vanilla, which
     /// decides its own.
     fn total(&self, strategy: StrategyChoice) -> Option<usize> {
-        (strategy != StrategyChoice::Vanilla).then_some(
-            self.compiled
-                .as_ref()
-                .map_or(self.trees.len(), |compiled| compiled.slots.len()),
-        )
+        match &self.compiled {
+            _ if strategy == StrategyChoice::Vanilla => None,
+            None => Some(self.trees.len()),
+            // Blocks decide at replay which steps run.
+            Some(compiled) if compiled.has_blocks() => None,
+            Some(compiled) => Some(compiled.slots.len()),
+        }
     }
 
     /// The strategy the request asks for over the trees, following the

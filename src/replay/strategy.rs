@@ -60,11 +60,13 @@ pub fn choose(
     })
 }
 /// The configured model providers, accounting into the store; refused
-/// clearly when none is configured.
+/// clearly when none is configured. `sent` says, once, what goes to them
+/// (`screen images of this replay`).
 pub fn model_chain(
     store: &Store,
     config: Option<&std::path::Path>,
     run_id: &str,
+    sent: &str,
 ) -> Result<crate::llm::ChainLlm> {
     let file = crate::settings::config::config_file(config)?;
     let settings =
@@ -87,7 +89,7 @@ pub fn model_chain(
     eprintln!(
         "{}",
         crate::present::terminal_safe(&format!(
-            "screen images of this replay are sent to the model provider {} (REPRISE_LLM_PROVIDERS sets which)",
+            "{sent} are sent to the model provider {} (REPRISE_LLM_PROVIDERS sets which)",
             receivers.join(", then if it fails to ")
         ))
     );

@@ -203,14 +203,29 @@ pub fn complete_json<T>(
     max_attempts: u32,
     mut validate: impl FnMut(&serde_json::Value) -> Result<T, Unusable>,
 ) -> Result<(T, Vec<LlmReply>), FeedbackError> {
+    complete_checked(llm, request, max_attempts, "JSON", |text| {
+        extract_json(text)
+            .map_err(|err| Unusable(err.to_string()))
+            .and_then(|value| validate(&value))
+    })
+}
+
+/// Asks for an answer `validate` accepts (`kind`: what it is, `JSON`, `TOML`,
+/// for the words sent back); an unusable one is fed back with its reason,
+/// at most `max_attempts` times in all.
+pub fn complete_checked<T>(
+    llm: &mut dyn Llm,
+    request: &LlmRequest,
+    max_attempts: u32,
+    kind: &str,
+    mut validate: impl FnMut(&str) -> Result<T, Unusable>,
+) -> Result<(T, Vec<LlmReply>), FeedbackError> {
     let mut request = request.clone();
     let mut replies = Vec::new();
     let mut errors = Vec::new();
     for _ in 0..max_attempts.max(1) {
         let reply = llm.complete(&request).map_err(FeedbackError::Llm)?;
-        let outcome = extract_json(&reply.text)
-            .map_err(|err| Unusable(err.to_string()))
-            .and_then(|value| validate(&value));
+        let outcome = validate(&reply.text);
         let answer = reply.text.clone();
         replies.push(reply);
         match outcome {
@@ -221,7 +236,7 @@ pub fn complete_json<T>(
                     parts: vec![Part::Text(answer)],
                 });
                 request.messages.push(Message::user_text(format!(
-                    "That answer could not be used: {error}. Answer again with only the corrected JSON."
+                    "That answer could not be used: {error}. Answer again with only the corrected {kind}."
                 )));
                 errors.push(error.0);
             }

@@ -1,7 +1,8 @@
 //! A recording's program replayed: its recorded steps in the program's
 //! order through any strategy that replays a recording, and its
-//! instructions (wait, assert, read) decided here from the live tree or the
-//! active window, each with a bound and a clear refusal.
+//! instructions (wait, assert, read) and blocks (if, repeat) decided here
+//! from the live tree, the active window or the values read, each with a
+//! bound and a clear refusal.
 //!
 //! [`compile`] turns the planned steps and a program into the steps the
 //! inner strategy replays and the program's slots; [`ProgramStrategy`]
@@ -10,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use reprise_models::program::Entry;
+use reprise_models::program::{Block, Entry, Table};
 use reprise_models::{ActionEvent, WindowIdentity};
 
 use crate::desktop::TreeRequest;
@@ -36,6 +37,10 @@ pub enum Slot {
     },
     /// An instruction, its element's application and window resolved.
     Instruction(Instruction),
+    /// An `else`, reached when the block before it ran: on after `end`.
+    Else { end: usize },
+    /// The `end` of the block opened at `opener`.
+    End { opener: usize },
 }
 
 /// An instruction ready to run.
@@ -45,6 +50,10 @@ pub struct Instruction {
     /// The accessible application and window its element is looked for in.
     pub app: String,
     pub window: Option<String>,
+    /// An `if`'s or a `repeat`'s block.
+    pub block: Option<Block>,
+    /// A repeat's rows, as read.
+    pub table: Option<Table>,
 }
 
 /// The steps the inner strategy replays, and the program's places.
@@ -54,6 +63,16 @@ pub struct Compiled {
     pub slots: Vec<Slot>,
     /// The variables the program reads (never secrets of the recording).
     pub variables: Vec<String>,
+}
+
+impl Compiled {
+    /// Whether it has an `if` or a `repeat`: which steps run is then known
+    /// only as it runs.
+    pub fn has_blocks(&self) -> bool {
+        self.slots
+            .iter()
+            .any(|slot| matches!(slot, Slot::End { .. }))
+    }
 }
 
 /// A strategy that replays a compiled program: the recorded steps through
@@ -68,6 +87,9 @@ pub struct ProgramStrategy {
     checked: Option<(usize, Evidence)>,
     /// The values read that the step decided last types.
     typed: Vec<String>,
+    /// Where the program is: its blocks' decisions and the step being
+    /// decided.
+    flow: flow::Flow,
 }
 
 impl std::fmt::Debug for ProgramStrategy {
@@ -80,7 +102,16 @@ impl std::fmt::Debug for ProgramStrategy {
 }
 
 impl ProgramStrategy {
-    pub fn new(inner: Box<dyn ReplayStrategy>, compiled: &Compiled) -> ProgramStrategy {
+    pub fn new(mut inner: Box<dyn ReplayStrategy>, compiled: &Compiled) -> ProgramStrategy {
+        let last_recorded = compiled
+            .slots
+            .iter()
+            .rposition(|slot| matches!(slot, Slot::Recorded { .. }));
+        if compiled.has_blocks()
+            || last_recorded.is_some_and(|last| last + 1 != compiled.slots.len())
+        {
+            inner.open_end();
+        }
         ProgramStrategy {
             inner,
             slots: compiled.slots.clone(),
@@ -88,14 +119,46 @@ impl ProgramStrategy {
             values: BTreeMap::new(),
             checked: None,
             typed: Vec::new(),
+            flow: flow::Flow::new(&compiled.slots),
         }
     }
 
+    /// The slot step `step_idx` is (see [`flow`]).
+    fn slot(&self, step_idx: usize) -> Option<&Slot> {
+        self.slots
+            .get(self.flow.slot_of(&self.slots, step_idx).slot()?)
+    }
+
     fn inner_of(&self, step_idx: usize) -> Option<usize> {
-        match self.slots.get(step_idx)? {
+        match self.slot(step_idx)? {
             Slot::Recorded { inner, .. } => Some(*inner),
-            Slot::Instruction(_) => None,
+            _ => None,
         }
+    }
+
+    /// Where blocks decide what runs after a step (so the recording's next
+    /// window is no expectation), the window the step was made in giving
+    /// way (another window, or none, active) is its effect: what shows
+    /// next, the program's next steps check.
+    fn window_closed(&self, inner: usize, effect: &Effect<'_>) -> Option<Verification> {
+        let (before, after) = (effect.window?, effect.window_after);
+        if !self.flow.blocks()
+            || !self.inner.window_gives_way(inner)
+            || after.is_some_and(|after| crate::strategy::same_instance(before, after))
+        {
+            return None;
+        }
+        Some(Verification::Verified(Evidence::new(
+            crate::EvidenceKind::Window,
+            format!(
+                "the window {:?} it was made in gave way to {}, as the recording's did; what shows next, the steps after it check",
+                before.title,
+                after.map_or_else(
+                    || "no window".into(),
+                    |after| format!("another {:?}", after.title)
+                )
+            ),
+        )))
     }
 
     /// The recorded step's decision, a variable's keys typed as its value.
@@ -144,17 +207,30 @@ impl ReplayStrategy for ProgramStrategy {
     }
 
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
-        match self.slots.get(observation.step_idx).cloned() {
-            None => Ok(Decision::Done),
-            Some(Slot::Recorded { inner, .. }) => self.decide_recorded(inner, observation),
-            Some(Slot::Instruction(instruction)) => {
-                self.decide_instruction(observation.step_idx, &instruction, observation)
+        let step_idx = observation.step_idx;
+        let slot = match self.flow.slot_of(&self.slots, step_idx) {
+            flow::Place::Done => return Ok(Decision::Done),
+            flow::Place::Lost => {
+                return Err(StrategyError::Fatal(
+                    "this version's steps have if or repeat blocks, so a run of it cannot go on midway: replay it again".into(),
+                ));
             }
+            flow::Place::Slot(slot) => slot,
+        };
+        let before = self.flow.enter(step_idx, slot);
+        match self.slots[slot].clone() {
+            Slot::Recorded { inner, .. } => self.decide_recorded(inner, observation),
+            Slot::Instruction(instruction) => {
+                self.decide_instruction((step_idx, slot, before), &instruction, observation)
+            }
+            Slot::Else { .. } | Slot::End { .. } => Err(StrategyError::Fatal(
+                "the program's flow stopped at an else or end (a fault of Reprise's)".into(),
+            )),
         }
     }
 
     fn wants_tree(&self, step_idx: usize) -> Option<TreeRequest> {
-        match self.slots.get(step_idx)? {
+        match self.slot(step_idx)? {
             Slot::Recorded {
                 inner, types_into, ..
             } => self.inner.wants_tree(*inner).or_else(|| types_into.clone()),
@@ -166,6 +242,7 @@ impl ReplayStrategy for ProgramStrategy {
                 },
                 whole_lists: false,
             }),
+            Slot::Else { .. } | Slot::End { .. } => None,
         }
     }
 
@@ -182,6 +259,11 @@ impl ReplayStrategy for ProgramStrategy {
         self.inner.verifies()
     }
 
+    fn window_gives_way(&self, step_idx: usize) -> bool {
+        self.inner_of(step_idx)
+            .is_some_and(|inner| self.inner.window_gives_way(inner))
+    }
+
     fn window_after(&self, step_idx: usize) -> Option<&reprise_models::WindowState> {
         self.inner.window_after(self.inner_of(step_idx)?)
     }
@@ -193,7 +275,15 @@ impl ReplayStrategy for ProgramStrategy {
                 // The inner strategy never compares what a variable typed
                 // (it types it as a secret): the focused field holding the
                 // values read proves the step.
-                Ok(holds_typed(effect.tree, &self.typed).unwrap_or(verdict))
+                if let Some(verified) = holds_typed(effect.tree, &self.typed) {
+                    return Ok(verified);
+                }
+                Ok(match verdict {
+                    Verification::Verified(evidence) if evidence.kind.proves() => {
+                        Verification::Verified(evidence)
+                    }
+                    verdict => self.window_closed(inner, effect).unwrap_or(verdict),
+                })
             }
             None => Ok(self.checked(step_idx).map_or_else(
                 || Verification::Unverified("the instruction was not decided".into()),
@@ -212,7 +302,9 @@ impl ReplayStrategy for ProgramStrategy {
     }
 }
 
+mod blocks;
 mod compile;
+mod flow;
 mod instruct;
 pub use compile::compile;
 pub use instruct::find;

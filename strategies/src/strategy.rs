@@ -101,6 +101,13 @@ pub fn is_same_window(recorded: &WindowState, live: &WindowState) -> bool {
     live.app_class == recorded.app_class && title(&live.title) == title(&recorded.title)
 }
 
+/// Whether two window states are the same window, not merely one of the
+/// same title: its X window and its process (a window id is given again to
+/// the next client once one exits).
+pub fn same_instance(one: &WindowState, other: &WindowState) -> bool {
+    one.window_id == other.window_id && one.pid == other.pid
+}
+
 /// A replay strategy (OpenAdapt's `BaseReplayStrategy`).
 pub trait ReplayStrategy {
     /// The strategy's name, as given to `--strategy`.
@@ -137,6 +144,19 @@ pub trait ReplayStrategy {
     fn verifies(&self) -> bool {
         false
     }
+
+    /// Whether the recording shows the window step `step_idx` was made in
+    /// giving way after it (to another, or to none): the loop then waits,
+    /// bounded, for it to give way before the effect is checked.
+    fn window_gives_way(&self, step_idx: usize) -> bool {
+        let _ = step_idx;
+        false
+    }
+
+    /// The recording's last step is not the replay's last (a program goes
+    /// on after it, or runs it again): the window the recording ended with
+    /// is not expected after it.
+    fn open_end(&mut self) {}
 
     /// The window the recording shows active after step `step_idx`, when
     /// the strategy's check needs it (the end of the task): the loop waits
@@ -202,6 +222,9 @@ pub enum EvidenceKind {
     Weak,
     /// The step had no effect to check but its own (a pointer move).
     Move,
+    /// A decision of the recording's steps (which block runs, a loop's
+    /// round), made on what the application showed or the values read.
+    Program,
 }
 
 impl EvidenceKind {
@@ -214,6 +237,7 @@ impl EvidenceKind {
             EvidenceKind::Pixels => "pixels",
             EvidenceKind::Weak => "weak",
             EvidenceKind::Move => "move",
+            EvidenceKind::Program => "program",
         }
     }
 

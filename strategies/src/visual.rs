@@ -211,6 +211,9 @@ pub struct VisualStrategy {
     windows: Vec<WindowState>,
     /// What a step's attempts learn from each other.
     attempts: Attempts,
+    /// The recording's last step is not the replay's last (a program runs
+    /// on after it): no window is expected after it.
+    open_end: bool,
 }
 
 /// What the last decision found, for its effect check and the report.
@@ -290,6 +293,7 @@ impl VisualStrategy {
             rungs: Rungs::default(),
             windows: Vec::new(),
             attempts: Attempts::default(),
+            open_end: false,
         }
     }
 
@@ -414,8 +418,20 @@ impl ReplayStrategy for VisualStrategy {
         })
     }
 
+    fn window_gives_way(&self, step_idx: usize) -> bool {
+        let Some(step) = self.steps.get(step_idx) else {
+            return false;
+        };
+        self.recorded_windows(step, self.steps.get(step_idx + 1))
+            .is_some_and(|(before, after)| !crate::strategy::is_same_window(before, after))
+    }
+
+    fn open_end(&mut self) {
+        self.open_end = true;
+    }
+
     fn window_after(&self, step_idx: usize) -> Option<&WindowState> {
-        (step_idx + 1 == self.steps.len())
+        (!self.open_end && step_idx + 1 == self.steps.len())
             .then(|| self.windows.last())
             .flatten()
     }

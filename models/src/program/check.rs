@@ -2,7 +2,82 @@
 
 use std::collections::BTreeMap;
 
-use super::{Compare, Entry, MAX_WAIT_SECONDS, Program, Query, Until, Wait, pieces, variables_in};
+use super::{
+    Compare, Entry, MAX_REPEAT, MAX_WAIT_SECONDS, Over, Program, Query, Repeat, Tables, Until,
+    Wait, pieces, variables_in,
+};
+
+/// What a program is checked against: the recording's `n_steps` steps,
+/// which of them type each parameter (name → planned step, from 1), its
+/// secrets, and the rows files its repeats name, as read.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    pub n_steps: usize,
+    pub parameters: &'a BTreeMap<String, usize>,
+    pub secrets: &'a [String],
+    pub tables: &'a Tables,
+}
+
+/// A block's places: its `If` or `Repeat`, its `Else`, its `End`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    pub opener: usize,
+    pub middle: Option<usize>,
+    pub end: usize,
+}
+
+/// Every block of `entries`, in the order they open; an `Else` outside an
+/// `If`, an `End` with nothing to end or a block with no `End` is the
+/// mistake.
+pub fn block_ends(entries: &[Entry]) -> Result<Vec<Block>, ProgramError> {
+    let mut open: Vec<Block> = Vec::new();
+    let mut blocks: Vec<Block> = Vec::new();
+    for (idx, entry) in entries.iter().enumerate() {
+        match entry {
+            Entry::If(_) | Entry::Repeat(_) => open.push(Block {
+                opener: idx,
+                middle: None,
+                end: usize::MAX,
+            }),
+            Entry::Else => match open.last_mut() {
+                Some(block)
+                    if matches!(entries[block.opener], Entry::If(_)) && block.middle.is_none() =>
+                {
+                    block.middle = Some(idx);
+                }
+                _ => {
+                    return Err(ProgramError::at(
+                        Some(idx),
+                        "else",
+                        "an else belongs inside an if, once",
+                    ));
+                }
+            },
+            Entry::End => {
+                let mut block = open.pop().ok_or_else(|| {
+                    ProgramError::at(Some(idx), "end", "this end closes no if or repeat")
+                })?;
+                block.end = idx;
+                blocks.push(block);
+            }
+            _ => {}
+        }
+    }
+    if let Some(block) = open.pop() {
+        let what = if matches!(entries[block.opener], Entry::If(_)) {
+            "if"
+        } else {
+            "repeat"
+        };
+        return Err(ProgramError::at(
+            Some(block.opener),
+            what,
+            format!("this {what} has no end: close its block with end = true"),
+        ));
+    }
+    blocks.sort_by_key(|block| block.opener);
+    Ok(blocks)
+}
 
 /// A mistake in a program, at its entry (counted from 0).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,42 +110,91 @@ struct Seen {
 }
 
 impl Program {
-    /// Checks the rules a program keeps, given the recording's `n_steps`
-    /// steps, which of them type each parameter (`parameters`: name →
-    /// planned step, from 1), and which are secrets: every recorded step at
-    /// most once and within the recording; every wait bounded; every query
-    /// naming a role or a name; a variable read before any use, never read
-    /// into the name of a parameter; values only for known text parameters.
-    pub fn check(
-        &self,
-        n_steps: usize,
-        parameters: &BTreeMap<String, usize>,
-        secrets: &[String],
-    ) -> Result<(), ProgramError> {
+    /// Checks the rules a program keeps against the recording's `facts`:
+    /// every recorded step at most once and within the recording; every
+    /// wait and repeat bounded; blocks closed; every query naming a role
+    /// or a name; a variable read before any use, never read into the name
+    /// of a parameter; values only for known text parameters.
+    pub fn check(&self, facts: &Facts<'_>) -> Result<(), ProgramError> {
+        block_ends(&self.entries)?;
         let mut seen = Seen::default();
         for (idx, entry) in self.entries.iter().enumerate() {
             let at = Some(idx);
             match entry {
-                Entry::Recorded { step } => check_recorded(at, *step, n_steps, &mut seen)?,
-                Entry::Wait(wait) => check_wait(at, wait, &seen)?,
+                Entry::Recorded { step } => check_recorded(at, *step, facts.n_steps, &mut seen)?,
+                Entry::Wait(wait) => {
+                    if matches!(wait.until, Until::Value { .. }) {
+                        return Err(ProgramError::at(
+                            at,
+                            "wait.value",
+                            "a wait waits for the screen; test a value read with if",
+                        ));
+                    }
+                    check_wait(at, "wait", wait, &seen)?;
+                }
+                Entry::If(condition) => check_wait(at, "if", condition, &seen)?,
+                Entry::Repeat(repeat) => check_repeat(at, repeat, facts, &mut seen)?,
+                Entry::Else | Entry::End => {}
                 Entry::Assert(assertion) => {
                     check_query(at, "assert", &assertion.element)?;
                     check_compare(at, "assert", &assertion.compare, &seen)?;
                 }
                 Entry::Read(reading) => {
                     check_query(at, "read", &reading.element)?;
-                    check_into(at, &reading.into, parameters, secrets)?;
+                    check_into(at, "read.into", &reading.into, facts)?;
                     seen.read.push((reading.into.clone(), idx));
                 }
             }
         }
         for (name, value) in &self.values {
-            check_value(name, value, parameters, secrets, &seen)?;
+            check_value(name, value, facts, &seen)?;
         }
         Ok(())
     }
 }
 
+fn check_repeat(
+    at: Option<usize>,
+    repeat: &Repeat,
+    facts: &Facts<'_>,
+    seen: &mut Seen,
+) -> Result<(), ProgramError> {
+    if !(1..=MAX_REPEAT).contains(&repeat.max) {
+        return Err(ProgramError::at(
+            at,
+            "repeat.max",
+            format!("a repeat needs its most rounds: max from 1 to {MAX_REPEAT}"),
+        ));
+    }
+    match &repeat.over {
+        Over::Rows(file) => {
+            let table = facts.tables.get(file).ok_or_else(|| {
+                ProgramError::at(
+                    at,
+                    "repeat.rows",
+                    format!("the rows in {file:?} were not read"),
+                )
+            })?;
+            if table.rows.len() > repeat.max as usize {
+                return Err(ProgramError::at(
+                    at,
+                    "repeat.max",
+                    format!(
+                        "{file:?} has {} rows, more than max = {}",
+                        table.rows.len(),
+                        repeat.max
+                    ),
+                ));
+            }
+            for column in &table.columns {
+                check_into(at, "repeat.rows", column, facts)?;
+                seen.read.push((column.clone(), at.unwrap_or(0)));
+            }
+            Ok(())
+        }
+        Over::While(until) => check_until(at, "repeat", until, seen),
+    }
+}
 fn check_recorded(
     at: Option<usize>,
     step: usize,
@@ -96,26 +220,45 @@ fn check_recorded(
     Ok(())
 }
 
-fn check_wait(at: Option<usize>, wait: &Wait, seen: &Seen) -> Result<(), ProgramError> {
-    if !(wait.timeout_seconds > 0.0 && wait.timeout_seconds <= MAX_WAIT_SECONDS) {
+fn check_wait(at: Option<usize>, what: &str, wait: &Wait, seen: &Seen) -> Result<(), ProgramError> {
+    // An if may look once (0); a wait needs time to wait.
+    let least_ok = if what == "if" {
+        wait.timeout_seconds >= 0.0
+    } else {
+        wait.timeout_seconds > 0.0
+    };
+    if !(least_ok && wait.timeout_seconds <= MAX_WAIT_SECONDS) {
         return Err(ProgramError::at(
             at,
-            "wait.timeout",
+            &format!("{what}.timeout"),
             format!(
-                "a wait needs a timeout above 0 and at most {MAX_WAIT_SECONDS} seconds, not {}",
+                "a {what} needs a timeout above 0 and at most {MAX_WAIT_SECONDS} seconds, not {}",
                 wait.timeout_seconds
             ),
         ));
     }
-    match &wait.until {
-        Until::Shows { element } | Until::Gone { element } => check_query(at, "wait", element),
+    check_until(at, what, &wait.until, seen)
+}
+
+fn check_until(
+    at: Option<usize>,
+    what: &str,
+    until: &Until,
+    seen: &Seen,
+) -> Result<(), ProgramError> {
+    match until {
+        Until::Shows { element } | Until::Gone { element } => check_query(at, what, element),
         Until::Holds { element, compare } => {
-            check_query(at, "wait", element)?;
-            check_compare(at, "wait", compare, seen)
+            check_query(at, what, element)?;
+            check_compare(at, what, compare, seen)
+        }
+        Until::Value { text, compare } => {
+            check_compare(at, what, compare, seen)?;
+            check_compare(at, what, &Compare::Equals(text.clone()), seen)
         }
         Until::Window { title } if title.trim().is_empty() => Err(ProgramError::at(
             at,
-            "wait.window",
+            &format!("{what}.window"),
             "the window's title is empty",
         )),
         Until::Window { .. } => Ok(()),
@@ -124,23 +267,23 @@ fn check_wait(at: Option<usize>, wait: &Wait, seen: &Seen) -> Result<(), Program
 
 fn check_into(
     at: Option<usize>,
+    field: &str,
     into: &str,
-    parameters: &BTreeMap<String, usize>,
-    secrets: &[String],
+    facts: &Facts<'_>,
 ) -> Result<(), ProgramError> {
     if !crate::parameter::is_valid_name(into) {
         return Err(ProgramError::at(
             at,
-            "read.into",
+            field,
             format!(
                 "{into:?} cannot name a variable: use letters, digits and _, starting with a letter"
             ),
         ));
     }
-    if parameters.contains_key(into) || secrets.iter().any(|secret| secret == into) {
+    if facts.parameters.contains_key(into) || facts.secrets.iter().any(|secret| secret == into) {
         return Err(ProgramError::at(
             at,
-            "read.into",
+            field,
             format!("{{{into}}} is already a parameter of the recording: read into another name"),
         ));
     }
@@ -152,10 +295,10 @@ fn check_into(
 fn check_value(
     name: &str,
     value: &str,
-    parameters: &BTreeMap<String, usize>,
-    secrets: &[String],
+    facts: &Facts<'_>,
     seen: &Seen,
 ) -> Result<(), ProgramError> {
+    let (parameters, secrets) = (facts.parameters, facts.secrets);
     let field = format!("values.{name}");
     if secrets.iter().any(|secret| secret == name) {
         return Err(ProgramError::at(

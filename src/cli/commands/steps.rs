@@ -18,9 +18,11 @@ use crate::store::Store;
 const MAX_EDITOR_ROUNDS: usize = 10;
 
 /// A recording's version as a steps file's terms.
-struct Subject {
+pub(super) struct Subject {
     recording_id: String,
-    name: String,
+    pub(super) name: String,
+    /// The task, as the person described it when recording.
+    pub(super) task: String,
     version: u32,
     latest: u32,
     planned: Vec<reprise_models::ActionEvent>,
@@ -43,6 +45,7 @@ fn subject(store: &Store, query: &str) -> Result<Subject> {
     Ok(Subject {
         recording_id,
         name: bundle.recording.name.clone(),
+        task: bundle.recording.task_description.clone(),
         version,
         latest,
         steps: steps::recorded_steps(&planned),
@@ -54,24 +57,44 @@ fn subject(store: &Store, query: &str) -> Result<Subject> {
 }
 
 impl Subject {
-    fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
+        self.text_of(&self.program)
+    }
+
+    /// `program`'s file, with this version's header.
+    fn text_of(&self, program: &Program) -> String {
         steps::render(
             &format!(
                 "{:?} (version {} of {})",
                 self.name, self.version, self.latest
             ),
             &format!("reprise edit {} --file FILE", self.name),
-            &self.program,
+            program,
             &self.steps,
             &self.parameters,
         )
     }
 
     /// The program a text holds, checked as a replay would run it.
-    fn read(&self, text: &str) -> Result<Program, StepsError> {
-        let Parsed { program, lines } = steps::parse_lines(text, &self.steps, &self.parameters)?;
-        reprise_strategies::program::compile(self.planned.clone(), &program, &[], &self.names)
-            .map_err(|err| steps::at_line(err, &lines, text))?;
+    pub(super) fn read(&self, text: &str) -> Result<Program, StepsError> {
+        let Parsed {
+            program,
+            lines,
+            tables,
+        } = steps::parse_lines(
+            text,
+            &self.steps,
+            &self.parameters,
+            &crate::replay::rows::table_at,
+        )?;
+        reprise_strategies::program::compile(
+            self.planned.clone(),
+            &program,
+            &[],
+            &self.names,
+            &tables,
+        )
+        .map_err(|err| steps::at_line(err, &lines, text))?;
         Ok(program)
     }
 }
@@ -90,18 +113,32 @@ pub fn steps(store: &Store, args: &StepsArgs) -> Result<()> {
     print_text(&subject.text())
 }
 
-/// `reprise edit NAME [--file F]`.
-pub fn edit(store: &mut Store, args: &EditArgs) -> Result<()> {
+/// `reprise edit NAME [--file F | --instruct TEXT]`.
+pub fn edit(store: &mut Store, config: Option<&Path>, args: &EditArgs) -> Result<()> {
     let subject = subject(store, &args.recording)?;
-    let program = match &args.file {
-        Some(file) => {
+    let program = match (&args.file, &args.instruct) {
+        (Some(_), Some(_)) => bail!(UsageError(
+            "give the steps with --file, or ask for a change with --instruct, not both".into()
+        )),
+        (Some(file), None) => {
             let text = std::fs::read_to_string(file)
                 .with_context(|| format!("read the steps file {}", file.display()))?;
             subject.read(&text).map_err(|err| {
                 UsageError(format!("{}: {err}; nothing was saved", file.display()))
             })?
         }
-        None => match in_editor(&subject)? {
+        (None, Some(instruction)) => {
+            let program = super::instruct::instructed(store, config, &subject, instruction)?;
+            let change = steps::diff(&subject.text(), &subject.text_of(&program));
+            if !args.json {
+                print_text(&change)?;
+            }
+            if !change.is_empty() && !super::instruct::accepted(args.yes, subject.latest + 1)? {
+                return outcome(args, &subject, None);
+            }
+            program
+        }
+        (None, None) => match in_editor(&subject)? {
             Some(program) => program,
             None => return outcome(args, &subject, None),
         },
@@ -110,7 +147,10 @@ pub fn edit(store: &mut Store, args: &EditArgs) -> Result<()> {
         return outcome(args, &subject, None);
     }
     let kept = (!program.is_recorded(subject.planned.len())).then_some(&program);
-    let note = args.note.clone().unwrap_or_else(|| "edited".into());
+    let note = args.note.clone().unwrap_or_else(|| match &args.instruct {
+        Some(instruction) => format!("asked: {instruction}"),
+        None => "edited".into(),
+    });
     let version = store.add_program(&subject.recording_id, subject.version, &note, kept)?;
     outcome(args, &subject, Some((version, &program)))
 }

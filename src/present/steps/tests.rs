@@ -40,6 +40,16 @@ fn parameters() -> Vec<Parameter> {
     ]
 }
 
+fn no_rows(file: &str) -> Result<reprise_models::program::Table, String> {
+    match file {
+        "people.csv" => Ok(reprise_models::program::Table {
+            columns: vec!["who".into()],
+            rows: vec![vec!["ann".into()], vec!["bo".into()], vec!["cy".into()]],
+        }),
+        _ => Err(format!("{file}: no such file")),
+    }
+}
+
 fn rendered(program: &Program) -> String {
     render(
         "\"copy\" (version 1 of 1)",
@@ -57,7 +67,10 @@ fn the_recording_as_made_reads_back_as_itself() {
     assert!(text.contains("recorded = 1\ndo = \"singleclick\"\non = { role = \"text field\", window = \"Target\" }"), "{text}");
     assert!(text.contains("# copy_here = \"999\""), "{text}");
     assert!(text.contains("{pin} is a secret"), "{text}");
-    assert_eq!(parse(&text, &steps(), &parameters()).unwrap(), program);
+    assert_eq!(
+        parse(&text, &steps(), &parameters(), &no_rows).unwrap(),
+        program
+    );
 }
 
 #[test]
@@ -79,7 +92,7 @@ assert = { role = \"text field\", window = \"Target\", near = 999, within = 0.5 
         "[[step]]\nread = { role = \"text field\", name = \"Total\", window = \"Source\", into = \"total\" }\n\n[[step]]\nrecorded = 1",
         1,
     );
-    let program = parse(&text, &steps(), &parameters()).unwrap();
+    let program = parse(&text, &steps(), &parameters(), &no_rows).unwrap();
     assert_eq!(program.entries.len(), 6);
     assert_eq!(program.values["copy_here"], "{total} EUR");
     assert!(matches!(&program.entries[0], Entry::Read(read) if read.into == "total"));
@@ -88,11 +101,14 @@ assert = { role = \"text field\", window = \"Target\", near = 999, within = 0.5 
     );
     // What is parsed renders to a text that parses to the same program.
     let again = rendered(&program);
-    assert_eq!(parse(&again, &steps(), &parameters()).unwrap(), program);
+    assert_eq!(
+        parse(&again, &steps(), &parameters(), &no_rows).unwrap(),
+        program
+    );
 }
 
 fn mistake(text: &str) -> StepsError {
-    parse(text, &steps(), &parameters()).unwrap_err()
+    parse(text, &steps(), &parameters(), &no_rows).unwrap_err()
 }
 
 #[test]
@@ -141,4 +157,95 @@ fn every_mistake_names_its_line_and_field() {
     assert!(err.message.contains("secret"), "{err}");
 
     assert!(mistake("").message.contains("no steps"));
+}
+
+#[test]
+fn blocks_read_back_and_are_shown_indented() {
+    let text = "[values]\ncopy_here = \"{who}\"\n
+[[step]]
+repeat = { rows = \"people.csv\", max = 10 }
+
+  [[step]]
+  if = { window = \"Confirm\", timeout = 2 }
+
+    [[step]]
+    recorded = 1
+
+  [[step]]
+  else = true
+
+    [[step]]
+    wait = { role = \"button\", name = \"OK\", gone = true, timeout = 3 }
+
+  [[step]]
+  end = true
+
+  [[step]]
+  recorded = 2
+
+[[step]]
+end = true
+
+[[step]]
+repeat = { role = \"button\", name = \"Next\", max = 5 }
+
+[[step]]
+end = true
+
+[[step]]
+if = { value = \"{who}\", equals = \"cy\" }
+
+[[step]]
+end = true
+";
+    let program = parse(text, &steps(), &parameters(), &no_rows).unwrap();
+    assert_eq!(program.entries.len(), 12);
+    let again = rendered(&program);
+    assert!(
+        again.contains("\n  [[step]]\n  if = { window = \"Confirm\", timeout = 2 }\n"),
+        "{again}"
+    );
+    assert!(
+        again.contains("\n    [[step]]\n    recorded = 1\n"),
+        "{again}"
+    );
+    assert!(
+        again.contains("repeat = { rows = \"people.csv\", max = 10 }"),
+        "{again}"
+    );
+    assert!(
+        again.contains("if = { value = \"{who}\", equals = \"cy\" }"),
+        "{again}"
+    );
+    assert_eq!(
+        parse(&again, &steps(), &parameters(), &no_rows).unwrap(),
+        program
+    );
+}
+
+#[test]
+fn a_block_without_its_end_or_bound_is_refused_at_its_line() {
+    let err = mistake(
+        "[[step]]\nrecorded = 1\n\n[[step]]\nif = { window = \"Confirm\" }\n\n[[step]]\nrecorded = 2\n",
+    );
+    assert_eq!((err.line, err.field.as_str()), (4, "if"), "{err}");
+    assert!(err.message.contains("has no end"), "{err}");
+
+    let err = mistake("[[step]]\nrepeat = { rows = \"people.csv\" }\n\n[[step]]\nend = true\n");
+    assert_eq!((err.line, err.field.as_str()), (1, "repeat.max"), "{err}");
+
+    let err =
+        mistake("[[step]]\nrepeat = { rows = \"gone.csv\", max = 3 }\n\n[[step]]\nend = true\n");
+    assert_eq!((err.line, err.field.as_str()), (1, "repeat.rows"), "{err}");
+    assert!(err.message.contains("no such file"), "{err}");
+
+    let err =
+        mistake("[[step]]\nrepeat = { rows = \"people.csv\", max = 2 }\n\n[[step]]\nend = true\n");
+    assert!(err.message.contains("3 rows, more than max = 2"), "{err}");
+
+    let err = mistake("[[step]]\nrecorded = 1\n\n[[step]]\nend = true\n");
+    assert_eq!((err.line, err.field.as_str()), (4, "end"), "{err}");
+
+    let err = mistake("[[step]]\nwait = { value = \"{x}\", equals = \"1\", timeout = 1 }\n");
+    assert_eq!(err.field, "wait.value", "{err}");
 }

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use reprise_models::ActionEvent;
-use reprise_models::program::{Entry, Piece, Program, ProgramError, Until, pieces};
+use reprise_models::program::{
+    Entry, Facts, Over, Piece, Program, ProgramError, Repeat, Tables, Until, block_ends, pieces,
+};
 
 use super::{Compiled, Instruction, Slot};
 use crate::desktop::TreeRequest;
@@ -23,9 +25,10 @@ pub fn compile(
     program: &Program,
     set: &[(String, String)],
     names: &crate::params::Names,
+    tables: &Tables,
 ) -> Result<Compiled, ProgramError> {
-    check(&planned, program, names)?;
-    let variables = program.variables();
+    check(&planned, program, names, tables)?;
+    let variables = program.variables(tables);
     let mut values = marked_values(program, set, &variables)?;
     values.extend(set.iter().cloned());
     let mut trees = crate::params::set_parameters(planned, &values, names)
@@ -33,37 +36,45 @@ pub fn compile(
     for tree in &mut trees {
         mark_variables(tree, &variables);
     }
+    let blocks = block_ends(&program.entries)?;
+    let block_of = |idx: usize| {
+        blocks
+            .iter()
+            .find(|block| block.middle == Some(idx))
+            .copied()
+    };
     let mut slots = Vec::new();
     let mut chosen = Vec::new();
     for (idx, entry) in program.entries.iter().enumerate() {
         match entry {
             Entry::Recorded { step } => {
-                let tree = &trees[*step - 1];
-                let types_variable = crate::params::secret_names(std::slice::from_ref(tree))
-                    .iter()
-                    .any(|name| variables.contains(name));
-                slots.push(Slot::Recorded {
-                    inner: chosen.len(),
-                    step: *step,
-                    // The focused field its keys read, else the element of
-                    // the press before it (where the focus was put).
-                    types_into: element_of(tree)
-                        .or_else(|| trees[..*step - 1].iter().rev().find_map(element_of))
-                        .filter(|_| types_variable)
-                        .map(|field| TreeRequest {
-                            app: field.app.clone(),
-                            window: field.window.clone(),
-                            whole_lists: false,
-                        }),
-                });
-                chosen.push(tree.clone());
+                slots.push(recorded_slot(&trees, *step, chosen.len(), &variables));
+                chosen.push(trees[*step - 1].clone());
             }
+            Entry::Else => slots.push(Slot::Else {
+                end: block_of(idx).map_or(idx, |block| block.end),
+            }),
+            Entry::End => slots.push(Slot::End {
+                opener: blocks
+                    .iter()
+                    .find(|block| block.end == idx)
+                    .map_or(idx, |block| block.opener),
+            }),
             instruction => {
                 let (app, window) = where_to_look(instruction, idx, program, &trees)?;
+                let table = match instruction {
+                    Entry::Repeat(Repeat {
+                        over: Over::Rows(file),
+                        ..
+                    }) => tables.get(file).cloned(),
+                    _ => None,
+                };
                 slots.push(Slot::Instruction(Instruction {
                     entry: instruction.clone(),
                     app,
                     window,
+                    block: blocks.iter().find(|block| block.opener == idx).copied(),
+                    table,
                 }));
             }
         }
@@ -75,11 +86,34 @@ pub fn compile(
     })
 }
 
+/// Recorded step `step` (from 1) as the inner strategy's step `inner`;
+/// where it types a variable, the window of the field it types into: the
+/// focused field its keys read, else the element of the press before it.
+fn recorded_slot(trees: &[ActionEvent], step: usize, inner: usize, variables: &[String]) -> Slot {
+    let tree = &trees[step - 1];
+    let types_variable = crate::params::secret_names(std::slice::from_ref(tree))
+        .iter()
+        .any(|name| variables.contains(name));
+    Slot::Recorded {
+        inner,
+        step,
+        types_into: element_of(tree)
+            .or_else(|| trees[..step - 1].iter().rev().find_map(element_of))
+            .filter(|_| types_variable)
+            .map(|field| TreeRequest {
+                app: field.app.clone(),
+                window: field.window.clone(),
+                whole_lists: false,
+            }),
+    }
+}
+
 /// `program`'s rules, over the planned steps' parameters.
 fn check(
     planned: &[ActionEvent],
     program: &Program,
     names: &crate::params::Names,
+    tables: &Tables,
 ) -> Result<(), ProgramError> {
     use crate::params::ParameterKind;
     let parameters = crate::params::parameters(planned, names);
@@ -93,7 +127,12 @@ fn check(
         .filter(|param| param.kind == ParameterKind::Secret)
         .map(|param| param.name.clone())
         .collect();
-    program.check(planned.len(), &typed_at, &secrets)
+    program.check(&Facts {
+        n_steps: planned.len(),
+        parameters: &typed_at,
+        secrets: &secrets,
+        tables,
+    })
 }
 
 /// The program's values not given on the command line (`set`), each
@@ -169,16 +208,25 @@ fn where_to_look(
     program: &Program,
     trees: &[ActionEvent],
 ) -> Result<(String, Option<String>), ProgramError> {
-    let query = match entry {
-        Entry::Wait(wait) => match &wait.until {
-            Until::Window { .. } => return Ok((String::new(), None)),
-            Until::Shows { element } | Until::Gone { element } | Until::Holds { element, .. } => {
-                element
-            }
-        },
-        Entry::Assert(assertion) => &assertion.element,
-        Entry::Read(read) => &read.element,
-        Entry::Recorded { .. } => unreachable!("a recorded step is not an instruction"),
+    let until = match entry {
+        Entry::Wait(wait) | Entry::If(wait) => Some(&wait.until),
+        Entry::Repeat(Repeat {
+            over: Over::While(until),
+            ..
+        }) => Some(until),
+        _ => None,
+    };
+    let query = match (entry, until) {
+        (
+            _,
+            Some(Until::Shows { element } | Until::Gone { element } | Until::Holds { element, .. }),
+        ) => element,
+        (_, Some(Until::Window { .. } | Until::Value { .. })) => {
+            return Ok((String::new(), None));
+        }
+        (Entry::Assert(assertion), _) => &assertion.element,
+        (Entry::Read(read), _) => &read.element,
+        _ => return Ok((String::new(), None)),
     };
     let neighbour = |entry: &Entry| match entry {
         Entry::Recorded { step } => element_of(&trees[*step - 1]),

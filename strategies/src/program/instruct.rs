@@ -11,13 +11,19 @@ use super::{FIND_WAIT, Instruction, ProgramStrategy};
 use crate::{Decision, Evidence, EvidenceKind, Observation, Step, StrategyError, Verification};
 
 impl ProgramStrategy {
+    /// The step an instruction is, at `(step_idx, slot, before)`: the
+    /// loop's index, the program's slot, and the slot of the step before.
     pub(super) fn decide_instruction(
         &mut self,
-        step_idx: usize,
+        (step_idx, slot, before): (usize, usize, Option<usize>),
         instruction: &Instruction,
         observation: &Observation<'_>,
     ) -> Result<Decision, StrategyError> {
         let (label, evidence) = match &instruction.entry {
+            Entry::If(condition) => self.decide_if(slot, instruction, condition, observation)?,
+            Entry::Repeat(repeat) => {
+                self.decide_repeat((step_idx, slot, before), instruction, repeat, observation)?
+            }
             Entry::Wait(wait) => {
                 let timeout = Duration::from_secs_f64(wait.timeout_seconds);
                 let label = wait_label(&wait.until, wait.timeout_seconds);
@@ -65,7 +71,9 @@ impl ProgramStrategy {
                 self.values.insert(read.into.clone(), value);
                 (label, Evidence::new(EvidenceKind::State, words))
             }
-            Entry::Recorded { .. } => unreachable!("a recorded step is not an instruction"),
+            Entry::Recorded { .. } | Entry::Else | Entry::End => {
+                unreachable!("not an instruction: {:?}", instruction.entry)
+            }
         };
         self.checked = Some((step_idx, evidence));
         Ok(Decision::Step(Step {
@@ -82,7 +90,7 @@ impl ProgramStrategy {
     }
 
     /// Whether a wait's condition holds now: its evidence, else why not.
-    fn waited(
+    pub(super) fn waited(
         &self,
         instruction: &Instruction,
         until: &Until,
@@ -97,6 +105,18 @@ impl ProgramStrategy {
                 Some(window) => Err(format!("{:?} is the active window", window.title)),
                 None => Err("no window is active".into()),
             },
+            Until::Value { text, compare } => {
+                let value = self.filled(text)?;
+                let expected = self.filled(&compare.expected())?;
+                if compare.passes(&value, &expected) {
+                    Ok(Evidence::new(
+                        EvidenceKind::State,
+                        format!("{text} is {value:?}, which {}", compare.words(&expected)),
+                    ))
+                } else {
+                    Err(format!("{text} is {value:?}"))
+                }
+            }
             Until::Shows { element } => match find(observation.tree, element)? {
                 Some(_) => Ok(Evidence::new(
                     EvidenceKind::State,
@@ -182,15 +202,23 @@ fn not_there(instruction: &Instruction, observation: &Observation<'_>) -> String
 }
 
 fn wait_label(until: &Until, timeout: f64) -> String {
-    let what = match until {
+    format!(
+        "wait until {} (at most {timeout} s)",
+        condition_words(until)
+    )
+}
+
+/// A condition in words: `the window "Saved" is active`.
+pub(super) fn condition_words(until: &Until) -> String {
+    match until {
         Until::Window { title } => format!("the window {title:?} is active"),
         Until::Shows { element } => format!("{} shows", element.label()),
         Until::Gone { element } => format!("{} is gone", element.label()),
         Until::Holds { element, compare } => {
             format!("{} {}", element.label(), compare.words(&compare.expected()))
         }
-    };
-    format!("wait until {what} (at most {timeout} s)")
+        Until::Value { text, compare } => format!("{text} {}", compare.words(&compare.expected())),
+    }
 }
 
 /// Where the focused field of `tree` holds every value of `typed`: that,

@@ -72,22 +72,9 @@ fn tree(nodes: &[(Role, &str, Option<&str>)]) -> A11yTree {
 }
 
 fn replay(program: &Program, desktop: &mut ScriptedDesktop) -> (ReplayOutcome, Vec<StepRecord>) {
-    let compiled = compile(planned(), program, &[], &Default::default()).unwrap();
-    let inner = NaiveStrategy::new(compiled.trees.clone(), vec![], 1000.0);
-    let mut strategy = ProgramStrategy::new(Box::new(inner), &compiled);
-    let options = ReplayOptions {
-        settle: fast_settle(),
-        ..Default::default()
-    };
-    let mut records = Vec::new();
-    let outcome = run_replay(
-        &mut strategy,
-        desktop,
-        &options,
-        &|| false,
-        &mut |record, _| records.push(record.clone()),
-    );
-    (outcome, records)
+    let tables = Default::default();
+    let compiled = compile(planned(), program, &[], &Default::default(), &tables).unwrap();
+    run_compiled(&compiled, desktop)
 }
 
 fn read_total_then_type_it() -> Program {
@@ -258,7 +245,14 @@ fn an_element_named_twice_is_refused_not_guessed() {
 fn a_program_that_breaks_its_rules_is_refused_before_anything_runs() {
     let mut program = read_total_then_type_it();
     program.entries.push(Entry::Recorded { step: 7 });
-    let err = compile(planned(), &program, &[], &Default::default()).unwrap_err();
+    let err = compile(
+        planned(),
+        &program,
+        &[],
+        &Default::default(),
+        &Default::default(),
+    )
+    .unwrap_err();
     assert_eq!((err.entry, err.field.as_str()), (Some(3), "recorded"));
     // An instruction with no window near it to look in.
     let lonely = Program {
@@ -271,6 +265,205 @@ fn a_program_that_breaks_its_rules_is_refused_before_anything_runs() {
         })],
         values: BTreeMap::new(),
     };
-    let err = compile(planned(), &lonely, &[], &Default::default()).unwrap_err();
+    let err = compile(
+        planned(),
+        &lonely,
+        &[],
+        &Default::default(),
+        &Default::default(),
+    )
+    .unwrap_err();
     assert_eq!(err.field, "window");
+}
+
+fn compiled_with_rows(program: &Program) -> Compiled {
+    let tables = reprise_models::program::Tables::from([(
+        "people.csv".to_owned(),
+        reprise_models::program::Table {
+            columns: vec!["who".into()],
+            rows: vec![vec!["ann".into()], vec!["bo".into()], vec!["cy".into()]],
+        },
+    )]);
+    compile(planned(), program, &[], &Default::default(), &tables).unwrap()
+}
+
+fn run_compiled(
+    compiled: &Compiled,
+    desktop: &mut ScriptedDesktop,
+) -> (ReplayOutcome, Vec<StepRecord>) {
+    let inner = NaiveStrategy::new(compiled.trees.clone(), vec![], 1000.0);
+    let mut strategy = ProgramStrategy::new(Box::new(inner), compiled);
+    let options = ReplayOptions {
+        settle: fast_settle(),
+        ..Default::default()
+    };
+    let mut records = Vec::new();
+    let outcome = run_replay(
+        &mut strategy,
+        desktop,
+        &options,
+        &|| false,
+        &mut |record, _| records.push(record.clone()),
+    );
+    (outcome, records)
+}
+
+fn typed_texts(desktop: &ScriptedDesktop) -> Vec<String> {
+    desktop
+        .injected
+        .iter()
+        .filter_map(|action| match action {
+            Action::TypeText { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_repeat_runs_its_block_once_a_row_with_the_rows_values() {
+    use reprise_models::program::{Over, Repeat};
+    let program = Program {
+        entries: vec![
+            Entry::Repeat(Repeat {
+                over: Over::Rows("people.csv".into()),
+                max: 5,
+            }),
+            Entry::Recorded { step: 1 },
+            Entry::Recorded { step: 2 },
+            Entry::End,
+        ],
+        values: BTreeMap::from([("copy_here".to_owned(), "{who}".to_owned())]),
+    };
+    let compiled = compiled_with_rows(&program);
+    assert!(compiled.has_blocks());
+    let mut desktop = ScriptedDesktop::new().with_window("Target", Rect::new(0, 0, 200, 100));
+    let (outcome, records) = run_compiled(&compiled, &mut desktop);
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { steps: 10, .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(typed_texts(&desktop), ["ann", "bo", "cy"]);
+    let checks: Vec<&str> = records
+        .iter()
+        .filter_map(|record| record.check.as_deref())
+        .filter(|check| check.contains("row") || check.contains("rows"))
+        .collect();
+    assert_eq!(
+        checks,
+        [
+            "row 1 of 3: {who} = \"ann\"",
+            "row 2 of 3: {who} = \"bo\"",
+            "row 3 of 3: {who} = \"cy\"",
+            "all 3 rows done"
+        ]
+    );
+    assert_eq!(records[0].evidence, Some(EvidenceKind::Program));
+}
+
+#[test]
+fn an_if_runs_its_block_or_its_else_as_the_screen_says() {
+    let program = Program {
+        entries: vec![
+            Entry::If(Wait {
+                until: Until::Window {
+                    title: "Confirm".into(),
+                },
+                timeout_seconds: 1.0,
+            }),
+            Entry::Recorded { step: 1 },
+            Entry::Else,
+            Entry::Recorded { step: 2 },
+            Entry::End,
+        ],
+        values: BTreeMap::new(),
+    };
+    let compiled = compiled_with_rows(&program);
+    // The window shows: the first block, a click, and nothing typed.
+    let mut desktop = ScriptedDesktop::new().with_window("Confirm", Rect::new(0, 0, 200, 100));
+    let (outcome, records) = run_compiled(&compiled, &mut desktop);
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { steps: 2, .. }),
+        "{outcome:?}"
+    );
+    assert!(
+        records[0]
+            .check
+            .as_deref()
+            .unwrap()
+            .contains("its block runs")
+    );
+    assert!(
+        desktop
+            .injected
+            .iter()
+            .any(|action| matches!(action, Action::ButtonDown { .. }))
+    );
+    assert!(
+        !desktop
+            .injected
+            .iter()
+            .any(|action| matches!(action, Action::KeyDown { .. }))
+    );
+    // It never shows within its second: the else block, keys and no click.
+    let mut desktop = ScriptedDesktop::new().with_window("Target", Rect::new(0, 0, 200, 100));
+    let (outcome, records) = run_compiled(&compiled, &mut desktop);
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { steps: 2, .. }),
+        "{outcome:?}"
+    );
+    let check = records[0].check.as_deref().unwrap();
+    assert!(check.contains("its else block runs"), "{check}");
+    assert_eq!(records[0].attempts, 1, "looking is not an attempt");
+    assert!(
+        !desktop
+            .injected
+            .iter()
+            .any(|action| matches!(action, Action::ButtonDown { .. }))
+    );
+    assert!(
+        desktop
+            .injected
+            .iter()
+            .any(|action| matches!(action, Action::KeyDown { .. }))
+    );
+}
+
+#[test]
+fn a_program_with_blocks_is_not_resumed_midway() {
+    let program = Program {
+        entries: vec![
+            Entry::If(Wait {
+                until: Until::Window {
+                    title: "Confirm".into(),
+                },
+                timeout_seconds: 0.0,
+            }),
+            Entry::Recorded { step: 1 },
+            Entry::End,
+            Entry::Recorded { step: 2 },
+        ],
+        values: BTreeMap::new(),
+    };
+    let compiled = compiled_with_rows(&program);
+    let inner = NaiveStrategy::new(compiled.trees.clone(), vec![], 1000.0);
+    let mut strategy = ProgramStrategy::new(Box::new(inner), &compiled);
+    let mut desktop = ScriptedDesktop::new();
+    let options = ReplayOptions {
+        settle: fast_settle(),
+        ..Default::default()
+    };
+    let done = vec![StepRecord::new(0, 0.0)];
+    let outcome = crate::run_replay_from(
+        &mut strategy,
+        &mut desktop,
+        &options,
+        done,
+        &|| false,
+        &mut |_, _| {},
+    );
+    let ReplayOutcome::Failed { reason, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(reason.contains("cannot go on midway"), "{reason}");
+    assert!(desktop.injected.is_empty());
 }

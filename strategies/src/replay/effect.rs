@@ -46,7 +46,8 @@ pub(super) fn check_effect(
             return Ok(None);
         };
         let Some(window_after) =
-            wait_for_window_after(strategy, desktop, step_idx, abort).map_err(attempt_error)?
+            wait_for_window_after(strategy, desktop, (step_idx, window), abort)
+                .map_err(attempt_error)?
         else {
             return Ok(None);
         };
@@ -78,19 +79,42 @@ pub(super) fn check_effect(
     }))
 }
 
-/// The active window after step `step_idx`: at once, or, where the strategy
-/// expects a window after it, once that one is active, or a second has
-/// passed with no window active, or
-/// [`WINDOW_AFTER_WAIT`](crate::strategy::WINDOW_AFTER_WAIT) passed. `None`
-/// when aborted.
+/// The longest the loop waits, after a step whose window the recording
+/// shows giving way, for it to give way here.
+pub const GIVE_WAY_WAIT: Duration = Duration::from_secs(3);
+
+/// The active window after step `step_idx` (decided in `before`): at once,
+/// or, where the strategy expects a window after it, once that one is
+/// active, or a second has passed with no window active, or
+/// [`WINDOW_AFTER_WAIT`](crate::strategy::WINDOW_AFTER_WAIT) passed; where
+/// it expects only that the window gives way, once another (or none) is
+/// active, within [`GIVE_WAY_WAIT`]. `None` when aborted.
 fn wait_for_window_after(
     strategy: &dyn ReplayStrategy,
     desktop: &mut dyn Desktop,
-    step_idx: usize,
+    (step_idx, before): (usize, Option<&reprise_models::WindowState>),
     abort: &dyn Fn() -> bool,
 ) -> Result<Option<Option<reprise_models::WindowState>>, DesktopError> {
     const SLICE: Duration = Duration::from_millis(100);
     let expected = strategy.window_after(step_idx).cloned();
+    if let (None, Some(before)) = (&expected, before)
+        && strategy.window_gives_way(step_idx)
+    {
+        let mut live = desktop.active_window()?;
+        for _ in 0..GIVE_WAY_WAIT.as_millis() / SLICE.as_millis() {
+            if live
+                .as_ref()
+                .is_none_or(|live| !crate::strategy::same_instance(before, live))
+            {
+                break;
+            }
+            if !wait(desktop, SLICE, abort) {
+                return Ok(None);
+            }
+            live = desktop.active_window()?;
+        }
+        return Ok(Some(live));
+    }
     let n_looks = crate::strategy::WINDOW_AFTER_WAIT.as_millis() / SLICE.as_millis();
     // No active window at all (the application closed) is waited out for
     // a moment only: a window may be between two, but none may come.

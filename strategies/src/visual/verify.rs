@@ -252,7 +252,7 @@ impl super::VisualStrategy {
 
     /// The windows the recording shows before `step` and after it: the one
     /// the `next` step was made in, or the one the recording ended with.
-    fn recorded_windows(
+    pub(super) fn recorded_windows(
         &self,
         step: &PlannedStep,
         next: Option<&PlannedStep>,
