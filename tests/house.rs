@@ -31,7 +31,7 @@ const LONG_FILES: [(&str, usize); 4] = [
 const LONG_FUNCTIONS: [(&str, &str, usize); 36] = [
     ("src/cli/commands/replay.rs", "replay_each", 90),
     ("src/platform/a11y/hit.rs", "element_at", 156),
-    ("strategies/src/identity.rs", "locate", 172),
+    ("strategies/src/identity.rs", "locate", 168),
     ("src/present/report.rs", "step_section", 165),
     ("strategies/src/replay.rs", "attempt", 97),
     ("strategies/src/replay.rs", "run_replay_from", 88),

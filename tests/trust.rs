@@ -198,3 +198,67 @@ fn a_changed_target_is_healed_into_a_new_version_only_when_asked() {
         said("unknown")
     );
 }
+
+#[test]
+fn a_twin_taught_once_is_chosen_by_the_resumed_run_and_every_later_one() {
+    let display = run_scenario("zenity-teach.sh", 1280, 800);
+    assert_eq!(result(&display, "recorded", "out"), "Maria Olsen|Tromsø|3");
+    // Twins nothing on the screen tells apart: refused, both listed in
+    // reading order, nothing pressed.
+    assert_eq!(
+        result(&display, "twins", "code"),
+        "10",
+        "{}",
+        said(&display, "twins")
+    );
+    assert_eq!(result(&display, "twins", "out"), "");
+    let twins = result(&display, "twins", "err");
+    assert!(
+        twins.contains("refused: 2 elements fit table cell \"Maria Olsen\" (row: Tromsø)")
+            && twins.contains("1. table cell")
+            && twins.contains("2. table cell")
+            && twins.contains("`reprise teach`"),
+        "{twins}"
+    );
+    // No terminal, no --pick: asked for one, nothing taught.
+    assert_eq!(result(&display, "unpicked", "code"), "2");
+    assert!(result(&display, "unpicked", "err").contains("give --pick N"));
+    let taught = result(&display, "taught", "stdout");
+    assert!(
+        taught.contains("taught step 1: the 2nd of 2 twins in reading order"),
+        "{taught}"
+    );
+    let versions: Value = serde_json::from_str(&result(&display, "taught", "versions")).unwrap();
+    assert_eq!(versions["latest"], 2, "{versions:#}");
+    assert!(
+        versions["versions"][0]["changes"][0]["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("taught: the 2nd of 2 twins"),
+        "{versions:#}"
+    );
+    // The halted run goes on and picks the second (id 3), not the first.
+    assert_eq!(
+        result(&display, "resumed", "code"),
+        "0",
+        "{}",
+        said(&display, "resumed")
+    );
+    assert_eq!(result(&display, "resumed", "out"), "Maria Olsen|Tromsø|3");
+    // A later run decides alone: the second of two twins again (id 6).
+    assert_eq!(
+        result(&display, "later", "code"),
+        "0",
+        "{}",
+        said(&display, "later")
+    );
+    assert_eq!(result(&display, "later", "out"), "Maria Olsen|Tromsø|6");
+    // Three twins are not what was taught: refused, nothing pressed.
+    assert_eq!(result(&display, "three", "code"), "10");
+    assert_eq!(result(&display, "three", "out"), "");
+    assert!(
+        result(&display, "three", "err").contains("(taught: the 2nd of 2 twins; now 3 fit)"),
+        "{}",
+        result(&display, "three", "err")
+    );
+}

@@ -71,6 +71,32 @@ pub struct ElementIdentity {
     /// to right); for a control, its label. Empty where neither exists.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub band: Vec<String>,
+    /// Which of its twins it is, where a person taught it (`reprise
+    /// teach`): nothing else tells them apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordinal: Option<Ordinal>,
+}
+
+/// The `index`-th (from 1) of `of` elements of one identity, in reading
+/// order (top to bottom, then left to right).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ordinal {
+    pub index: u32,
+    pub of: u32,
+}
+
+impl Ordinal {
+    /// `the 2nd of 2`.
+    pub fn words(self) -> String {
+        let suffix = match (self.index % 10, self.index % 100) {
+            (1, 11) | (2, 12) | (3, 13) => "th",
+            (1, _) => "st",
+            (2, _) => "nd",
+            (3, _) => "rd",
+            _ => "th",
+        };
+        format!("the {}{suffix} of {}", self.index, self.of)
+    }
 }
 
 impl ElementIdentity {
@@ -92,6 +118,7 @@ impl ElementIdentity {
             rect,
             path: Vec::new(),
             band: Vec::new(),
+            ordinal: None,
         }
     }
 
@@ -419,6 +446,7 @@ fn identity_at(
         rect: node.rect.expect("identities are taken of nodes with a box"),
         path,
         band,
+        ordinal: None,
     }
 }
 

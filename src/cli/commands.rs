@@ -13,6 +13,7 @@ mod replay;
 mod resume;
 mod runs;
 mod steps;
+mod teach;
 mod versions;
 mod vision;
 
@@ -57,6 +58,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Diff(args) => versions::diff(&store.open_to_read()?, &args),
         Command::Steps(args) => steps::steps(&store.open_to_read()?, &args),
         Command::Edit(args) => steps::edit(&mut store.open()?, config, &args),
+        Command::Teach(args) => teach::teach(&mut store.open()?, &args),
         Command::Visualize(args) => recordings::visualize(&store.open_to_read()?, &args),
         Command::Delete(args) => recordings::delete(store.path(), &args),
         Command::Export(args) => recordings::export(&store.open_to_read()?, &args),

@@ -13,43 +13,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::replay::{DescriberChoice, RungChoice, StrategyChoice};
 pub use fleet_args::{JobsCommand, JobsSubmitArgs, ServeArgs, ServerArg, WorkerArgs};
-pub use version_args::{DiffArgs, EditArgs, StepsArgs, VersionsArgs};
-
-/// What `reprise steps` prints, for its help and manual page.
-const STEPS_EXAMPLE: &str = "\
-Example (a click in a field, a typed value and OK, edited to wait for a
-dialog, read its total and type it):
-
-  [values]
-  copy_here = \"{total}\"    # recorded: \"999\"
-
-  [[step]]
-  wait = { role = \"text field\", window = \"Source\", timeout = 20 }
-
-  [[step]]
-  read = { role = \"text field\", window = \"Source\", into = \"total\" }
-
-  [[step]]
-  recorded = 1
-  do = \"singleclick\"
-  on = { role = \"text field\", window = \"Target\" }
-
-  [[step]]
-  recorded = 2
-  do = \"type\"
-  types = \"999\"
-
-  [[step]]
-  if = { window = \"Confirm\", timeout = 3 }
-
-    [[step]]
-    recorded = 3
-    do = \"singleclick\"
-    on = { role = \"button\", name = \"Yes\", window = \"Confirm\" }
-
-  [[step]]
-  end = true
-";
+pub use version_args::{DiffArgs, EditArgs, ResumeArgs, StepsArgs, TeachArgs, VersionsArgs};
 
 /// Record a desktop task once, replay it on a screen that has drifted.
 #[derive(Debug, Parser)]
@@ -67,7 +31,7 @@ impl Cli {
     pub fn documented() -> clap::Command {
         fn with_footer(command: clap::Command, footer: &str) -> clap::Command {
             let help = match command.get_name() {
-                "steps" => format!("{STEPS_EXAMPLE}\n{footer}"),
+                "steps" => format!("{}\n{footer}", version_args::STEPS_EXAMPLE),
                 _ => footer.to_owned(),
             };
             command
@@ -143,6 +107,11 @@ pub enum Command {
     /// (`--file`); checked before anything is kept, and kept as a new
     /// version (the recording as made stays).
     Edit(EditArgs),
+    /// Say which of the twins a halted run refused (elements nothing in the
+    /// tree tells apart) the step meant, by its place among them in
+    /// reading order: kept as a new version; the run's resume and later
+    /// runs choose it alone.
+    Teach(TeachArgs),
     /// List what a replay can change: every text typed into a field (for
     /// `replay --set NAME=VALUE` or `--each`) and every secret (whose value
     /// a replay takes from REPRISE_SECRET_NAME or a secrets file).
@@ -454,35 +423,6 @@ pub struct DeleteArgs {
     /// A recording's id, a unique prefix of it, or its name.
     pub recording: String,
     /// Print what was deleted as JSON.
-    #[arg(long)]
-    pub json: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct ResumeArgs {
-    /// A run's id, a unique prefix of it, or `last`.
-    pub run: String,
-    /// Go on from this earlier step (counted from 1) instead of the halted
-    /// one: the steps from it are done again.
-    #[arg(long, value_name = "STEP")]
-    pub from: Option<usize>,
-    /// visual or naive (default: the strategy the run used).
-    #[arg(long, value_enum)]
-    pub strategy: Option<StrategyChoice>,
-    /// Secret values (NAME=VALUE lines, or TOML), after the environment's
-    /// REPRISE_SECRET_NAME: secrets are never stored with a run, so they
-    /// are read again.
-    #[arg(long, value_name = "FILE")]
-    pub secrets_file: Option<PathBuf>,
-    /// How the visual strategy describes elements (the run does not keep it).
-    #[arg(long, value_enum, default_value_t = DescriberChoice::Offline)]
-    pub describer: DescriberChoice,
-    /// Release modifiers and buttons held down before resuming, instead of
-    /// refusing to start.
-    #[arg(long)]
-    pub release_held_keys: bool,
-    /// Print each step as a JSON object on stdout as it ends, then the
-    /// outcome as one.
     #[arg(long)]
     pub json: bool,
 }

@@ -1,6 +1,11 @@
-//! The arguments of the commands on a recording's versions.
+//! The arguments of the commands on a recording's versions and steps, and
+//! on halted runs (resume, teach).
+
+use std::path::PathBuf;
 
 use clap::Args;
+
+use crate::replay::{DescriberChoice, StrategyChoice};
 
 #[derive(Debug, Args)]
 pub struct VersionsArgs {
@@ -53,6 +58,84 @@ pub struct EditArgs {
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
     /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TeachArgs {
+    /// A run that halted on twins (its id, a prefix, or `last`).
+    pub run: String,
+    /// Which twin, by its number in reading order (as the refusal and the
+    /// report list them); asked at the terminal when not given.
+    #[arg(long, value_name = "N")]
+    pub pick: Option<usize>,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `reprise steps` prints, for its help and manual page.
+pub const STEPS_EXAMPLE: &str = "\
+Example (a click in a field, a typed value and OK, edited to wait for a
+dialog, read its total and type it):
+
+  [values]
+  copy_here = \"{total}\"    # recorded: \"999\"
+
+  [[step]]
+  wait = { role = \"text field\", window = \"Source\", timeout = 20 }
+
+  [[step]]
+  read = { role = \"text field\", window = \"Source\", into = \"total\" }
+
+  [[step]]
+  recorded = 1
+  do = \"singleclick\"
+  on = { role = \"text field\", window = \"Target\" }
+
+  [[step]]
+  recorded = 2
+  do = \"type\"
+  types = \"999\"
+
+  [[step]]
+  if = { window = \"Confirm\", timeout = 3 }
+
+    [[step]]
+    recorded = 3
+    do = \"singleclick\"
+    on = { role = \"button\", name = \"Yes\", window = \"Confirm\" }
+
+  [[step]]
+  end = true
+";
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// A run's id, a unique prefix of it, or `last`.
+    pub run: String,
+    /// Go on from this earlier step (counted from 1) instead of the halted
+    /// one: the steps from it are done again.
+    #[arg(long, value_name = "STEP")]
+    pub from: Option<usize>,
+    /// visual or naive (default: the strategy the run used).
+    #[arg(long, value_enum)]
+    pub strategy: Option<StrategyChoice>,
+    /// Secret values (NAME=VALUE lines, or TOML), after the environment's
+    /// REPRISE_SECRET_NAME: secrets are never stored with a run, so they
+    /// are read again.
+    #[arg(long, value_name = "FILE")]
+    pub secrets_file: Option<PathBuf>,
+    /// How the visual strategy describes elements (the run does not keep it).
+    #[arg(long, value_enum, default_value_t = DescriberChoice::Offline)]
+    pub describer: DescriberChoice,
+    /// Release modifiers and buttons held down before resuming, instead of
+    /// refusing to start.
+    #[arg(long)]
+    pub release_held_keys: bool,
+    /// Print each step as a JSON object on stdout as it ends, then the
+    /// outcome as one.
     #[arg(long)]
     pub json: bool,
 }

@@ -237,6 +237,7 @@ mod tests {
                 rect: Rect::new(10, 10, 5, 5),
                 path: vec![],
                 band: vec![],
+                ordinal: None,
             };
             answering.answered(Some(&element));
         });

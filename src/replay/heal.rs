@@ -10,7 +10,7 @@ use reprise_models::version::{TargetChange, differences};
 use reprise_strategies::{StepRecord, StepStatus};
 
 /// The press in a step's tree that names its target (kept at record time).
-fn recorded_press(tree: &ActionEvent) -> Option<&ActionEvent> {
+pub fn recorded_press(tree: &ActionEvent) -> Option<&ActionEvent> {
     let kept = |event: &&ActionEvent| {
         event.element.is_some() && !matches!(event.identity, Some(IdentityCheck::Dropped(_)))
     };
@@ -54,7 +54,11 @@ pub fn heals(trees: &[ActionEvent], records: &[StepRecord]) -> Vec<TargetChange>
             step: index,
             at: press.timestamp,
             before: Some(recorded.clone()),
-            after: live.clone(),
+            // What a person taught of it (which twin) holds for it still.
+            after: reprise_models::ElementIdentity {
+                ordinal: recorded.ordinal,
+                ..live.clone()
+            },
             why: format!(
                 "found as {}{}; the recording had {}{} (its {} changed)",
                 live.label(),

@@ -318,6 +318,16 @@ impl Store {
 
     /// Finds a run by its id, a unique prefix of it, or `last` (or
     /// `latest`) for the newest.
+    /// Pins run `run_id` to version `version` of its recording: a resume
+    /// goes on with that version (one taught from the run's halt).
+    pub fn repin_run(&mut self, run_id: &str, version: u32) -> Result<()> {
+        self.conn.execute(
+            "UPDATE replay_runs SET arguments = json_set(arguments, '$.version', ?2) WHERE id = ?1",
+            params![run_id, version],
+        )?;
+        Ok(())
+    }
+
     pub fn resolve_run(&self, query: &str) -> Result<String> {
         let query = if query == "latest" { "last" } else { query };
         if query != "last" && !super::is_id_prefix(query) {

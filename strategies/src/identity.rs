@@ -52,8 +52,9 @@ pub enum StructuralAnswer {
         /// Where it is, in words (`at (516, 532), outside its table at …`).
         place: String,
     },
-    /// Several live elements fit and nothing tells them apart.
-    Ambiguous { candidates: Vec<String> },
+    /// Several live elements fit and nothing tells them apart: each, in
+    /// reading order (top to bottom, then left to right).
+    Ambiguous { candidates: Vec<Twin> },
     /// The tree names what it shows, and the target is not among it.
     Gone { reason: String },
     /// The tree is too poor to decide: let the visual rung decide.
@@ -349,18 +350,11 @@ pub fn locate(recorded: &ElementIdentity, press: (f64, f64), live: &A11yTree) ->
         .iter()
         .filter(|(_, identity)| path_score(recorded, identity) == best)
         .collect();
-    if best.len() > 1 {
-        return StructuralAnswer::Ambiguous {
-            candidates: best
-                .iter()
-                .map(|(_, identity)| {
-                    let rect = identity.rect;
-                    format!("{} at ({}, {})", identity.label(), rect.left, rect.top)
-                })
-                .collect(),
-        };
-    }
-    let (node_idx, identity) = best[0];
+    let chosen_among = best.len();
+    let (node_idx, identity) = match twins::choose(recorded, best) {
+        Ok(chosen) => chosen,
+        Err(candidates) => return StructuralAnswer::Ambiguous { candidates },
+    };
     let rect = identity.rect;
     let point = offset_point(&recorded.rect, press, &rect);
     if let Some(hidden) = hidden_at(live, &parents, *node_idx, point) {
@@ -441,13 +435,16 @@ pub fn locate(recorded: &ElementIdentity, press: (f64, f64), live: &A11yTree) ->
         rect,
         point,
         evidence: format!(
-            "{} in {}",
+            "{} in {}{}",
             identity.label(),
             recorded
                 .window
                 .name
                 .as_deref()
-                .map_or_else(|| "its window".to_owned(), |name| format!("{name:?}"))
+                .map_or_else(|| "its window".to_owned(), |name| format!("{name:?}")),
+            twins::taught(recorded, chosen_among).map_or_else(String::new, |ordinal| {
+                format!(", {} twins in reading order, as taught", ordinal.words())
+            })
         ),
     }
 }
@@ -594,7 +591,9 @@ pub fn offset_point(recorded: &Rect, press: (f64, f64), live: &Rect) -> (f64, f6
 }
 
 pub mod recheck;
+mod twins;
 pub use recheck::same_element_at;
+pub use twins::Twin;
 
 #[cfg(test)]
 mod tests;

@@ -11,6 +11,7 @@ pub mod matching;
 mod pixels;
 mod prepare;
 mod structural;
+pub use structural::TWIN_MEASURE;
 mod verify;
 
 pub use prepare::prepare;

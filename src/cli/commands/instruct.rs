@@ -4,9 +4,8 @@
 //! times), shown as a diff, and kept only when accepted.
 
 use std::collections::HashMap;
-use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use reprise_models::program::Program;
 use reprise_strategies::llm::{FeedbackError, LlmRequest, Message, Unusable, complete_checked};
 
@@ -78,20 +77,13 @@ pub(super) fn accepted(yes: bool, version: u32) -> Result<bool> {
     if yes {
         return Ok(true);
     }
-    if !std::io::stdin().is_terminal() {
-        bail!(UsageError(
+    match super::output::ask(&format!("keep this change as version {version}? [y/N]"))? {
+        Some(answer) => Ok(matches!(answer.as_str(), "y" | "Y" | "yes")),
+        None => bail!(UsageError(
             "no terminal to ask whether to keep the change shown: give --yes to keep it; nothing was saved"
                 .into()
-        ));
+        )),
     }
-    eprint!("keep this change as version {version}? [y/N] ");
-    std::io::stderr().flush().context("ask")?;
-    let mut line = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut line)
-        .context("read the answer")?;
-    Ok(matches!(line.trim(), "y" | "Y" | "yes"))
 }
 
 #[cfg(test)]

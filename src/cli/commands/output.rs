@@ -114,3 +114,20 @@ pub fn print_text(text: &str) -> Result<()> {
         result => result.context("write output"),
     }
 }
+
+/// Asks `question` on the terminal (stderr) and reads one line of answer
+/// (trimmed); `None` where there is no terminal to ask at.
+pub fn ask(question: &str) -> Result<Option<String>> {
+    use std::io::{BufRead as _, IsTerminal as _};
+    if !std::io::stdin().is_terminal() {
+        return Ok(None);
+    }
+    eprint!("{question} ");
+    std::io::stderr().flush().context("ask")?;
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .context("read the answer")?;
+    Ok(Some(line.trim().to_owned()))
+}

@@ -17,6 +17,7 @@ fn field(role: Role, label: &str) -> ElementIdentity {
         rect: Rect::new(10, 10, 100, 20),
         path: vec![],
         band: vec![label.into()],
+        ordinal: None,
     }
 }
 

@@ -66,7 +66,8 @@ fn check(recorded: &ElementIdentity, live: &A11yTree, expect: &str) {
             point.1
         ),
         StructuralAnswer::Ambiguous { candidates } => {
-            format!("ambiguous: {}", candidates.join("; "))
+            let words: Vec<String> = candidates.iter().map(super::Twin::words).collect();
+            format!("ambiguous: {}", words.join("; "))
         }
         StructuralAnswer::Gone { reason } => format!("gone: {reason}"),
         StructuralAnswer::OutOfView {
@@ -219,6 +220,42 @@ fn twins_that_nothing_tells_apart_are_refused_with_both_named() {
         &customers(&[("Maria Olsen", "Tromsø"), ("Maria Olsen", "Tromsø")]),
         r#"ambiguous: table cell "Maria Olsen" (row: Tromsø) at (506, 384); table cell "Maria Olsen" (row: Tromsø) at (506, 407)"#,
     );
+}
+
+#[test]
+fn a_taught_twin_is_found_by_its_place_among_as_many_twins_and_no_other() {
+    let mut taught = recorded_cell("Maria Olsen", "Tromsø");
+    taught.ordinal = Some(reprise_models::element::Ordinal { index: 2, of: 2 });
+    let twins = [
+        ("Per Hansen", "Oslo"),
+        ("Maria Olsen", "Tromsø"),
+        ("Maria Olsen", "Tromsø"),
+    ];
+    let live = customers(&twins);
+    let StructuralAnswer::Found { rect, evidence, .. } = locate(&taught, (520.0, 440.0), &live)
+    else {
+        panic!("the taught twin is found");
+    };
+    assert_eq!(rect.top, 384 + 2 * 23, "the second in reading order");
+    assert!(
+        evidence.ends_with("the 2nd of 2 twins in reading order, as taught"),
+        "{evidence}"
+    );
+    // Three twins now: what was taught no longer says which.
+    let three = customers(&[
+        ("Maria Olsen", "Tromsø"),
+        ("Maria Olsen", "Tromsø"),
+        ("Maria Olsen", "Tromsø"),
+    ]);
+    assert!(matches!(
+        locate(&taught, (520.0, 440.0), &three),
+        StructuralAnswer::Ambiguous { candidates } if candidates.len() == 3
+    ));
+    // One alone is itself, taught or not.
+    assert!(matches!(
+        locate(&taught, (520.0, 440.0), &customers(RECORDED_ROWS)),
+        StructuralAnswer::Found { .. }
+    ));
 }
 
 #[test]

@@ -3,9 +3,49 @@
 //! of its list's view, and cross-checked by the pixels on its own line (or
 //! the window) before it is pressed.
 
+/// What a twin's [`crate::Candidate`] measures: it fits the recorded
+/// identity as well as the others.
+pub const TWIN_MEASURE: &str = "identity";
+
 use super::*;
 
 impl VisualStrategy {
+    /// The refusal of twins: kept with the step, in reading order, for the
+    /// report and for `reprise teach` to say which one it is.
+    fn refuse_twins(
+        &mut self,
+        element: &ElementIdentity,
+        candidates: &[crate::identity::Twin],
+    ) -> StrategyError {
+        self.findings.candidates = candidates
+            .iter()
+            .map(|twin| crate::Candidate {
+                description: twin.label.clone(),
+                score: 1.0,
+                measure: TWIN_MEASURE.into(),
+                rect: Some(twin.rect),
+            })
+            .collect();
+        let listed: Vec<String> = candidates
+            .iter()
+            .enumerate()
+            .map(|(idx, twin)| format!("{}. {}", idx + 1, twin.words()))
+            .collect();
+        let taught = element.ordinal.map_or_else(String::new, |ordinal| {
+            format!(
+                " (taught: {} twins; now {} fit)",
+                ordinal.words(),
+                candidates.len()
+            )
+        });
+        StrategyError::Fatal(format!(
+            "refused: {} elements fit {} and nothing tells them apart{taught}: {} (`reprise teach` says which it is)",
+            candidates.len(),
+            element.label(),
+            listed.join("; ")
+        ))
+    }
+
     /// The live element the structural rung found: its states now (for
     /// the effect check) and who the live tree says it is (for heals).
     fn note_live(&mut self, observation: &Observation<'_>, app: &str, node_idx: u32) {
@@ -57,12 +97,9 @@ impl VisualStrategy {
                     ),
                 }))
             }
-            StructuralAnswer::Ambiguous { candidates } => Err(StrategyError::Fatal(format!(
-                "refused: {} elements fit {} and nothing tells them apart: {}",
-                candidates.len(),
-                element.label(),
-                candidates.join("; ")
-            ))),
+            StructuralAnswer::Ambiguous { candidates } => {
+                Err(self.refuse_twins(element, &candidates))
+            }
             StructuralAnswer::OutOfView {
                 rect,
                 view,

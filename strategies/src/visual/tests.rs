@@ -854,6 +854,7 @@ fn the_pixels_agree_on_the_elements_line_only_with_its_name_in_its_box_and_its_r
         role: Role::Button,
         name: Some("OK".into()),
         band: Vec::new(),
+        ordinal: None,
         ..cell.clone()
     };
     check(&ok, &[(Rect::new(20, 32, 20, 14), "ok")], true);

@@ -1,0 +1,151 @@
+//! `reprise teach RUN`: a run halted on twins (elements nothing in the tree
+//! tells apart) is told which one the person meant, by its place among
+//! them in reading order; the rule is kept in a new version of the
+//! recording, the run is pinned to it (so `reprise resume` goes on with
+//! it), and later runs decide alone.
+
+use anyhow::{Result, bail};
+use reprise_models::element::Ordinal;
+use reprise_models::version::TargetChange;
+use reprise_strategies::{Candidate, StepStatus};
+
+use super::output::{print_json, print_text};
+use crate::cli::TeachArgs;
+use crate::settings::errors::UsageError;
+use crate::store::Store;
+
+/// The step a run halted at, and the twins it refused there, in reading
+/// order; refused unless it halted on twins.
+fn halted_on_twins(
+    run_id: &str,
+    steps: &[crate::store::RunStep],
+) -> Result<(reprise_strategies::StepRecord, Vec<Candidate>), UsageError> {
+    let refused = |why: String| UsageError(format!("run {run_id}: {why}; nothing was taught"));
+    let halted = steps
+        .last()
+        .map(|step| &step.step.record)
+        .filter(|record| record.status == StepStatus::Failed)
+        .ok_or_else(|| refused("it did not halt at a step".into()))?;
+    let twins: Vec<Candidate> = halted
+        .sought
+        .iter()
+        .flat_map(|sought| &sought.candidates)
+        .filter(|candidate| candidate.measure == reprise_strategies::visual::TWIN_MEASURE)
+        .cloned()
+        .collect();
+    if twins.len() < 2 {
+        let why = halted.errors.last().map_or("", String::as_str);
+        return Err(refused(format!(
+            "it halted at step {} not on twins ({why})",
+            halted.step_idx + 1
+        )));
+    }
+    Ok((halted.clone(), twins))
+}
+
+pub fn teach(store: &mut Store, args: &TeachArgs) -> Result<()> {
+    let run_id = store.resolve_run(&args.run)?;
+    let (run, steps) = store.load_run(&run_id)?;
+    let refused = |why: String| UsageError(format!("run {run_id}: {why}; nothing was taught"));
+    let (halted, twins) = halted_on_twins(&run_id, &steps)?;
+    let twins: Vec<&Candidate> = twins.iter().collect();
+    let version = run.arguments.version.unwrap_or(1);
+    if store.version_program(&run.recording_id, version)?.is_some() {
+        bail!(refused(format!(
+            "version {version} of its recording has edited steps; teach applies to a recording's own steps"
+        )));
+    }
+    let (bundle, _) = store.load_version(&run.recording_id, Some(version))?;
+    let planned = crate::replay::recorded_steps(&bundle, &bundle.recording.parameter_names);
+    let press = planned
+        .get(halted.step_idx)
+        .and_then(crate::replay::heal::recorded_press)
+        .ok_or_else(|| refused("its halted step names no recorded element".into()))?;
+    let recorded = press
+        .element
+        .as_deref()
+        .expect("a recorded press names its element");
+    let pick = match args.pick {
+        Some(pick) => pick,
+        None => ask(&twins)?,
+    };
+    if !(1..=twins.len()).contains(&pick) {
+        bail!(UsageError(format!(
+            "--pick {pick}: the twins are numbered 1 to {}; nothing was taught",
+            twins.len()
+        )));
+    }
+    let ordinal = Ordinal {
+        index: pick as u32,
+        of: twins.len() as u32,
+    };
+    let chosen = twin_words(twins[pick - 1]);
+    let change = TargetChange {
+        step: halted.step_idx,
+        at: press.timestamp,
+        before: Some(recorded.clone()),
+        after: reprise_models::ElementIdentity {
+            ordinal: Some(ordinal),
+            ..recorded.clone()
+        },
+        why: format!(
+            "taught: {} twins in reading order ({chosen})",
+            ordinal.words()
+        ),
+    };
+    let note = format!("taught from run {run_id}");
+    let new = store.add_version(
+        &run.recording_id,
+        version,
+        &note,
+        Some(&run_id),
+        vec![change],
+    )?;
+    store.repin_run(&run_id, new)?;
+    if args.json {
+        return print_json(&serde_json::json!({
+            "run_id": run_id,
+            "recording_id": run.recording_id,
+            "step": halted.step_idx + 1,
+            "pick": pick,
+            "of": twins.len(),
+            "version": new,
+        }));
+    }
+    print_text(&format!(
+        "taught step {}: {} twins in reading order, {chosen}\nsaved as version {new} of {:?}; `reprise resume {run_id}` goes on with it, and later runs choose it alone\n",
+        halted.step_idx + 1,
+        ordinal.words(),
+        bundle.recording.name
+    ))
+}
+
+fn twin_words(twin: &Candidate) -> String {
+    match twin.rect {
+        Some(rect) => format!("{} at ({}, {})", twin.description, rect.left, rect.top),
+        None => twin.description.clone(),
+    }
+}
+
+/// The person's pick among the twins, asked at the terminal.
+fn ask(twins: &[&Candidate]) -> Result<usize> {
+    let listed: Vec<String> = twins
+        .iter()
+        .enumerate()
+        .map(|(idx, twin)| format!("  {}. {}", idx + 1, twin_words(twin)))
+        .collect();
+    let question = format!(
+        "the twins, in reading order:\n{}\nwhich one did you mean? [1-{}]",
+        listed.join("\n"),
+        twins.len()
+    );
+    let Some(answer) = super::output::ask(&question)? else {
+        bail!(UsageError(format!(
+            "which twin? give --pick N:\n{}\nnothing was taught",
+            listed.join("\n")
+        )));
+    };
+    answer
+        .parse()
+        .map_err(|_| UsageError(format!("{answer:?} is not a number; nothing was taught")).into())
+}

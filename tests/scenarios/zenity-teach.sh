@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Teaching a twin once, on a third-party GTK list (zenity --list, a hidden
+# id column telling the application's rows apart where the screen shows
+# twins): a pick recorded, replayed on a list with two rows nothing on the
+# screen tells apart (refused), taught which one with `reprise teach`, the
+# halted run resumed, and later runs deciding alone. Runs inside
+# dbus-run-session on $DISPLAY; writes, for each case NAME, the row zenity
+# printed (NAME.out: name|city|id), the exit code (NAME.code) and messages
+# (NAME.err) into $OUT.
+set -euo pipefail
+: "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
+source "$(dirname "$0")/recording.sh"
+source "$(dirname "$0")/zenity.sh"
+
+# list NAME NAME1 CITY1 ID1 ...: the list, printing the chosen row.
+list() {
+  local name=$1
+  shift
+  zenity --list --title Customers --height 420 --print-column=ALL --hide-column=3 \
+    --column Name --column City --column Id "$@" >"$OUT/$name.out" 2>/dev/null &
+  zenity_pid=$!
+  find_element "push button" OK >/dev/null
+}
+finish() { ended "$zenity_pid" 3; }
+
+list recorded "Maria Olsen" Bergen 1 "Per Hansen" Oslo 2 "Maria Olsen" Tromsø 3
+record_pick
+
+twins=("Per Hansen" Oslo 1 "Maria Olsen" Tromsø 2 "Maria Olsen" Tromsø 3)
+list twins "${twins[@]}"
+replay_as twins pick
+finish
+halted=$("$REPRISE" runs --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+
+# No terminal and no --pick: the twins listed, nothing taught.
+set +e
+"$REPRISE" teach "$halted" >"$OUT/unpicked.stdout" 2>"$OUT/unpicked.err"
+echo $? >"$OUT/unpicked.code"
+set -e
+"$REPRISE" teach "$halted" --pick 2 >"$OUT/taught.stdout"
+"$REPRISE" versions pick --json >"$OUT/taught.versions"
+
+# The halted run goes on with what was taught.
+list resumed "${twins[@]}"
+set +e
+"$REPRISE" resume "$halted" >"$OUT/resumed.stdout" 2>"$OUT/resumed.err"
+echo $? >"$OUT/resumed.code"
+set -e
+finish
+
+# Later runs decide alone; three twins are more than what was taught.
+list later "Maria Olsen" Tromsø 5 "Maria Olsen" Tromsø 6 "Per Hansen" Oslo 7
+replay_as later pick
+finish
+list three "Maria Olsen" Tromsø 8 "Maria Olsen" Tromsø 9 "Maria Olsen" Tromsø 10
+replay_as three pick
+finish
