@@ -20,6 +20,9 @@ pub const MAX_WAIT_SECONDS: f64 = 600.0;
 /// The most rounds a repeat may be given (a loop is always bounded).
 pub const MAX_REPEAT: u32 = 10_000;
 
+/// The most tries a retry block may be given.
+pub const MAX_TRIES: u32 = 100;
+
 /// The steps a version of a recording replays, in order.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Program {
@@ -50,7 +53,12 @@ pub enum Entry {
     /// columns as variables), or while a condition holds; at most `max`
     /// rounds.
     Repeat(Repeat),
-    /// Ends the `If` or `Repeat` block it closes.
+    /// The entries up to its `End`, tried again from the start of the
+    /// block when a step in it fails, at most `times` tries in all.
+    Retry {
+        times: u32,
+    },
+    /// Ends the `If`, `Repeat` or `Retry` block it closes.
     End,
 }
 
@@ -266,7 +274,7 @@ impl Program {
     pub fn has_blocks(&self) -> bool {
         self.entries
             .iter()
-            .any(|entry| matches!(entry, Entry::If(_) | Entry::Repeat(_)))
+            .any(|entry| matches!(entry, Entry::If(_) | Entry::Repeat(_) | Entry::Retry { .. }))
     }
 }
 

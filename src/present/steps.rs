@@ -87,7 +87,10 @@ pub fn render(
         for line in entry_lines(entry, steps) {
             let _ = writeln!(out, "{indent}{line}");
         }
-        if matches!(entry, Entry::If(_) | Entry::Repeat(_) | Entry::Else) {
+        if matches!(
+            entry,
+            Entry::If(_) | Entry::Repeat(_) | Entry::Retry { .. } | Entry::Else
+        ) {
             depth += 1;
         }
     }
@@ -113,6 +116,7 @@ fn entry_lines(entry: &Entry, steps: &[RecordedStep]) -> Vec<String> {
         Entry::Wait(wait) => vec![format!("wait = {}", wait_table(wait, true))],
         Entry::If(condition) => vec![format!("if = {}", wait_table(condition, false))],
         Entry::Else => vec!["else = true".into()],
+        Entry::Retry { times } => vec![format!("retry = {{ times = {times} }}")],
         Entry::End => vec!["end = true".into()],
         Entry::Repeat(repeat) => {
             let max = ("max".to_owned(), repeat.max.to_string());

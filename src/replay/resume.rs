@@ -115,7 +115,7 @@ pub fn plan(
 fn is_done(status: StepStatus) -> bool {
     matches!(
         status,
-        StepStatus::Verified | StepStatus::Unverified | StepStatus::Skipped
+        StepStatus::Verified | StepStatus::Unverified | StepStatus::Skipped | StepStatus::Retried
     )
 }
 

@@ -259,6 +259,11 @@ impl ReplayStrategy for ProgramStrategy {
         self.inner.verifies()
     }
 
+    fn recover(&mut self, step_idx: usize) -> Option<String> {
+        let _ = step_idx;
+        self.retry_block()
+    }
+
     fn window_gives_way(&self, step_idx: usize) -> bool {
         self.inner_of(step_idx)
             .is_some_and(|inner| self.inner.window_gives_way(inner))

@@ -66,6 +66,9 @@ pub enum StepStatus {
     /// Failed every attempt; the replay went on (`--skip-failures`).
     Skipped,
     Failed,
+    /// Failed every attempt, and the block around it (a retry block of
+    /// the recording's steps) was tried again from its start.
+    Retried,
     Aborted,
 }
 
@@ -78,6 +81,7 @@ impl StepStatus {
             StepStatus::DryRun => "dry_run",
             StepStatus::Skipped => "skipped",
             StepStatus::Failed => "failed",
+            StepStatus::Retried => "retried",
             StepStatus::Aborted => "aborted",
         }
     }
@@ -279,24 +283,13 @@ pub fn run_replay_from(
                 let _ = desktop.release_all();
                 Some(ReplayOutcome::Aborted { step: step_idx })
             }
-            AttemptResult::Failed if options.skip_failures && !refused => {
-                record.status = StepStatus::Skipped;
-                None
-            }
-            AttemptResult::Failed => {
-                record.status = StepStatus::Failed;
-                let _ = desktop.release_all();
-                let reason = record
-                    .errors
-                    .last()
-                    .cloned()
-                    .unwrap_or_else(|| "the step failed".into());
-                Some(ReplayOutcome::Failed {
-                    step: step_idx,
-                    reason,
-                    by: failed_by,
-                })
-            }
+            AttemptResult::Failed => on_failure(
+                strategy,
+                desktop,
+                options,
+                &mut record,
+                (step_idx, refused, failed_by),
+            ),
         };
         record.sought = strategy.sought(step_idx);
         on_step(&record, last_frame.as_ref());
@@ -309,6 +302,39 @@ pub fn run_replay_from(
     ReplayOutcome::StepLimit {
         steps: options.max_steps,
     }
+}
+
+/// A step that failed every attempt: passed over (`--skip-failures`, never
+/// a refusal), its block tried again (the strategy recovers), or the
+/// replay's end.
+fn on_failure(
+    strategy: &mut dyn ReplayStrategy,
+    desktop: &mut dyn Desktop,
+    options: &ReplayOptions,
+    record: &mut StepRecord,
+    (step_idx, refused, failed_by): (usize, bool, FailedBy),
+) -> Option<ReplayOutcome> {
+    if options.skip_failures && !refused {
+        record.status = StepStatus::Skipped;
+        return None;
+    }
+    let _ = desktop.release_all();
+    if let Some(how) = strategy.recover(step_idx) {
+        record.status = StepStatus::Retried;
+        record.check = Some(how);
+        return None;
+    }
+    record.status = StepStatus::Failed;
+    let reason = record
+        .errors
+        .last()
+        .cloned()
+        .unwrap_or_else(|| "the step failed".into());
+    Some(ReplayOutcome::Failed {
+        step: step_idx,
+        reason,
+        by: failed_by,
+    })
 }
 
 enum AttemptResult {

@@ -153,6 +153,14 @@ pub trait ReplayStrategy {
         false
     }
 
+    /// Step `step_idx` failed every attempt: where the strategy goes on
+    /// elsewhere (a retry block tried again from its start), how, in
+    /// words; `None`: the failure ends the replay.
+    fn recover(&mut self, step_idx: usize) -> Option<String> {
+        let _ = step_idx;
+        None
+    }
+
     /// The recording's last step is not the replay's last (a program goes
     /// on after it, or runs it again): the window the recording ended with
     /// is not expected after it.

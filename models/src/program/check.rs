@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use super::{
-    Compare, Entry, MAX_REPEAT, MAX_WAIT_SECONDS, Over, Program, Query, Repeat, Tables, Until,
-    Wait, pieces, variables_in,
+    Compare, Entry, MAX_REPEAT, MAX_TRIES, MAX_WAIT_SECONDS, Over, Program, Query, Repeat, Tables,
+    Until, Wait, pieces, variables_in,
 };
 
 /// What a program is checked against: the recording's `n_steps` steps,
@@ -34,7 +34,7 @@ pub fn block_ends(entries: &[Entry]) -> Result<Vec<Block>, ProgramError> {
     let mut blocks: Vec<Block> = Vec::new();
     for (idx, entry) in entries.iter().enumerate() {
         match entry {
-            Entry::If(_) | Entry::Repeat(_) => open.push(Block {
+            Entry::If(_) | Entry::Repeat(_) | Entry::Retry { .. } => open.push(Block {
                 opener: idx,
                 middle: None,
                 end: usize::MAX,
@@ -64,10 +64,10 @@ pub fn block_ends(entries: &[Entry]) -> Result<Vec<Block>, ProgramError> {
         }
     }
     if let Some(block) = open.pop() {
-        let what = if matches!(entries[block.opener], Entry::If(_)) {
-            "if"
-        } else {
-            "repeat"
+        let what = match entries[block.opener] {
+            Entry::If(_) => "if",
+            Entry::Retry { .. } => "retry",
+            _ => "repeat",
         };
         return Err(ProgramError::at(
             Some(block.opener),
@@ -134,6 +134,14 @@ impl Program {
                 }
                 Entry::If(condition) => check_wait(at, "if", condition, &seen)?,
                 Entry::Repeat(repeat) => check_repeat(at, repeat, facts, &mut seen)?,
+                Entry::Retry { times } if !(1..=MAX_TRIES).contains(times) => {
+                    return Err(ProgramError::at(
+                        at,
+                        "retry.times",
+                        format!("a retry needs its tries: times from 1 to {MAX_TRIES}"),
+                    ));
+                }
+                Entry::Retry { .. } => {}
                 Entry::Else | Entry::End => {}
                 Entry::Assert(assertion) => {
                     check_query(at, "assert", &assertion.element)?;

@@ -25,6 +25,7 @@ pub(super) struct RawEntry {
     else_: Option<bool>,
     end: Option<bool>,
     repeat: Option<RawElement>,
+    retry: Option<RawElement>,
 }
 
 /// Every field an element's table may hold; which are allowed depends on
@@ -47,6 +48,7 @@ struct RawElement {
     value: Option<String>,
     rows: Option<String>,
     max: Option<Number>,
+    times: Option<Number>,
 }
 
 /// A TOML integer or float.
@@ -133,6 +135,7 @@ fn stray(raw: &RawElement, allowed: &[&str]) -> Option<&'static str> {
         ("value", raw.value.is_some()),
         ("rows", raw.rows.is_some()),
         ("max", raw.max.is_some()),
+        ("times", raw.times.is_some()),
     ];
     present
         .into_iter()
@@ -141,7 +144,7 @@ fn stray(raw: &RawElement, allowed: &[&str]) -> Option<&'static str> {
 }
 
 /// The kinds of entry, as the file names them.
-const KINDS: &str = "recorded = N, wait, assert, read, if, else, end, repeat";
+const KINDS: &str = "recorded = N, wait, assert, read, if, else, end, repeat, retry";
 
 /// An entry read from its raw table, checked against the recorded steps.
 pub(super) fn entry_of(raw: &RawEntry, steps: &[RecordedStep]) -> Result<Entry, (String, String)> {
@@ -154,6 +157,7 @@ pub(super) fn entry_of(raw: &RawEntry, steps: &[RecordedStep]) -> Result<Entry, 
         raw.else_.is_some(),
         raw.end.is_some(),
         raw.repeat.is_some(),
+        raw.retry.is_some(),
     ];
     match kinds.iter().filter(|kind| **kind).count() {
         1 => {}
@@ -192,6 +196,9 @@ pub(super) fn entry_of(raw: &RawEntry, steps: &[RecordedStep]) -> Result<Entry, 
     if let Some(repeat) = &raw.repeat {
         return repeat_entry(repeat).map(Entry::Repeat);
     }
+    if let Some(retry) = &raw.retry {
+        return retry_entry(retry);
+    }
     if let Some(check) = &raw.assert {
         return assert_entry(check);
     }
@@ -227,6 +234,35 @@ fn assert_entry(check: &RawElement) -> Result<Entry, (String, String)> {
         element: query_of(check, "assert")?,
         compare,
     }))
+}
+
+fn retry_entry(raw: &RawElement) -> Result<Entry, (String, String)> {
+    let has_other = raw.role.is_some()
+        || raw.name.is_some()
+        || raw.window.is_some()
+        || raw.value.is_some()
+        || stray(raw, &["times"]).is_some();
+    if has_other {
+        return Err((
+            "retry".into(),
+            "a retry takes only its tries: times = N".into(),
+        ));
+    }
+    let times = raw.times.map(Number::get).ok_or_else(|| {
+        (
+            "retry.times".into(),
+            "a retry needs its bound: times = TRIES".into(),
+        )
+    })?;
+    if !(times >= 1.0 && times.fract() == 0.0 && times <= f64::from(u32::MAX)) {
+        return Err((
+            "retry.times".into(),
+            "times is a whole number of tries, 1 or more".into(),
+        ));
+    }
+    Ok(Entry::Retry {
+        times: times as u32,
+    })
 }
 
 fn repeat_entry(raw: &RawElement) -> Result<Repeat, (String, String)> {

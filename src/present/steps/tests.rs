@@ -249,3 +249,19 @@ fn a_block_without_its_end_or_bound_is_refused_at_its_line() {
     let err = mistake("[[step]]\nwait = { value = \"{x}\", equals = \"1\", timeout = 1 }\n");
     assert_eq!(err.field, "wait.value", "{err}");
 }
+
+#[test]
+fn a_retry_block_reads_back_and_needs_its_tries() {
+    let text =
+        "[[step]]\nretry = { times = 3 }\n\n  [[step]]\n  recorded = 1\n\n[[step]]\nend = true\n";
+    let program = parse(text, &steps(), &parameters(), &no_rows).unwrap();
+    assert_eq!(program.entries[0], Entry::Retry { times: 3 });
+    assert!(
+        rendered(&program)
+            .contains("\n[[step]]\nretry = { times = 3 }\n\n  [[step]]\n  recorded = 1\n")
+    );
+    let err = mistake("[[step]]\nretry = { }\n\n[[step]]\nend = true\n");
+    assert_eq!((err.line, err.field.as_str()), (1, "retry.times"), "{err}");
+    let err = mistake("[[step]]\nretry = { times = 3 }\n\n[[step]]\nrecorded = 1\n");
+    assert!(err.message.contains("this retry has no end"), "{err}");
+}

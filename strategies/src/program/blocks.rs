@@ -10,6 +10,56 @@ use super::{Instruction, ProgramStrategy};
 use crate::{Evidence, EvidenceKind, Observation, StrategyError};
 
 impl ProgramStrategy {
+    /// A `retry` at `slot`: its block's next try (the first, or another
+    /// after a step in it failed).
+    pub(super) fn decide_retry(
+        &mut self,
+        (step_idx, slot, before): (usize, usize, Option<usize>),
+        instruction: &Instruction,
+        times: u32,
+    ) -> (String, Evidence) {
+        let end = instruction.block.map_or(slot, |block| block.end);
+        let round = self.flow.next_round(slot, end, step_idx, before);
+        self.flow.set_go_on(slot, true);
+        let words = if round == 1 {
+            "its block runs (a step in it that fails tries the block again)".to_owned()
+        } else {
+            format!("a step of the block failed: try {round} of {times}")
+        };
+        (
+            format!("retry the block up to {times} times"),
+            Evidence::new(EvidenceKind::Program, words),
+        )
+    }
+
+    /// A failed step in a retry block with tries left: its block again.
+    pub(super) fn retry_block(&mut self) -> Option<String> {
+        let failed = self.flow.current()?;
+        // The innermost retry block around the failed step.
+        let (opener, times) = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(idx, slot)| match slot {
+                super::Slot::Instruction(Instruction {
+                    entry: Entry::Retry { times },
+                    block: Some(block),
+                    ..
+                }) if block.opener < failed && failed < block.end => Some((idx, *times)),
+                _ => None,
+            })
+            .next_back()?;
+        let tried = self.flow.round(opener);
+        if tried >= times {
+            return None;
+        }
+        self.flow.jump_to(opener);
+        Some(format!(
+            "failed; its retry block runs again (try {} of {times})",
+            tried + 1
+        ))
+    }
+
     /// An `if` at `slot`: its block runs when the condition holds within
     /// its timeout; else its `else` block, or nothing.
     pub(super) fn decide_if(

@@ -51,6 +51,9 @@ pub struct Flow {
     /// Each `if`'s last decision: whether its first block runs.
     branch: BTreeMap<usize, bool>,
     rounds: BTreeMap<usize, Round>,
+    /// Where the step after the one being decided goes instead of on (a
+    /// retry block's start, after a step in it failed).
+    jump: Option<usize>,
 }
 
 impl Flow {
@@ -81,6 +84,9 @@ impl Flow {
         }
         match self.at {
             Some((at, slot)) if at == step_idx => Place::Slot(slot),
+            Some((at, _)) if at + 1 == step_idx && self.jump.is_some() => {
+                resolve(slots, self.jump.unwrap_or_default())
+            }
             Some((at, slot)) if at + 1 == step_idx => resolve(slots, self.next_of(slots, slot)),
             None if step_idx == 0 => resolve(slots, 0),
             _ => Place::Lost,
@@ -91,8 +97,26 @@ impl Flow {
     /// step before it.
     pub fn enter(&mut self, step_idx: usize, slot: usize) -> Option<usize> {
         let before = self.at.map(|(_, slot)| slot);
+        if self.at.is_some_and(|(at, _)| at != step_idx) {
+            self.jump = None;
+        }
         self.at = Some((step_idx, slot));
         before
+    }
+
+    /// The step after the one being decided goes to `slot`.
+    pub fn jump_to(&mut self, slot: usize) {
+        self.jump = Some(slot);
+    }
+
+    /// The slot of the step being decided.
+    pub fn current(&self) -> Option<usize> {
+        self.at.map(|(_, slot)| slot)
+    }
+
+    /// The round decided last of the block opened at `slot`.
+    pub fn round(&self, slot: usize) -> u32 {
+        self.rounds.get(&slot).map_or(0, |state| state.round)
     }
 
     pub fn set_branch(&mut self, slot: usize, runs: bool) {
@@ -141,6 +165,7 @@ impl Flow {
             return slot + 1;
         };
         match instruction.entry {
+            Entry::Retry { .. } => slot + 1,
             Entry::If(_) if self.branch.get(&slot).copied().unwrap_or(false) => slot + 1,
             Entry::If(_) => block.middle.map_or(block.end + 1, |middle| middle + 1),
             Entry::Repeat(_) if self.rounds.get(&slot).is_some_and(|state| state.go_on) => slot + 1,

@@ -24,6 +24,9 @@ impl ProgramStrategy {
             Entry::Repeat(repeat) => {
                 self.decide_repeat((step_idx, slot, before), instruction, repeat, observation)?
             }
+            Entry::Retry { times } => {
+                self.decide_retry((step_idx, slot, before), instruction, *times)
+            }
             Entry::Wait(wait) => {
                 let timeout = Duration::from_secs_f64(wait.timeout_seconds);
                 let label = wait_label(&wait.until, wait.timeout_seconds);

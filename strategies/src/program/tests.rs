@@ -467,3 +467,50 @@ fn a_program_with_blocks_is_not_resumed_midway() {
     assert!(reason.contains("cannot go on midway"), "{reason}");
     assert!(desktop.injected.is_empty());
 }
+
+#[test]
+fn a_retry_block_is_tried_again_when_a_step_in_it_fails_and_no_more_than_its_times() {
+    let program = |times: u32| Program {
+        entries: vec![
+            Entry::Retry { times },
+            Entry::Recorded { step: 1 },
+            Entry::End,
+            Entry::Recorded { step: 2 },
+        ],
+        values: BTreeMap::new(),
+    };
+    // Every attempt of the click's first try fails (4: one and 3 retries),
+    // then its second try succeeds.
+    let failing = |n: usize| {
+        let mut desktop = ScriptedDesktop::new().with_window("Target", Rect::new(0, 0, 200, 100));
+        desktop.inject_failures =
+            std::iter::repeat_n(Some("the display refused it".into()), n).collect();
+        desktop
+    };
+    let mut desktop = failing(4);
+    let (outcome, records) = run_compiled(&compiled_with_rows(&program(2)), &mut desktop);
+    assert!(
+        matches!(
+            outcome,
+            ReplayOutcome::Completed {
+                steps: 5,
+                skipped: 0,
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
+    let statuses: Vec<StepStatus> = records.iter().map(|record| record.status).collect();
+    assert_eq!(statuses[1], StepStatus::Retried, "{records:#?}");
+    assert!(records[1].check.as_deref().unwrap().contains("try 2 of 2"));
+    assert!(records[2].check.as_deref().unwrap().contains("try 2 of 2"));
+    assert_ne!(statuses[3], StepStatus::Failed);
+    // One try only: the failure ends the run.
+    let mut desktop = failing(4);
+    let (outcome, records) = run_compiled(&compiled_with_rows(&program(1)), &mut desktop);
+    assert!(
+        matches!(outcome, ReplayOutcome::Failed { step: 1, .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(records.len(), 2);
+}
