@@ -268,14 +268,6 @@ impl Program {
         }
         files
     }
-
-    /// Whether it has an `If` or a `Repeat` (its steps are then not known
-    /// ahead).
-    pub fn has_blocks(&self) -> bool {
-        self.entries
-            .iter()
-            .any(|entry| matches!(entry, Entry::If(_) | Entry::Repeat(_) | Entry::Retry { .. }))
-    }
 }
 
 mod check;

@@ -25,8 +25,7 @@ use crate::store::{RunArguments, RunRecord, RunRungs, RunSummary, Store, StoredS
 /// Replays a stored recording as `request` says, keeping the run and each
 /// of its steps in the store.
 pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult> {
-    let (recording_id, bundle, version) = recording_of(store, request)?;
-    let program = store.version_program(&recording_id, version)?;
+    let (recording_id, bundle, version, program) = recording_of(store, request)?;
     let run_id = request.resume.as_ref().map_or_else(
         || uuid::Uuid::new_v4().to_string(),
         |resume| resume.run.id.clone(),
@@ -105,20 +104,26 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
 }
 
 /// The recording `request` names, as the version it pins has it (a
-/// resumed run: the version it began with; else the newest).
+/// resumed run: the version it began with; else the newest), with that
+/// version's program.
 fn recording_of(
     store: &Store,
     request: &ReplayRequest,
-) -> Result<(String, reprise_models::RecordingBundle, u32)> {
+) -> Result<(
+    String,
+    reprise_models::RecordingBundle,
+    u32,
+    Option<reprise_models::program::Program>,
+)> {
     let (recording_id, pinned) = store.resolve_versioned(&request.recording)?;
     let pinned = pinned.or(request
         .resume
         .as_ref()
         .and_then(|resume| resume.run.arguments.version));
-    let (bundle, version) = store
-        .load_version(&recording_id, pinned)
+    let (bundle, version, program) = store
+        .load_edited(&recording_id, pinned)
         .with_context(|| format!("read recording {}", request.recording))?;
-    Ok((recording_id, bundle, version))
+    Ok((recording_id, bundle, version, program))
 }
 
 /// The heals a run's steps (all of them, a resumed run's earlier ones too)

@@ -121,11 +121,6 @@ impl Store {
             })
     }
 
-    /// The program of version `version` of a recording, where it has one.
-    pub fn version_program(&self, recording_id: &str, version: u32) -> Result<Option<Program>> {
-        Ok(self.version_state(recording_id, Some(version))?.2)
-    }
-
     /// A recording as version `version` has it (`None`: the newest), and
     /// that version's number.
     pub fn load_version(
@@ -133,10 +128,21 @@ impl Store {
         recording_id: &str,
         version: Option<u32>,
     ) -> Result<(RecordingBundle, u32)> {
-        let (version, changes) = self.version_changes(recording_id, version)?;
+        let (bundle, version, _) = self.load_edited(recording_id, version)?;
+        Ok((bundle, version))
+    }
+
+    /// [`Self::load_version`], with the version's program where it has one
+    /// (its steps as edited), from one read of the versions.
+    pub fn load_edited(
+        &self,
+        recording_id: &str,
+        version: Option<u32>,
+    ) -> Result<(RecordingBundle, u32, Option<Program>)> {
+        let (version, changes, program) = self.version_state(recording_id, version)?;
         let mut bundle = self.load(recording_id)?;
         apply(&mut bundle.events, &changes);
-        Ok((bundle, version))
+        Ok((bundle, version, program))
     }
 
     /// Keeps versions an export brought, under their numbers (a version the

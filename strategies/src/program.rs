@@ -119,7 +119,7 @@ impl ProgramStrategy {
             values: BTreeMap::new(),
             checked: None,
             typed: Vec::new(),
-            flow: flow::Flow::new(&compiled.slots),
+            flow: flow::Flow::new(compiled.has_blocks()),
         }
     }
 

@@ -227,7 +227,6 @@ fn blocks_close_in_order_and_loops_are_bounded() {
             },
         ]
     );
-    assert!(good.has_blocks());
     assert_eq!(
         good.variables(facts(&params(), &[]).tables),
         ["name", "city"]

@@ -34,14 +34,12 @@ pub(super) struct Subject {
 
 fn subject(store: &Store, query: &str) -> Result<Subject> {
     let (recording_id, pinned) = store.resolve_versioned(query)?;
-    let (bundle, version) = store.load_version(&recording_id, pinned)?;
+    let (bundle, version, program) = store.load_edited(&recording_id, pinned)?;
     let latest = store.latest_version(&recording_id)?;
     let names = bundle.recording.parameter_names.clone();
     let planned = crate::replay::recorded_steps(&bundle, &names);
     let parameters = reprise_strategies::params::parameters(&planned, &names);
-    let program = store
-        .version_program(&recording_id, version)?
-        .unwrap_or_else(|| Program::recorded(planned.len()));
+    let program = program.unwrap_or_else(|| Program::recorded(planned.len()));
     Ok(Subject {
         recording_id,
         name: bundle.recording.name.clone(),

@@ -50,12 +50,12 @@ pub fn teach(store: &mut Store, args: &TeachArgs) -> Result<()> {
     let (halted, twins) = halted_on_twins(&run_id, &steps)?;
     let twins: Vec<&Candidate> = twins.iter().collect();
     let version = run.arguments.version.unwrap_or(1);
-    if store.version_program(&run.recording_id, version)?.is_some() {
+    let (bundle, _, program) = store.load_edited(&run.recording_id, Some(version))?;
+    if program.is_some() {
         bail!(refused(format!(
             "version {version} of its recording has edited steps; teach applies to a recording's own steps"
         )));
     }
-    let (bundle, _) = store.load_version(&run.recording_id, Some(version))?;
     let planned = crate::replay::recorded_steps(&bundle, &bundle.recording.parameter_names);
     let press = planned
         .get(halted.step_idx)

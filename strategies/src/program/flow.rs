@@ -57,11 +57,10 @@ pub struct Flow {
 }
 
 impl Flow {
-    pub fn new(slots: &[Slot]) -> Flow {
+    /// The flow of a program with blocks (`blocks`), or of one without.
+    pub fn new(blocks: bool) -> Flow {
         Flow {
-            blocks: slots
-                .iter()
-                .any(|slot| matches!(slot, Slot::Else { .. } | Slot::End { .. })),
+            blocks,
             ..Flow::default()
         }
     }
