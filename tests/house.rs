@@ -19,11 +19,10 @@ const MAX_FILE_LINES: usize = 600;
 const MAX_FUNCTION_LINES: usize = 80;
 
 /// Files over the limit today, with their size: they may only shrink.
-const LONG_FILES: [(&str, usize); 4] = [
+const LONG_FILES: [(&str, usize); 3] = [
     ("src/platform/x11.rs", 673),
     ("src/present/report.rs", 607),
     ("src/store/archive.rs", 607),
-    ("strategies/src/visual/prepare.rs", 748),
 ];
 
 /// Functions over the limit today (file, name), with their length: they
@@ -39,7 +38,7 @@ const LONG_FUNCTIONS: [(&str, &str, usize); 35] = [
     ("src/record/observer.rs", "spawn", 125),
     ("src/present/report.rs", "recording_page", 123),
     ("src/llm/settings.rs", "resolve_settings", 124),
-    ("strategies/src/visual/prepare.rs", "prepare_one", 116),
+    ("strategies/src/visual/prepare.rs", "prepare_one", 110),
     ("strategies/src/visual/matching.rs", "find_target", 116),
     ("src/platform/listen.rs", "spawn_listener", 113),
     ("src/cli/commands/replay.rs", "replay", 119),

@@ -262,3 +262,57 @@ fn a_twin_taught_once_is_chosen_by_the_resumed_run_and_every_later_one() {
         result(&display, "three", "err")
     );
 }
+
+/// No blind presses: in GTK 3's file chooser (zenity --file-selection),
+/// the presses on a folder's row and a file's row, made on the rows'
+/// blank ends, are recorded as the cells they hit (the chooser widget
+/// inside the dialog is a widget, not a popup to stop above) and found by
+/// them with two folders added above; with the folder gone, nothing is
+/// pressed. With pixels alone, the presses have nothing of their own in
+/// the pixels, only their places' looks: made where the place looks as
+/// recorded, refused where another row took it. Judged by the file the
+/// chooser printed.
+#[test]
+fn a_press_in_a_file_list_is_found_by_its_row_and_never_made_blind_where_the_rows_moved() {
+    let display = run_scenario("zenity-files.sh", 1280, 800);
+    let checks = press_checks(&display, "files");
+    let elements: Vec<&str> = checks.iter().map(|(element, _)| element.as_str()).collect();
+    assert_eq!(
+        elements[..2],
+        ["cell beta", "cell plan.txt"],
+        "the double-click's first press names the folder's row: {checks:?}"
+    );
+    assert_eq!(elements.last(), Some(&"button OK"), "{checks:?}");
+    let chosen = |case: &str| {
+        let dir = display.dir.path().display().to_string();
+        result(&display, case, "out").replace(&dir, "$OUT")
+    };
+    for case in ["same", "above"] {
+        let err = result(&display, case, "err");
+        assert_eq!(
+            chosen(case),
+            format!("$OUT/{case}/beta/plan.txt"),
+            "{case}: {err}"
+        );
+        assert_eq!(result(&display, case, "code"), "0", "{case}: {err}");
+    }
+    let gone = result(&display, "gone", "err");
+    assert_eq!(chosen("gone"), "", "{gone}");
+    assert_eq!(result(&display, "gone", "code"), "10", "{gone}");
+    assert!(gone.contains("no table cell \"beta\""), "{gone}");
+    // Pixels alone.
+    let same = result(&display, "pixels-same", "err");
+    assert_eq!(
+        chosen("pixels-same"),
+        "$OUT/pixels-same/beta/plan.txt",
+        "{same}"
+    );
+    let above = result(&display, "pixels-above", "err");
+    assert_eq!(chosen("pixels-above"), "", "{above}");
+    assert_eq!(result(&display, "pixels-above", "code"), "10", "{above}");
+    assert!(
+        above.contains("nothing of its own to find it by but the look of its place"),
+        "{above}"
+    );
+    assert!(above.contains("not made blind there"), "{above}");
+}

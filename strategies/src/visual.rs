@@ -7,12 +7,14 @@
 //! `verify`, the analysis of a window image in [`crate::analysis`].
 
 pub mod instructions;
+mod look;
 pub mod matching;
 mod pixels;
 mod prepare;
 mod structural;
 pub use structural::TWIN_MEASURE;
 mod verify;
+mod window_check;
 
 pub use prepare::prepare;
 
@@ -29,11 +31,13 @@ use crate::tree::{actions_for, end_time};
 use crate::vision::PixelRect;
 use crate::vision::scale::ImagePoint;
 use crate::{Action, Decision, FoundBy, Observation, ReplayStrategy, Step, StrategyError};
+pub use look::Look;
 use matching::{MatchOptions, find_target};
 use prepare::{image_rect_on_screen, is_pointer_target};
 use structural::band_on_line;
 #[cfg(test)]
 use structural::line_agrees;
+pub use window_check::{InWindow, WrongWindow, window_check};
 
 /// What identifies a recorded target.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,8 +63,17 @@ pub enum Target {
         /// Whose pixels it is found in.
         area: Area,
     },
-    /// A point relative to the window's origin (moves, scrolls over nothing).
-    WindowRelative { dx: f64, dy: f64, area: Area },
+    /// A point relative to the window's origin (moves, scrolls over
+    /// nothing, a press with nothing else to find it by).
+    WindowRelative {
+        dx: f64,
+        dy: f64,
+        area: Area,
+        /// For a press: what showed around it at rest, the only thing
+        /// that may let it be made at the same place again (`None`: no
+        /// frame showed it, and it is not made).
+        look: Option<Look>,
+    },
     /// Not a pointer action, or no window was known: replayed as recorded.
     AsRecorded,
 }
@@ -143,60 +156,6 @@ pub fn typed_element(tree: &ActionEvent) -> Option<&ElementIdentity> {
 
 /// The least time a step's keys wait for the window they were typed into.
 pub const KEYS_WINDOW_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// What a step did in its window, for [`window_check`]'s messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InWindow {
-    Keys,
-    Press,
-}
-
-/// Whether a step recorded in `recorded` (the window active then) may act
-/// with `live` active: the same application, and the same title but for a
-/// leading `*` (an editor's unsaved mark). Keys typed into another window,
-/// or a press searched for in one, are wrong actions.
-pub fn window_check(
-    recorded: &WindowState,
-    live: Option<&WindowState>,
-    what: InWindow,
-) -> Result<(), WrongWindow> {
-    match live {
-        Some(live) if crate::strategy::is_same_window(recorded, live) => Ok(()),
-        _ => Err(WrongWindow {
-            what,
-            recorded: (recorded.title.clone(), recorded.app_class.clone()),
-            live: live.map(|live| (live.title.clone(), live.app_class.clone())),
-        }),
-    }
-}
-
-/// The window a step needs is not the active one: the recorded window's
-/// title and class, and the live one's (`None`: no window is active).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WrongWindow {
-    pub what: InWindow,
-    pub recorded: (String, String),
-    pub live: Option<(String, String)>,
-}
-
-impl std::fmt::Display for WrongWindow {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (did, now) = match self.what {
-            InWindow::Keys => ("the keys were typed into", "has the focus"),
-            InWindow::Press => ("the press was made in", "is the active window"),
-        };
-        let (title, class) = &self.recorded;
-        match &self.live {
-            Some((live_title, live_class)) => write!(
-                f,
-                "{did} {title:?} ({class}), but {live_title:?} ({live_class}) {now}"
-            ),
-            None => write!(f, "{did} {title:?} ({class}), but no window {now}"),
-        }
-    }
-}
-
-impl std::error::Error for WrongWindow {}
 
 /// The visual strategy.
 pub struct VisualStrategy {

@@ -23,6 +23,19 @@ fn is_popup(role: accesskit::Role) -> bool {
     )
 }
 
+/// Whether an element is a chooser (of files, a colour, a font): a dialog
+/// as a window, and a widget inside one (GTK's file chooser dialog holds
+/// its file chooser widget), never a popup.
+fn is_chooser(proxy: &AccessibleProxyBlocking<'_>) -> bool {
+    use atspi_common::Role;
+    proxy.get_role().is_ok_and(|role| {
+        matches!(
+            role,
+            Role::FileChooser | Role::ColorChooser | Role::FontChooser
+        )
+    })
+}
+
 /// What a search for a popup nested in a window looks for.
 struct PopupSearch {
     /// The popup's X window (screen coordinates).
@@ -163,12 +176,12 @@ impl A11yReader {
                     // A menu bar's items are menus too (GTK and LibreOffice
                     // give an item with a submenu that role): an item, not a
                     // popup.
-                    let parent_role = nodes.last().map(|parent| parent.role);
                     let is_menu_bar_item = node.role == accesskit::Role::Menu
-                        && parent_role == Some(accesskit::Role::MenuBar);
+                        && nodes.last().map(|parent| parent.role) == Some(accesskit::Role::MenuBar);
                     if (opened_since || in_managed_window)
                         && is_popup(node.role)
                         && !is_menu_bar_item
+                        && !is_chooser(&proxy)
                     {
                         tracing::debug!(
                             "a popup over the point that the press did not arrive in: not descending into it"

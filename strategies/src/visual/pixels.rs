@@ -25,12 +25,18 @@ impl VisualStrategy {
                 by: FoundBy::AsRecorded,
                 reason: "not aimed at an element: replayed as recorded".into(),
             }),
-            Target::WindowRelative { dx, dy, area } => {
+            Target::WindowRelative { dx, dy, area, look } => {
                 let (rect, name) = area_now(*area, observation)?;
+                let looks = if is_pointer_target(tree) {
+                    same_look(tree, look.as_ref(), observation.frame, &rect)?;
+                    ", which looks as it did"
+                } else {
+                    ""
+                };
                 Ok(Found {
                     point: Some((f64::from(rect.left) + dx, f64::from(rect.top) + dy)),
                     by: FoundBy::WindowPlace,
-                    reason: format!("the same place in {name} as recorded"),
+                    reason: format!("the same place in {name} as recorded{looks}"),
                 })
             }
             Target::Element { .. } => {
@@ -189,6 +195,37 @@ impl Target {
             Target::WindowRelative { .. } | Target::AsRecorded => None,
         }
     }
+}
+
+/// The longest a press with nothing but its place's look to go by waits
+/// for that look (a list still filling after the step before it).
+pub const LOOK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Whether a press with nothing else to find it by may be made at its
+/// recorded place in `area` now: only where the place looks as it did
+/// when it was made. Else it is not made (after [`LOOK_WAIT`]): pressed
+/// blind, another row in its place would be pressed.
+fn same_look(
+    tree: &ActionEvent,
+    look: Option<&Look>,
+    frame: &crate::Frame,
+    area: &reprise_models::Rect,
+) -> Result<(), StrategyError> {
+    let what = tree.label();
+    let Some(look) = look else {
+        return Err(StrategyError::Retryable(format!(
+            "{what}: the pixels hold nothing of its own to find it by, and no frame showed its \
+             place: not made blind at its recorded place"
+        )));
+    };
+    look.shows_in(frame, area)
+        .map_err(|why| StrategyError::NotYet {
+            reason: format!(
+                "{what}: the pixels hold nothing of its own to find it by but the look of its \
+                 place, and {why}: not made blind there"
+            ),
+            wait: LOOK_WAIT,
+        })
 }
 
 /// The target as the visual rung found it.
