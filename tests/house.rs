@@ -19,15 +19,12 @@ const MAX_FILE_LINES: usize = 600;
 const MAX_FUNCTION_LINES: usize = 80;
 
 /// Files over the limit today, with their size: they may only shrink.
-const LONG_FILES: [(&str, usize); 3] = [
-    ("src/platform/x11.rs", 673),
-    ("src/present/report.rs", 607),
-    ("src/store/archive.rs", 607),
-];
+const LONG_FILES: [(&str, usize); 2] =
+    [("src/platform/x11.rs", 673), ("src/store/archive.rs", 607)];
 
 /// Functions over the limit today (file, name), with their length: they
 /// may only shrink.
-const LONG_FUNCTIONS: [(&str, &str, usize); 35] = [
+const LONG_FUNCTIONS: [(&str, &str, usize); 34] = [
     ("src/cli/commands/replay.rs", "replay_each", 90),
     ("src/platform/a11y/hit.rs", "element_at", 156),
     ("strategies/src/identity.rs", "locate", 168),
@@ -44,7 +41,6 @@ const LONG_FUNCTIONS: [(&str, &str, usize); 35] = [
     ("src/cli/commands/replay.rs", "replay", 119),
     ("src/fleet/server/jobs.rs", "submit", 112),
     ("src/platform/keys.rs", "key_code", 111),
-    ("src/present/report.rs", "run_report", 89),
     ("src/platform/a11y.rs", "read_tree", 107),
     ("src/llm/settings.rs", "explain", 107),
     ("src/cli/commands/record.rs", "record", 87),

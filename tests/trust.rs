@@ -296,6 +296,21 @@ fn a_press_in_a_file_list_is_found_by_its_row_and_never_made_blind_where_the_row
         );
         assert_eq!(result(&display, case, "code"), "0", "{case}: {err}");
     }
+    // Every press was made on its row's or button's identity, re-checked.
+    let coverage = |case: &str| -> Value {
+        result(&display, case, "stdout")
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .find(|line| line["type"] == "outcome")
+            .map(|outcome| outcome["coverage"].clone())
+            .unwrap_or(Value::Null)
+    };
+    let above = coverage("above");
+    assert_eq!(
+        (&above["presses"], &above["by_identity"]),
+        (&serde_json::json!(3), &serde_json::json!(3)),
+        "{above}"
+    );
     let gone = result(&display, "gone", "err");
     assert_eq!(chosen("gone"), "", "{gone}");
     assert_eq!(result(&display, "gone", "code"), "10", "{gone}");
@@ -307,6 +322,7 @@ fn a_press_in_a_file_list_is_found_by_its_row_and_never_made_blind_where_the_row
         "$OUT/pixels-same/beta/plan.txt",
         "{same}"
     );
+    assert_eq!(coverage("pixels-same")["by_identity"], 0);
     let above = result(&display, "pixels-above", "err");
     assert_eq!(chosen("pixels-above"), "", "{above}");
     assert_eq!(result(&display, "pixels-above", "code"), "10", "{above}");

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::{A11yNode, A11yTree, Rect};
 
 pub mod check;
-pub use check::{Disagreement, IdentityCheck, check_press};
+pub use check::{Disagreement, IdentityCheck, check_focus, check_press};
 
 /// The version of [`ElementIdentity`]'s stored form. A reader ignores an
 /// identity of a version it does not know (replay then falls back to pixels).

@@ -137,33 +137,6 @@ fn at((x, y): (f64, f64)) -> String {
     format!("({x:.0}, {y:.0})")
 }
 
-/// The table at the top of a run's report: a row per step (its number
-/// linking to it, the action, how its target was found, its outcome and
-/// time).
-fn summary_table(steps: &[crate::store::RunStep]) -> Markup {
-    html! {
-        table.meta #summary {
-            tr { th { "step" } th { "action" } th { "found by" } th { "outcome" } th { "time" } }
-            @for stored in steps {
-                @let record = &stored.step.record;
-                @let status = record.status.as_str();
-                @let number = record.step_idx + 1;
-                @let (label, found_by) = record.step.as_ref().map_or(
-                    ("(no step decided)".to_owned(), "-"),
-                    |step| (step.label.clone(), step.found_by.map_or("-", reprise_strategies::FoundBy::words)),
-                );
-                tr {
-                    td { a href={ "#step-" (number) } { (number) } }
-                    td { (label) }
-                    td class="found-by" { (found_by) }
-                    td { span class={ "badge " (status) } { (status.replace('_', " ")) } }
-                    td { (format!("{:.0} ms", record.duration_seconds * 1000.0)) }
-                }
-            }
-        }
-    }
-}
-
 /// An outcome's badge: its name, or how a completed run was checked.
 pub(super) fn outcome_class(outcome: Option<&ReplayOutcome>, dry_run: bool) -> &'static str {
     match outcome {
@@ -218,26 +191,10 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
             crate::present::outcome_words(run.outcome.as_ref(), dry_run),
         ),
     ];
+    rows.push(summary::coverage_row(&steps));
     rows.extend(argument_rows(&run.arguments));
     if let Some(summary) = &run.summary {
-        rows.push(("seconds".into(), format!("{:.1}", summary.seconds)));
-        rows.push((
-            "model calls".into(),
-            format!(
-                "{} ({} answered from the cache), {} tokens",
-                summary.model_calls, summary.model_cache_hits, summary.tokens
-            ),
-        ));
-        // An estimate that rounds to nothing is nothing (never "-0.0").
-        let cost = summary.cost_usd;
-        rows.push((
-            "estimated cost".into(),
-            if cost.abs() < 0.00005 {
-                "$0".into()
-            } else {
-                format!("${cost:.4}")
-            },
-        ));
+        rows.extend(summary::cost_rows(summary));
     }
     // Each step's "after" is the frame the next step's decision saw.
     let after: BTreeMap<usize, (String, ScreenGeometry)> = steps
@@ -263,7 +220,7 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
         h1 { "Replay run " code { (run.id) } }
         p { "Outcome: " span class={ "badge " (outcome_class) } id="outcome" { (outcome_text) } }
         (meta_rows(&rows))
-        (summary_table(&steps))
+        (summary::summary_table(&steps))
         @for section in sections { (section) }
     };
     Ok(page(&format!("Replay run {}", run.id), body))
@@ -300,6 +257,7 @@ fn check_rows(record: &reprise_strategies::StepRecord) -> Markup {
 
 mod arguments;
 mod crops;
+mod summary;
 
 use arguments::argument_rows;
 use crops::*;

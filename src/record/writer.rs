@@ -47,6 +47,8 @@ pub(super) struct Writer {
     current_tree: Option<(u32, reprise_models::A11yTree)>,
     /// Each window state's class and title, by its id.
     window_names: Vec<(String, String)>,
+    /// Each window state's place on the screen, by its id.
+    window_rects: Vec<reprise_models::Rect>,
     /// How each process with a window was started, read once per process.
     commands: std::collections::HashMap<u32, Option<reprise_models::ProcessCommand>>,
     /// Secret keys out, before anything is written.
@@ -79,6 +81,7 @@ impl Writer {
             elements: std::collections::HashMap::new(),
             current_tree: None,
             window_names: Vec::new(),
+            window_rects: Vec::new(),
             commands: std::collections::HashMap::new(),
             scrubber: secrets::Scrubber::new(secrets),
         }
@@ -153,6 +156,7 @@ impl Writer {
         self.window_times.push(timestamp);
         self.window_names
             .push((window.app_class.clone(), window.title.clone()));
+        self.window_rects.push(window.rect);
         self.current_window = Some(window.clone());
         self.current_tree = tree.clone().map(|tree| (id, tree));
         let pid = window.pid;
@@ -281,7 +285,18 @@ impl Writer {
         let windows_before = self.window_times.partition_point(|&t| t <= event.timestamp);
         event.window_state_id = windows_before.checked_sub(1).map(|idx| idx as u32);
         self.pending_elements.remove(&event.timestamp.to_bits());
-        let (element, identity) = checked(&event, self.element_of(&event));
+        let found = self.element_of(&event);
+        // The window state's box, where the element was named in that very
+        // window (a window state is taken a moment after its window opens:
+        // keys typed first into a new dialog are linked to the one before).
+        let window_rect = event.window_state_id.and_then(|id| {
+            let (_, title) = self.window_names.get(id as usize)?;
+            let named_in = found.as_ref()?.element.window.name.as_deref();
+            (named_in == Some(title.as_str()))
+                .then(|| self.window_rects.get(id as usize).copied())
+                .flatten()
+        });
+        let (element, identity) = checked(&event, found, window_rect);
         (event.element, event.identity) = (element.map(Box::new), identity);
         let window = event
             .window_state_id
@@ -357,6 +372,7 @@ impl Writer {
 fn checked(
     event: &ActionEvent,
     found: Option<platform::FoundElement>,
+    window: Option<reprise_models::Rect>,
 ) -> (
     Option<reprise_models::ElementIdentity>,
     Option<reprise_models::element::IdentityCheck>,
@@ -368,12 +384,19 @@ fn checked(
     let press = (event.name == EventName::Click && event.mouse_pressed == Some(true))
         .then_some(())
         .and(event.mouse_x.zip(event.mouse_y));
-    let Some(point) = press else {
-        return (Some(found.element), None);
+    // A press made in a popup lies in the popup, not its window.
+    let area = event.popup.or(window);
+    let check = match (press, area) {
+        (Some(point), _) => {
+            reprise_models::element::check_press(&found.element, point, found.mapped_by, area)
+        }
+        (None, Some(window)) => {
+            reprise_models::element::check_focus(&found.element, window, found.mapped_by)
+        }
+        (None, None) => return (Some(found.element), None),
     };
-    let check = reprise_models::element::check_press(&found.element, point, found.mapped_by);
     if !check.is_kept() {
-        tracing::info!(at = ?point, "{}", check.describe());
+        tracing::info!(event = %event.label(), "{}", check.describe());
     }
     (check.is_kept().then_some(found.element), Some(check))
 }

@@ -198,6 +198,9 @@ pub struct ReplayResult {
     /// Steps proven on a target that differs from the version's (a new
     /// version holds them only when asked: `--save-healed`).
     pub heals: Vec<reprise_models::version::TargetChange>,
+    /// Its identity coverage and what its steps' proofs rested on (every
+    /// session's steps, where it was resumed).
+    pub coverage: reprise_strategies::replay::Coverage,
 }
 
 /// Shared between the desktop (which writes where it moved the pointer) and

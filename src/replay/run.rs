@@ -10,6 +10,7 @@ use anyhow::{Context as _, Result};
 use reprise_models::screenshot::content_hash;
 use reprise_models::{ActionEvent, RecordingBundle, ReduceOptions, WindowState, reduce};
 use reprise_strategies::llm::SharedLlm;
+use reprise_strategies::replay::Coverage;
 use reprise_strategies::{Frame, StepRecord, run_replay_from};
 
 use super::desktop::SecretFields;
@@ -91,7 +92,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     }
     let summary = summary(store, &run.id, n_steps, seconds)?;
     store.finish_run(&run.id, &now(), &outcome, &summary)?;
-    let heals = heals_of(store, &run.id, &replayed)?;
+    let (heals, coverage) = heals_of(store, &run.id, &replayed)?;
     Ok(ReplayResult {
         run_id: run.id,
         recording_id,
@@ -100,6 +101,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
         seconds,
         version,
         heals,
+        coverage,
     })
 }
 
@@ -127,19 +129,22 @@ fn recording_of(
 }
 
 /// The heals a run's steps (all of them, a resumed run's earlier ones too)
-/// show against the steps it replayed.
+/// show against the steps it replayed, and the coverage they give.
 fn heals_of(
     store: &Store,
     run_id: &str,
     replayed: &[reprise_models::ActionEvent],
-) -> Result<Vec<reprise_models::version::TargetChange>> {
+) -> Result<(Vec<reprise_models::version::TargetChange>, Coverage)> {
     let records: Vec<_> = store
         .load_run(run_id)?
         .1
         .into_iter()
         .map(|step| step.step.record)
         .collect();
-    Ok(super::heal::heals(replayed, &records))
+    Ok((
+        super::heal::heals(replayed, &records),
+        Coverage::of(&records),
+    ))
 }
 
 /// The seconds a resumed run took before (a run's time is its sessions'

@@ -561,10 +561,12 @@ fn wait(desktop: &mut dyn Desktop, duration: Duration, abort: &dyn Fn() -> bool)
 }
 
 mod attempts;
+mod coverage;
 mod effect;
 
 mod recheck;
 use attempts::{Attempted, attempts};
+pub use coverage::Coverage;
 use effect::check_effect;
 pub use recheck::{Recheck, RecheckBy};
 

@@ -1,6 +1,7 @@
 //! Whether an element the accessibility tree named for a press may be kept
 //! as the press's identity: its box, in screen coordinates, must hold the
-//! press. A tree whose boxes are not the screen's (GTK 4 under X11 reports
+//! press and lie inside the window (or popup) the press was made in; a
+//! typed group's focused element must lie inside its window. A tree whose boxes are not the screen's (GTK 4 under X11 reports
 //! them relative to its surface) names another element than the one pressed,
 //! and a replay that trusted it would press that other element exactly.
 
@@ -34,6 +35,9 @@ pub enum Disagreement {
     /// Its box does not hold the press: the press lies `by` (right, down)
     /// beyond the box's nearest edge.
     MissesPress { element: String, by: (i32, i32) },
+    /// Its box reaches `by` (right, down; negative: left, up) beyond the
+    /// window or popup it was named in.
+    OutsideWindow { element: String, by: (i32, i32) },
 }
 
 impl IdentityCheck {
@@ -52,6 +56,10 @@ impl IdentityCheck {
                 "identity not kept: the tree's box of {element} misses the press by ({}, {})",
                 by.0, by.1
             ),
+            IdentityCheck::Dropped(Disagreement::OutsideWindow { element, by }) => format!(
+                "identity not kept: the tree's box of {element} reaches ({}, {}) beyond its window",
+                by.0, by.1
+            ),
         }
     }
 
@@ -60,13 +68,68 @@ impl IdentityCheck {
     }
 }
 
+/// Checks a typed group's focused `element` (boxes in screen coordinates)
+/// against the window it was typed in: kept only where its box lies inside.
+pub fn check_focus(
+    element: &ElementIdentity,
+    window: crate::Rect,
+    mapped_by: Option<(i32, i32)>,
+) -> IdentityCheck {
+    match outside(element, window) {
+        Some(dropped) => dropped,
+        None => IdentityCheck::Checked {
+            mapped_by: mapped_by.filter(|&offset| offset != (0, 0)),
+        },
+    }
+}
+
+/// How far `element`'s box reaches beyond `window`, where it does (by
+/// more than the tolerance on a side).
+fn outside(element: &ElementIdentity, window: crate::Rect) -> Option<IdentityCheck> {
+    let (rect, tolerance) = (element.rect, TOLERANCE as i64);
+    let side = |low: i64, high: i64, window_low: i64, window_high: i64| -> i32 {
+        if low < window_low - tolerance {
+            (low - window_low) as i32
+        } else if high > window_high + tolerance {
+            (high - window_high) as i32
+        } else {
+            0
+        }
+    };
+    let by = (
+        side(
+            i64::from(rect.left),
+            rect.right(),
+            i64::from(window.left),
+            window.right(),
+        ),
+        side(
+            i64::from(rect.top),
+            rect.bottom(),
+            i64::from(window.top),
+            window.bottom(),
+        ),
+    );
+    (by != (0, 0)).then(|| {
+        IdentityCheck::Dropped(Disagreement::OutsideWindow {
+            element: element.label(),
+            by,
+        })
+    })
+}
+
 /// Checks `element` (boxes already in screen coordinates, moved by
-/// `mapped_by` where the toolkit needed it) against the press at `point`.
+/// `mapped_by` where the toolkit needed it) against the press at `point`
+/// and the window (or popup) the press was made in, where it is known.
 pub fn check_press(
     element: &ElementIdentity,
     point: (f64, f64),
     mapped_by: Option<(i32, i32)>,
+    window: Option<crate::Rect>,
 ) -> IdentityCheck {
+    if let Some(dropped) = window.and_then(|window| outside(element, window)) {
+        return dropped;
+    }
     let rect = element.rect;
     let beyond = |at: f64, low: i32, size: u32| -> i32 {
         let high = f64::from(low) + f64::from(size);
@@ -96,7 +159,7 @@ pub fn check_press(
 
 #[cfg(test)]
 mod tests {
-    use super::{Disagreement, IdentityCheck, check_press};
+    use super::{Disagreement, IdentityCheck, check_focus, check_press};
     use crate::element::WindowIdentity;
     use crate::{ElementIdentity, Rect};
 
@@ -112,16 +175,16 @@ mod tests {
     fn a_box_that_holds_the_press_is_kept_and_one_moved_off_it_is_dropped_with_the_offset() {
         let ok = button("OK", Rect::new(100, 200, 80, 30));
         assert_eq!(
-            check_press(&ok, (140.0, 215.0), None),
+            check_press(&ok, (140.0, 215.0), None, None),
             IdentityCheck::Checked { mapped_by: None }
         );
         // On the edge, within the rounding a toolkit does.
-        assert!(check_press(&ok, (180.5, 230.0), None).is_kept());
+        assert!(check_press(&ok, (180.5, 230.0), None, None).is_kept());
         // The same tree with every box moved by (0, 84), as a toolkit whose
         // boxes are relative to its surface gives them: refused, with by how
         // much the box misses.
         let moved = button("OK", Rect::new(100, 200 - 84, 80, 30));
-        let check = check_press(&moved, (140.0, 215.0), None);
+        let check = check_press(&moved, (140.0, 215.0), None, None);
         assert_eq!(
             check,
             IdentityCheck::Dropped(Disagreement::MissesPress {
@@ -133,20 +196,55 @@ mod tests {
             check.describe(),
             "identity not kept: the tree's box of button \"OK\" misses the press by (0, 69)"
         );
-        let left = check_press(&ok, (90.0, 215.0), None);
+        let left = check_press(&ok, (90.0, 215.0), None, None);
         assert!(matches!(
             left,
             IdentityCheck::Dropped(Disagreement::MissesPress { by: (-10, 0), .. })
         ));
         // A mapping that was needed is said; none, or a null one, is not.
         assert_eq!(
-            check_press(&ok, (140.0, 215.0), Some((155, 125))).describe(),
+            check_press(&ok, (140.0, 215.0), Some((155, 125)), None).describe(),
             "identity kept: its box holds the press once the toolkit's boxes are moved by (155, 125) onto the screen"
         );
         assert_eq!(
-            check_press(&ok, (140.0, 215.0), Some((0, 0))),
+            check_press(&ok, (140.0, 215.0), Some((0, 0)), None),
             IdentityCheck::Checked { mapped_by: None }
         );
+    }
+
+    #[test]
+    fn a_box_that_reaches_beyond_its_window_is_dropped_for_a_press_and_for_keys() {
+        let window = Rect::new(90, 180, 300, 200);
+        let ok = button("OK", Rect::new(100, 200, 80, 30));
+        assert!(check_press(&ok, (140.0, 215.0), None, Some(window)).is_kept());
+        assert!(check_focus(&ok, window, None).is_kept());
+        // A box that holds the press but lies partly outside the window
+        // (a toolkit's boxes off by less than the control's size).
+        let shifted = button("OK", Rect::new(100, 170, 80, 60));
+        let check = check_press(&shifted, (140.0, 215.0), None, Some(window));
+        assert_eq!(
+            check.describe(),
+            "identity not kept: the tree's box of button \"OK\" reaches (0, -10) beyond its window"
+        );
+        // A focused field whose box is surface-relative: at the screen's
+        // corner, far from its window.
+        let field = button("Name", Rect::new(5, 5, 120, 24));
+        assert!(matches!(
+            check_focus(&field, window, None),
+            IdentityCheck::Dropped(Disagreement::OutsideWindow {
+                by: (-85, -175),
+                ..
+            })
+        ));
+        // Right and below.
+        let wide = button("Name", Rect::new(300, 360, 120, 24));
+        assert!(matches!(
+            check_focus(&wide, window, None),
+            IdentityCheck::Dropped(Disagreement::OutsideWindow { by: (30, 4), .. })
+        ));
+        // Within the rounding a toolkit does.
+        let edge = button("Name", Rect::new(89, 180, 302, 200));
+        assert!(check_focus(&edge, window, None).is_kept());
     }
 
     #[test]
@@ -159,6 +257,10 @@ mod tests {
             IdentityCheck::Dropped(Disagreement::MissesPress {
                 element: "tab \"Source\"".into(),
                 by: (0, 84),
+            }),
+            IdentityCheck::Dropped(Disagreement::OutsideWindow {
+                element: "text \"Name\"".into(),
+                by: (-5, 0),
             }),
         ] {
             let text = serde_json::to_string(&check).unwrap();

@@ -117,7 +117,11 @@ pub(super) fn said(result: &crate::replay::ReplayResult, json: bool, dry_run: bo
         outcome["seconds"] = result.seconds.into();
         outcome["version"] = result.version.into();
         outcome["heals"] = serde_json::to_value(&result.heals).expect("heals serialize");
+        outcome["coverage"] = serde_json::to_value(&result.coverage).expect("coverage serializes");
         println!("{outcome}");
+    }
+    if !json && !dry_run && result.coverage.steps > 0 {
+        eprintln!("coverage: {}", result.coverage.words());
     }
     match crate::replay::stop_of(result) {
         None => {
@@ -321,6 +325,7 @@ impl EarlierRows {
                 seconds: 0.0,
                 version: run.arguments.version.unwrap_or(1),
                 heals: Vec::new(),
+                coverage: Default::default(),
             };
             eprintln!(
                 "row {row} of {n_rows}: done in run {} before; not replayed",

@@ -134,6 +134,7 @@ mod tests {
             seconds: 1.0,
             version: 1,
             heals: Vec::new(),
+            coverage: Default::default(),
         })
     }
 
