@@ -296,14 +296,23 @@ impl Writer {
                 .then(|| self.window_rects.get(id as usize).copied())
                 .flatten()
         });
+        let read = found.as_ref().map(|found| Box::new(found.element.clone()));
         let (element, identity) = checked(&event, found, window_rect);
-        (event.element, event.identity) = (element.map(Box::new), identity);
+        // The scrubber sees the element as read, checked or not: a password
+        // field is a password field whatever its box says.
+        (event.element, event.identity) = (read, identity);
+        let at = (event.timestamp.to_bits(), event.name);
         let window = event
             .window_state_id
             .and_then(|id| self.window_names.get(id as usize))
             .map(|(class, title)| (class.as_str(), title.as_str()));
         // Secret keys leave here, before anything is written.
-        let kept = self.scrubber.scrub(event, window);
+        let mut kept = self.scrubber.scrub(event, window);
+        for event in &mut kept {
+            if (event.timestamp.to_bits(), event.name) == at {
+                event.element = element.clone().map(Box::new);
+            }
+        }
         self.ready_events.extend(kept);
     }
 

@@ -19,7 +19,7 @@ linger() {
 # messages in $OUT/record.err), returning once it is ready: it lists the
 # recording (bounded), and its input hook a moment later. Sets `recorder`.
 start_recording() {
-  REPRISE_LOG=${RECORD_LOG:-} "$REPRISE" record --name "$1" --duration 60 --stop-sequence none "${@:2}" 2>"$OUT/record.err" &
+  "$REPRISE" record --name "$1" --duration 60 --stop-sequence none "${@:2}" 2>"$OUT/record.err" &
   recorder=$!
   local listed=0
   for _ in $(seq 100); do
