@@ -45,10 +45,8 @@ pub(super) struct Writer {
     elements: std::collections::HashMap<u64, platform::FoundElement>,
     /// The newest window state's accessibility tree, with that state's id.
     current_tree: Option<(u32, reprise_models::A11yTree)>,
-    /// Each window state's class and title, by its id.
-    window_names: Vec<(String, String)>,
-    /// Each window state's place on the screen, by its id.
-    window_rects: Vec<reprise_models::Rect>,
+    /// Each window state's class, title and place on the screen, by its id.
+    window_names: Vec<(String, String, reprise_models::Rect)>,
     /// How each process with a window was started, read once per process.
     commands: std::collections::HashMap<u32, Option<reprise_models::ProcessCommand>>,
     /// Secret keys out, before anything is written.
@@ -81,7 +79,6 @@ impl Writer {
             elements: std::collections::HashMap::new(),
             current_tree: None,
             window_names: Vec::new(),
-            window_rects: Vec::new(),
             commands: std::collections::HashMap::new(),
             scrubber: secrets::Scrubber::new(secrets),
         }
@@ -155,8 +152,7 @@ impl Writer {
         let id = self.window_times.len() as u32;
         self.window_times.push(timestamp);
         self.window_names
-            .push((window.app_class.clone(), window.title.clone()));
-        self.window_rects.push(window.rect);
+            .push((window.app_class.clone(), window.title.clone(), window.rect));
         self.current_window = Some(window.clone());
         self.current_tree = tree.clone().map(|tree| (id, tree));
         let pid = window.pid;
@@ -290,11 +286,9 @@ impl Writer {
         // window (a window state is taken a moment after its window opens:
         // keys typed first into a new dialog are linked to the one before).
         let window_rect = event.window_state_id.and_then(|id| {
-            let (_, title) = self.window_names.get(id as usize)?;
+            let (_, title, rect) = self.window_names.get(id as usize)?;
             let named_in = found.as_ref()?.element.window.name.as_deref();
-            (named_in == Some(title.as_str()))
-                .then(|| self.window_rects.get(id as usize).copied())
-                .flatten()
+            (named_in == Some(title.as_str())).then_some(*rect)
         });
         let read = found.as_ref().map(|found| Box::new(found.element.clone()));
         let (element, identity) = checked(&event, found, window_rect);
@@ -305,7 +299,7 @@ impl Writer {
         let window = event
             .window_state_id
             .and_then(|id| self.window_names.get(id as usize))
-            .map(|(class, title)| (class.as_str(), title.as_str()));
+            .map(|(class, title, _)| (class.as_str(), title.as_str()));
         // Secret keys leave here, before anything is written.
         let mut kept = self.scrubber.scrub(event, window);
         for event in &mut kept {
