@@ -17,6 +17,8 @@ tool_packages=(
   # AT-SPI: the accessibility trees the recorder reads and replay finds
   # elements in.
   at-spi2-core dbus
+  # The fleet's schedules name time zones (/usr/share/zoneinfo).
+  tzdata
 )
 
 # What the demo and the tests add: a virtual display and the applications
@@ -31,8 +33,9 @@ test_packages=(
   xsettingsd
   # The fixture application's software OpenGL and fonts.
   libgl1-mesa-dri libegl1 libgles2 fonts-dejavu-core
-  # Headless Chromium checks the HTML reports as a person would see them.
-  chromium
+  # Headless Chromium checks the HTML reports as a person would see them,
+  # and drives the fleet's web console through WebDriver (chromedriver).
+  chromium chromium-driver
   # A GTK application whose accessibility tree (AT-SPI, read with pyatspi)
   # is the ground truth of a segmentation test.
   gtk-3-examples python3-pyatspi

@@ -21,7 +21,13 @@ fn main() -> ExitCode {
         };
     }
     let cli = reprise::cli::Cli::parse_documented();
-    reprise::cli::exit::init_logging(cli.global.verbose, cli.global.quiet);
+    // The server is a daemon: what it did (a schedule fired, a queue
+    // mended, jobs pruned) is logged unless asked not to.
+    let verbose = match cli.command {
+        reprise::cli::Command::Serve(_) => cli.global.verbose.max(1),
+        _ => cli.global.verbose,
+    };
+    reprise::cli::exit::init_logging(verbose, cli.global.quiet);
     match reprise::cli::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -14,12 +14,17 @@ use serde_json::{Value, json};
 
 use crate::harness::{Display, SAMPLE, fixture_log, wait_for};
 
+mod console;
 mod partition;
 mod reconcile;
+mod retention;
+mod schedule;
 mod starve;
+mod webdriver;
 
 const USER_TOKEN: &str = "user-token-for-the-tests-0123";
 const WORKER_TOKEN: &str = "worker-token-for-the-tests-456";
+const VIEWER_TOKEN: &str = "viewer-token-for-the-tests-789";
 
 /// A free loopback port (bound and released: the race is with ourselves).
 fn free_port() -> u16 {
@@ -142,6 +147,7 @@ impl Server {
             .env("REPRISE_STORE", self.dir.join("server.sqlite"))
             .env("REPRISE_FLEET_USER_TOKEN", USER_TOKEN)
             .env("REPRISE_FLEET_WORKER_TOKEN", WORKER_TOKEN)
+            .env("REPRISE_FLEET_VIEWER_TOKEN", VIEWER_TOKEN)
             .env_remove("REPRISE_LOG")
             .stdout(Stdio::null())
             .stderr(log)
@@ -595,6 +601,7 @@ fn two_desktops_run_a_batch_each_task_exactly_once_watched_live() {
     }
 }
 
+/// Also the dead letters the jobs below leave: requeued or discarded once.
 #[test]
 fn a_worker_killed_mid_job_is_never_run_twice_unless_restart_was_asked() {
     let dir = tempfile::tempdir().unwrap();
@@ -608,6 +615,7 @@ fn a_worker_killed_mid_job_is_never_run_twice_unless_restart_was_asked() {
     let second = Desktop::start(&server, &[]);
     let jobs = server.wait_final(&ids, Duration::from_secs(60));
     assert_eq!(state(&jobs[0]), "abandoned", "{:#}", jobs[0]);
+    let abandoned = ids[0].clone();
     assert!(
         jobs[0]["reason"]
             .as_str()
@@ -658,6 +666,67 @@ fn a_worker_killed_mid_job_is_never_run_twice_unless_restart_was_asked() {
         second.saves(),
         1,
         "neither ran on a desktop without the label"
+    );
+    dead_letters_are_requeued_or_discarded_once(
+        &server,
+        &second,
+        &abandoned,
+        &late[0],
+        &waiting[0],
+    );
+}
+
+/// The abandoned and the expired job are the dead letters (not the
+/// cancelled one); the abandoned one requeued runs on the desktop, once.
+fn dead_letters_are_requeued_or_discarded_once(
+    server: &Server,
+    desktop: &Desktop,
+    abandoned: &str,
+    expired: &str,
+    cancelled: &str,
+) {
+    let jobs = |args: &[&str]| {
+        let out = server.client().arg("jobs").args(args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let errors = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.success(), text, errors)
+    };
+    let dead_ids = || {
+        let (ok, text, errors) = jobs(&["dead", "--json"]);
+        assert!(ok, "{errors}");
+        let dead: Vec<Value> = serde_json::from_str(&text).unwrap();
+        let mut ids: Vec<String> = dead
+            .iter()
+            .map(|job| job["id"].as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let mut expected = vec![abandoned.to_owned(), expired.to_owned()];
+    expected.sort();
+    assert_eq!(dead_ids(), expected);
+    let (ok, text, errors) = jobs(&["requeue", abandoned]);
+    assert!(ok, "{errors}");
+    let again = text.trim().to_owned();
+    let ran = server.wait_final(std::slice::from_ref(&again), Duration::from_secs(60));
+    assert_eq!(state(&ran[0]), "unverified", "{:#}", ran[0]);
+    assert_eq!(ran[0]["spec"]["requeued_from"], abandoned);
+    assert_eq!(desktop.saves(), 2, "the requeued job ran once");
+    let (ok, _, errors) = jobs(&["requeue", abandoned]);
+    assert!(
+        !ok && errors.contains(&format!("requeued already, as {again}")),
+        "{errors}"
+    );
+    let (ok, _, errors) = jobs(&["discard", cancelled]);
+    assert!(!ok && errors.contains("not a dead letter"), "{errors}");
+    let (ok, _, errors) = jobs(&["discard", expired]);
+    assert!(ok, "{errors}");
+    assert_eq!(dead_ids(), Vec::<String>::new());
+    let settled = server.job(expired);
+    assert_eq!(settled["job"]["settled"]["as"], "discarded", "{settled:#}");
+    assert_eq!(
+        server.job(abandoned)["job"]["settled"]["job"],
+        again.as_str()
     );
 }
 

@@ -53,7 +53,7 @@ pub enum RetryPolicy {
 }
 
 /// `POST /api/jobs`: one job, or one per row.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubmitRequest {
     /// A recording's id, a unique prefix of it, or its name.
@@ -79,6 +79,84 @@ pub struct SubmitRequest {
     /// Seconds from submission after which the job ends `expired`.
     #[serde(default)]
     pub deadline_seconds: Option<f64>,
+    /// Submit it later, once: at this time (RFC 3339)…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// …or this many seconds from now (by the server's clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_seconds: Option<f64>,
+    /// Submit it at every slot of this cron expression (five fields, or
+    /// six with seconds first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every: Option<String>,
+    /// The time zone `every` is read in (an IANA name); UTC by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
+}
+
+impl SubmitRequest {
+    /// Whether it asks for a schedule rather than jobs now.
+    pub fn is_scheduled(&self) -> bool {
+        self.at.is_some() || self.delay_seconds.is_some() || self.every.is_some()
+    }
+}
+
+/// Jobs submitted later: once (`at`) or at every slot of a cron
+/// expression, each slot's jobs made from `request` as a submission then.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Schedule {
+    pub id: String,
+    /// What each slot submits: the recording as resolved when scheduled
+    /// (its id, `@N` where a version was named), no timing fields.
+    pub request: SubmitRequest,
+    /// The cron expression; `None` for a one-off.
+    pub every: Option<String>,
+    pub time_zone: String,
+    pub state: ScheduleState,
+    /// The next slot (RFC 3339, UTC); `None` once it has run its course.
+    pub next: Option<String>,
+    /// The last slot fired.
+    pub last_slot: Option<String>,
+    /// Slots fired.
+    pub runs: u32,
+    /// Slots missed while the server was down (only the latest of a run of
+    /// missed slots is fired).
+    pub skipped: u32,
+    /// Why the last slot made no job (the recording gone, say).
+    pub last_error: Option<String>,
+    pub created: String,
+}
+
+/// A schedule's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScheduleState {
+    /// Waiting for its next slot.
+    Active,
+    /// A one-off that has fired, or an expression with no slot left.
+    Done,
+    /// Taken off by a user.
+    Removed,
+}
+
+impl ScheduleState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScheduleState::Active => "active",
+            ScheduleState::Done => "done",
+            ScheduleState::Removed => "removed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ScheduleState> {
+        [
+            ScheduleState::Active,
+            ScheduleState::Done,
+            ScheduleState::Removed,
+        ]
+        .into_iter()
+        .find(|state| state.as_str() == text)
+    }
 }
 
 fn default_pool() -> String {
@@ -106,6 +184,14 @@ pub struct JobSpec {
     /// (`None` in jobs stored before versions: the recording as made).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<u32>,
+    /// The schedule that submitted it, and the slot (RFC 3339) it was for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<String>,
+    /// The dead letter it was requeued from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requeued_from: Option<String>,
 }
 
 /// A job's state. The last seven are final.
@@ -154,6 +240,15 @@ impl JobState {
         !matches!(
             self,
             JobState::Queued | JobState::Assigned | JobState::Running | JobState::Retrying
+        )
+    }
+
+    /// Ended without doing its task, and not by a user's cancel: a dead
+    /// letter until it is requeued or discarded.
+    pub fn is_dead(self) -> bool {
+        matches!(
+            self,
+            JobState::Failed | JobState::Aborted | JobState::Abandoned | JobState::Expired
         )
     }
 
@@ -208,6 +303,51 @@ pub struct Job {
     pub entry: Option<String>,
     #[serde(skip)]
     pub retry_at: Option<String>,
+    /// What a user made of it as a dead letter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<Settled>,
+}
+
+impl Job {
+    /// A job as submitted: queued, no attempt yet.
+    pub fn queued(
+        id: String,
+        recording_id: String,
+        pool: String,
+        spec: JobSpec,
+        created: String,
+    ) -> Job {
+        Job {
+            id,
+            recording_id,
+            pool,
+            spec,
+            state: JobState::Queued,
+            attempt: 0,
+            worker: None,
+            injected: false,
+            cancel_requested: false,
+            reason: None,
+            outcome: None,
+            run_id: None,
+            created,
+            started: None,
+            ended: None,
+            entry: None,
+            retry_at: None,
+            settled: None,
+        }
+    }
+}
+
+/// What became of a dead letter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "as")]
+pub enum Settled {
+    /// Submitted again as the job `job`.
+    Requeued { job: String },
+    /// Set aside: it leaves the dead letters, its record stays.
+    Discarded,
 }
 
 /// One event of a job: a state change or a finished step. Its id orders
@@ -399,6 +539,16 @@ mod tests {
         }
         assert!(!JobState::Retrying.is_final());
         assert!(JobState::Abandoned.is_final());
+        let dead: Vec<JobState> = JobState::ALL.into_iter().filter(|s| s.is_dead()).collect();
+        assert_eq!(
+            dead,
+            [
+                JobState::Failed,
+                JobState::Aborted,
+                JobState::Abandoned,
+                JobState::Expired
+            ]
+        );
     }
 
     #[test]

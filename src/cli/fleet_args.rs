@@ -26,6 +26,10 @@ pub struct ServeArgs {
     /// The largest upload (an export file, a report), in MiB.
     #[arg(long, default_value_t = 256, value_name = "MIB")]
     pub max_upload: usize,
+    /// Keep jobs that ended (their steps and reports), workers not heard
+    /// from and schedules over for this many days; 0 keeps them for ever.
+    #[arg(long, default_value_t = 30.0, value_name = "DAYS")]
+    pub keep_days: f64,
 }
 
 #[derive(Debug, Args)]
@@ -56,7 +60,7 @@ pub struct WorkerArgs {
 #[derive(Debug, Subcommand)]
 pub enum JobsCommand {
     /// Submit a recording as one job, or one job per row of --each.
-    Submit(JobsSubmitArgs),
+    Submit(Box<JobsSubmitArgs>),
     /// List jobs, newest first.
     List {
         /// Only jobs in this state (queued, assigned, running, retrying,
@@ -76,6 +80,46 @@ pub enum JobsCommand {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        server: ServerArg,
+    },
+    /// List the dead letters: jobs that ended failed, aborted, abandoned or
+    /// expired and were neither requeued nor discarded.
+    Dead {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        server: ServerArg,
+    },
+    /// Run a job that ended (a dead letter, or one cancelled) again: the
+    /// same recording version, parameters, pool and options, as a new job
+    /// whose id is printed.
+    Requeue {
+        /// The job's id.
+        id: String,
+        #[command(flatten)]
+        server: ServerArg,
+    },
+    /// Set a dead letter aside: it leaves `jobs dead`, its record stays.
+    Discard {
+        /// The job's id.
+        id: String,
+        #[command(flatten)]
+        server: ServerArg,
+    },
+    /// List the schedules (jobs submitted with --at, --in or --every).
+    Schedules {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        server: ServerArg,
+    },
+    /// Take a schedule off: it submits no more jobs (those it made stay).
+    Unschedule {
+        /// The schedule's id.
+        id: String,
         #[command(flatten)]
         server: ServerArg,
     },
@@ -152,6 +196,22 @@ pub struct JobsSubmitArgs {
     /// The job ends `expired` if not done this many seconds after submission.
     #[arg(long, value_name = "SECONDS")]
     pub deadline: Option<f64>,
+    /// Submit it once, at this time (RFC 3339 with its offset, as
+    /// 2026-12-05T21:00:00+01:00); prints the schedule's id.
+    #[arg(long, value_name = "TIME", conflicts_with_all = ["delay", "every"])]
+    pub at: Option<String>,
+    /// Submit it once, this long from now (90, 90s, 15m, 2h, 1d).
+    #[arg(long = "in", value_name = "DURATION", value_parser = crate::fleet::parse_delay, conflicts_with = "every")]
+    pub delay: Option<f64>,
+    /// Submit it at every slot of this cron expression: minute hour
+    /// day-of-month month day-of-week (or six fields, seconds first), or
+    /// @hourly, @daily, @weekly, @monthly. A slot missed while the server
+    /// was down runs once when it is back (only the latest of several).
+    #[arg(long, value_name = "CRON")]
+    pub every: Option<String>,
+    /// The time zone --every is read in (an IANA name, as Europe/Paris).
+    #[arg(long, value_name = "ZONE", requires = "every", default_value = "UTC")]
+    pub time_zone: String,
     /// Print the server's answer as JSON.
     #[arg(long)]
     pub json: bool,

@@ -357,6 +357,10 @@ pub fn submit(api: &Api, mut submit: Submit) -> anyhow::Result<()> {
         println!("{body}");
         return Ok(());
     }
+    if let Ok(schedule) = serde_json::from_value(body["schedule"].clone()) {
+        schedules::made(&schedule);
+        return Ok(());
+    }
     let jobs: Vec<Job> = serde_json::from_value(body["jobs"].clone()).unwrap_or_default();
     for job in &jobs {
         println!("{}", job.id);
@@ -539,6 +543,8 @@ pub fn pairs(
     items.iter().map(|item| parse(item)).collect()
 }
 
+pub mod dead;
+pub mod schedules;
 #[cfg(test)]
 mod tests;
 

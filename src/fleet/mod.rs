@@ -22,6 +22,9 @@ pub const TOKEN_VAR: &str = "REPRISE_FLEET_TOKEN";
 pub const USER_TOKEN_VAR: &str = "REPRISE_FLEET_USER_TOKEN";
 /// The server's worker token (pull work, report steps).
 pub const WORKER_TOKEN_VAR: &str = "REPRISE_FLEET_WORKER_TOKEN";
+/// The server's viewer token (read only: jobs, workers, schedules, dead
+/// letters, metrics; the web console without its actions). Optional.
+pub const VIEWER_TOKEN_VAR: &str = "REPRISE_FLEET_VIEWER_TOKEN";
 /// Where `reprise worker` and `reprise jobs` find the server by default.
 pub const DEFAULT_SERVER: &str = "http://127.0.0.1:8787";
 /// The shortest token the server accepts.
@@ -94,6 +97,24 @@ pub fn parse_label(text: &str) -> Result<(String, String), crate::settings::erro
     }
 }
 
+/// `--in` of `jobs submit`: seconds, or a number with `s`, `m`, `h` or `d`.
+pub fn parse_delay(text: &str) -> Result<f64, crate::settings::errors::UsageError> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().last() {
+        Some((at, 's')) => (&text[..at], 1.0),
+        Some((at, 'm')) => (&text[..at], 60.0),
+        Some((at, 'h')) => (&text[..at], 3_600.0),
+        Some((at, 'd')) => (&text[..at], 86_400.0),
+        _ => (text, 1.0),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 && value * unit < 1e9 => Ok(value * unit),
+        _ => Err(crate::settings::errors::UsageError(format!(
+            "--in takes a duration, as 90, 90s, 15m, 2h or 1d, not {text:?}"
+        ))),
+    }
+}
+
 pub(crate) fn now() -> String {
     rules::stamp(chrono::Utc::now())
 }
@@ -106,7 +127,12 @@ mod tests {
     fn the_fleet_and_providers_credentials_are_never_inherited_by_a_child() {
         use crate::llm::{provider::Kind, settings::ProviderDefaults};
         use crate::platform::child::is_credential;
-        for var in [TOKEN_VAR, USER_TOKEN_VAR, WORKER_TOKEN_VAR] {
+        for var in [
+            TOKEN_VAR,
+            USER_TOKEN_VAR,
+            WORKER_TOKEN_VAR,
+            VIEWER_TOKEN_VAR,
+        ] {
             assert!(is_credential(var), "{var}");
         }
         for kind in [Kind::OpenAi, Kind::Anthropic, Kind::Gemini] {
@@ -131,6 +157,13 @@ mod tests {
             assert_eq!(parse_state(state.as_str()).unwrap(), state);
         }
         assert!(parse_state("done").is_err());
+        assert_eq!(parse_delay("90").unwrap(), 90.0);
+        assert_eq!(parse_delay("15m").unwrap(), 900.0);
+        assert_eq!(parse_delay("1.5h").unwrap(), 5_400.0);
+        assert_eq!(parse_delay("2d").unwrap(), 172_800.0);
+        for bad in ["", "m", "-5s", "soon", "NaNs", "1e12"] {
+            assert!(parse_delay(bad).is_err(), "{bad:?}");
+        }
         assert_eq!(parse_strategy("visual").unwrap(), Strategy::Visual);
         assert_eq!(parse_retry("restart").unwrap(), RetryPolicy::Restart);
         assert_eq!(

@@ -468,5 +468,6 @@ impl Rule<'_> {
 
 mod clock;
 mod report;
+pub mod schedule;
 #[cfg(test)]
 mod tests;

@@ -7,11 +7,16 @@
 //! submitted with `retry = "restart"`), when a failed one is retried. A
 //! stream entry is acknowledged only after what it led to is stored.
 
+mod auth;
+mod console;
+mod dead;
 mod events;
 mod jobs;
 mod listen;
 mod metrics;
 mod reconcile;
+mod retention;
+mod schedules;
 mod workers;
 
 use std::collections::BTreeMap;
@@ -25,7 +30,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -54,6 +59,9 @@ pub struct ServeOptions {
     pub lease: Duration,
     /// The largest request body (an uploaded recording, a report).
     pub max_upload: usize,
+    /// How long jobs that ended, silent workers and schedules over are
+    /// kept; `None`: for ever.
+    pub keep: Option<Duration>,
 }
 
 /// The most uploads read at once (a sixth waits for a 503's retry).
@@ -72,8 +80,9 @@ struct Fleet {
     queue: Queue,
     /// One decision about jobs at a time.
     decide: tokio::sync::Mutex<()>,
-    user_token: String,
-    worker_token: String,
+    tokens: auth::Tokens,
+    /// The web console's logins.
+    sessions: auth::Sessions,
     lease: Duration,
     started: Instant,
     /// A job's id whenever it has a new event.
@@ -83,6 +92,7 @@ struct Fleet {
     /// Uploads being read and checked at once (each may be large).
     uploads: Arc<tokio::sync::Semaphore>,
     max_upload: usize,
+    keep: Option<Duration>,
 }
 
 type Shared = Arc<Fleet>;
@@ -285,13 +295,22 @@ fn new_event(note: Note) -> NewEvent {
 
 /// Runs the server until SIGINT or SIGTERM.
 pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
-    let user_token = token(super::USER_TOKEN_VAR)?;
-    let worker_token = token(super::WORKER_TOKEN_VAR)?;
-    if user_token == worker_token {
+    let tokens = auth::Tokens {
+        user: auth::token(super::USER_TOKEN_VAR, true)?.unwrap_or_default(),
+        worker: auth::token(super::WORKER_TOKEN_VAR, true)?.unwrap_or_default(),
+        viewer: auth::token(super::VIEWER_TOKEN_VAR, false)?,
+    };
+    let same = tokens.user == tokens.worker
+        || tokens
+            .viewer
+            .as_ref()
+            .is_some_and(|viewer| *viewer == tokens.user || *viewer == tokens.worker);
+    if same {
         anyhow::bail!(crate::settings::errors::UsageError(format!(
-            "{} and {} must differ (the roles are told apart by their token)",
+            "{}, {} and {} must differ (the roles are told apart by their token)",
             super::USER_TOKEN_VAR,
-            super::WORKER_TOKEN_VAR
+            super::WORKER_TOKEN_VAR,
+            super::VIEWER_TOKEN_VAR
         )));
     }
     let store = Store::open(&options.store)?;
@@ -314,8 +333,8 @@ pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
             store: Mutex::new(store),
             queue,
             decide: Default::default(),
-            user_token,
-            worker_token,
+            tokens,
+            sessions: Default::default(),
             lease: options.lease,
             started: Instant::now(),
             events: broadcast::channel(1024).0,
@@ -323,6 +342,7 @@ pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
             stopping,
             uploads: Arc::new(tokio::sync::Semaphore::new(MAX_UPLOADS)),
             max_upload: options.max_upload,
+            keep: options.keep,
         });
         let listener = tokio::net::TcpListener::bind(options.listen)
             .await
@@ -385,30 +405,35 @@ async fn stop_signal() {
     }
 }
 
-fn token(variable: &str) -> anyhow::Result<String> {
-    let value = std::env::var(variable).unwrap_or_default();
-    if value.len() < super::MIN_TOKEN_LEN {
-        anyhow::bail!(crate::settings::errors::UsageError(format!(
-            "set {variable} to a token of at least {} characters (the server reads its tokens only from the environment)",
-            super::MIN_TOKEN_LEN
-        )));
-    }
-    Ok(value)
-}
-
 fn router(fleet: Shared, max_upload: usize) -> Router {
-    let user = Router::new()
-        .route("/api/recordings", post(jobs::upload).get(jobs::recordings))
-        .route("/api/jobs", post(jobs::submit).get(jobs::list_jobs))
+    let read = Router::new()
+        .route("/api/recordings", get(jobs::recordings))
+        .route("/api/jobs", get(jobs::list_jobs))
         .route("/api/jobs/{id}", get(jobs::show_job))
-        .route("/api/jobs/{id}/cancel", post(jobs::cancel))
+        .route("/api/dead", get(dead::list))
+        .route("/api/events", get(events::all_events))
         .route("/api/jobs/{id}/events", get(events::events))
         .route("/api/jobs/{id}/report", get(jobs::report))
         .route("/api/workers", get(workers::workers))
+        .route("/api/schedules", get(schedules::list))
         .route("/metrics", get(metrics::metrics))
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&fleet),
-            user_only,
+            auth::reader,
+        ));
+    let user = Router::new()
+        .route("/api/recordings", post(jobs::upload))
+        .route("/api/jobs", post(jobs::submit))
+        .route("/api/jobs/{id}/cancel", post(jobs::cancel))
+        .route("/api/jobs/{id}/requeue", post(dead::requeue))
+        .route("/api/jobs/{id}/discard", post(dead::discard))
+        .route(
+            "/api/schedules/{id}",
+            axum::routing::delete(schedules::remove),
+        )
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&fleet),
+            auth::user_only,
         ));
     let worker = Router::new()
         .route("/api/workers", post(workers::register))
@@ -417,64 +442,22 @@ fn router(fleet: Shared, max_upload: usize) -> Router {
         .route("/api/jobs/{id}/progress", post(workers::progress))
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&fleet),
-            worker_only,
+            auth::worker_only,
         ));
     let either = Router::new()
         .route("/api/recordings/{id}/export", get(jobs::export))
-        .route_layer(middleware::from_fn_with_state(Arc::clone(&fleet), any_role));
-    user.merge(worker)
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&fleet),
+            auth::any_role,
+        ));
+    read.merge(user)
+        .merge(worker)
         .merge(either)
+        .merge(console::routes())
         .fallback(|| async { Fail::not_found("no such endpoint") })
         .layer(DefaultBodyLimit::max(max_upload))
         .layer(middleware::from_fn(listen::time_limit))
         .with_state(fleet)
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    User,
-    Worker,
-}
-
-fn role_of(fleet: &Fleet, headers: &HeaderMap) -> Option<Role> {
-    let given = headers
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .strip_prefix("Bearer ")?
-        .as_bytes();
-    // Both compared, whichever matches, so the time says nothing of which.
-    let user = super::same_token(given, fleet.user_token.as_bytes());
-    let worker = super::same_token(given, fleet.worker_token.as_bytes());
-    match (user, worker) {
-        (true, _) => Some(Role::User),
-        (_, true) => Some(Role::Worker),
-        _ => None,
-    }
-}
-
-async fn check_role(fleet: &Fleet, request: Request, next: Next, want: Option<Role>) -> Response {
-    match (role_of(fleet, request.headers()), want) {
-        (None, _) => {
-            Fail::new(StatusCode::UNAUTHORIZED, "unauthorized", "unauthorized").into_response()
-        }
-        (Some(role), Some(want)) if role != want => {
-            Fail::new(StatusCode::FORBIDDEN, "forbidden", "forbidden").into_response()
-        }
-        _ => next.run(request).await,
-    }
-}
-
-async fn user_only(State(fleet): State<Shared>, request: Request, next: Next) -> Response {
-    check_role(&fleet, request, next, Some(Role::User)).await
-}
-
-async fn worker_only(State(fleet): State<Shared>, request: Request, next: Next) -> Response {
-    check_role(&fleet, request, next, Some(Role::Worker)).await
-}
-
-async fn any_role(State(fleet): State<Shared>, request: Request, next: Next) -> Response {
-    check_role(&fleet, request, next, None).await
 }
 
 fn too_large() -> Fail {

@@ -16,6 +16,7 @@ const CREDENTIALS: &[&str] = &[
     "REPRISE_FLEET_TOKEN",
     "REPRISE_FLEET_USER_TOKEN",
     "REPRISE_FLEET_WORKER_TOKEN",
+    "REPRISE_FLEET_VIEWER_TOKEN",
 ];
 
 /// The prefix of a replay's secret values in the environment.

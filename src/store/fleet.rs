@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::{Result, Store, StoreError};
-use reprise_models::fleet::{EventKind, Job, JobEvent, JobSpec, JobState};
+use reprise_models::fleet::{EventKind, Job, JobEvent, JobSpec, JobState, Settled};
 
 /// An event to write with a job's change, in the same transaction.
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ pub struct WorkerRow {
 }
 
 const JOB_COLUMNS: &str = "id, recording_id, pool, spec, state, attempt, worker, entry, injected, \
-     cancel, retry_at, outcome, reason, run_id, created, started, ended";
+     cancel, retry_at, outcome, reason, run_id, created, started, ended, requeued_as, discarded";
 
 fn bad(id: &str, reason: impl std::fmt::Display) -> StoreError {
     StoreError::BadRow {
@@ -63,6 +63,9 @@ fn job_of(row: &Row<'_>) -> rusqlite::Result<(Job, String, String, Option<String
             batch: None,
             row: None,
             version: None,
+            schedule: None,
+            slot: None,
+            requeued_from: None,
         },
         state: JobState::Queued,
         attempt: row.get(5)?,
@@ -77,6 +80,11 @@ fn job_of(row: &Row<'_>) -> rusqlite::Result<(Job, String, String, Option<String
         created: row.get(14)?,
         started: row.get(15)?,
         ended: row.get(16)?,
+        settled: match (row.get::<_, Option<String>>(17)?, row.get::<_, bool>(18)?) {
+            (Some(job), _) => Some(Settled::Requeued { job }),
+            (None, true) => Some(Settled::Discarded),
+            (None, false) => None,
+        },
     };
     Ok((job, spec, state, outcome))
 }
@@ -96,31 +104,7 @@ fn finish_job(parts: (Job, String, String, Option<String>)) -> Result<Job> {
 impl Store {
     pub fn insert_job(&mut self, job: &Job, event: &NewEvent) -> Result<i64> {
         let tx = self.conn.transaction()?;
-        tx.execute(
-            &format!(
-                "INSERT INTO fleet_jobs ({JOB_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
-            ),
-            params![
-                job.id,
-                job.recording_id,
-                job.pool,
-                serde_json::to_string(&job.spec).expect("specs serialize"),
-                job.state.as_str(),
-                job.attempt,
-                job.worker,
-                job.entry,
-                job.injected,
-                job.cancel_requested,
-                job.retry_at,
-                job.outcome.as_ref().map(|outcome| outcome.to_string()),
-                job.reason,
-                job.run_id,
-                job.created,
-                job.started,
-                job.ended,
-            ],
-        )?;
-        let id = insert_event(&tx, job, event)?.expect("a new job's first event is new");
+        let id = insert_job_row(&tx, job, event)?;
         tx.commit()?;
         Ok(id)
     }
@@ -182,6 +166,65 @@ impl Store {
         rows.into_iter().map(finish_job).collect()
     }
 
+    /// The dead letters (jobs that ended failed, aborted, abandoned or
+    /// expired, neither requeued nor discarded), last ended first.
+    pub fn dead_jobs(&self, limit: usize) -> Result<Vec<Job>> {
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT {JOB_COLUMNS} FROM fleet_jobs
+             WHERE state IN ('failed', 'aborted', 'abandoned', 'expired')
+                 AND requeued_as IS NULL AND discarded = 0
+             ORDER BY ended DESC, rowid DESC LIMIT ?1"
+        ))?;
+        let rows = statement
+            .query_map(params![limit as i64], job_of)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter().map(finish_job).collect()
+    }
+
+    /// Settles a final job not settled before: requeued as `new` (stored
+    /// in the same transaction) or discarded. Returns whether it was.
+    pub fn settle_job(&mut self, id: &str, new: Option<(&Job, &NewEvent)>) -> Result<bool> {
+        let tx = self.conn.transaction()?;
+        let changed = tx.execute(
+            "UPDATE fleet_jobs SET requeued_as = ?2, discarded = ?3
+             WHERE id = ?1 AND requeued_as IS NULL AND discarded = 0
+                 AND state NOT IN ('queued', 'assigned', 'running', 'retrying')",
+            params![id, new.map(|(job, _)| &job.id), new.is_none()],
+        )?;
+        if changed == 0 {
+            return Ok(false);
+        }
+        if let Some((job, event)) = new {
+            insert_job_row(&tx, job, event)?;
+        }
+        tx.commit()?;
+        Ok(true)
+    }
+
+    /// Retention: removes the jobs that ended before `before` (a stamp as
+    /// the fleet writes it) with their events and reports, and the workers
+    /// not heard from since then. Returns (jobs, workers) removed.
+    pub fn prune_fleet(&mut self, before: &str) -> Result<(usize, usize)> {
+        let tx = self.conn.transaction()?;
+        let ended = "SELECT id FROM fleet_jobs
+             WHERE ended IS NOT NULL AND ended < ?1
+                 AND state NOT IN ('queued', 'assigned', 'running', 'retrying')";
+        tx.execute(
+            &format!("DELETE FROM fleet_events WHERE job_id IN ({ended})"),
+            params![before],
+        )?;
+        let jobs = tx.execute(
+            &format!("DELETE FROM fleet_jobs WHERE id IN ({ended})"),
+            params![before],
+        )?;
+        let workers = tx.execute(
+            "DELETE FROM fleet_workers WHERE heartbeat < ?1 AND job IS NULL",
+            params![before],
+        )?;
+        tx.commit()?;
+        Ok((jobs, workers))
+    }
+
     /// How many jobs are in each (pool, state).
     pub fn job_counts(&self) -> Result<Vec<(String, JobState, u64)>> {
         let mut statement = self
@@ -224,12 +267,47 @@ impl Store {
 
     /// A job's events after `after` (an event id), in order, at most `limit`.
     pub fn job_events(&self, job: &str, after: i64, limit: usize) -> Result<Vec<JobEvent>> {
+        self.select_events("job_id = ?1 AND id > ?2", params![job, after], limit)
+    }
+
+    /// Every job's events after `after`, in order, at most `limit`.
+    pub fn events_after(&self, after: i64, limit: usize) -> Result<Vec<JobEvent>> {
+        self.select_events("id > ?1", params![after], limit)
+    }
+
+    /// How many steps each attempt of each job has reported.
+    pub fn step_counts(&self) -> Result<std::collections::HashMap<(String, u32), u32>> {
         let mut statement = self.conn.prepare(
-            "SELECT id, job_id, kind, attempt, data, at FROM fleet_events
-             WHERE job_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+            "SELECT job_id, attempt, COUNT(*) FROM fleet_events WHERE kind = 'step'
+             GROUP BY job_id, attempt",
         )?;
         let rows = statement
-            .query_map(params![job, after, limit as i64], |row| {
+            .query_map([], |row| Ok(((row.get(0)?, row.get(1)?), row.get(2)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    }
+
+    /// The newest event's id (0 with none).
+    pub fn last_event_id(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("SELECT COALESCE(MAX(id), 0) FROM fleet_events", [], |row| {
+                row.get(0)
+            })?)
+    }
+
+    fn select_events(
+        &self,
+        filter: &str,
+        values: &[&dyn rusqlite::ToSql],
+        limit: usize,
+    ) -> Result<Vec<JobEvent>> {
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT id, job_id, kind, attempt, data, at FROM fleet_events
+             WHERE {filter} ORDER BY id LIMIT {limit}"
+        ))?;
+        let rows = statement
+            .query_map(values, |row| {
                 Ok((
                     row.get::<_, i64>(0)?,
                     row.get::<_, String>(1)?,
@@ -352,6 +430,39 @@ fn finish_worker(raw: RawWorker) -> Result<WorkerRow> {
         heartbeat,
         gone,
     })
+}
+
+/// A new job's row and its first event, in the caller's transaction.
+pub(super) fn insert_job_row(
+    tx: &rusqlite::Transaction<'_>,
+    job: &Job,
+    event: &NewEvent,
+) -> Result<i64> {
+    tx.execute(
+        &format!(
+            "INSERT INTO fleet_jobs ({JOB_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, NULL, 0)"
+        ),
+        params![
+            job.id,
+            job.recording_id,
+            job.pool,
+            serde_json::to_string(&job.spec).expect("specs serialize"),
+            job.state.as_str(),
+            job.attempt,
+            job.worker,
+            job.entry,
+            job.injected,
+            job.cancel_requested,
+            job.retry_at,
+            job.outcome.as_ref().map(|outcome| outcome.to_string()),
+            job.reason,
+            job.run_id,
+            job.created,
+            job.started,
+            job.ended,
+        ],
+    )?;
+    Ok(insert_event(tx, job, event)?.expect("a new job's first event is new"))
 }
 
 fn insert_event(

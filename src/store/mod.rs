@@ -8,6 +8,7 @@ mod images;
 mod llm;
 mod recordings;
 mod runs;
+mod schedules;
 mod schema;
 mod segmentations;
 pub mod space;
@@ -24,6 +25,7 @@ pub use runs::{
     BatchRow, Resumption, RunArguments, RunListing, RunRecord, RunRungs, RunStep, RunSummary,
     StoredStep,
 };
+pub use schedules::Fired;
 pub use segmentations::{NewSegmentation, SegmentationRow};
 pub use versions::split_version;
 

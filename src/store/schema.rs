@@ -208,10 +208,32 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE recording_versions ADD COLUMN program TEXT;
     ",
+    // 11: the fleet's schedules: jobs submitted later, once or at every
+    // slot of a cron expression. A slot is fired in the transaction that
+    // moves `next` on, so that no slot makes its jobs twice. And what a
+    // user made of a dead letter: the job it was requeued as, or set aside.
+    "
+    CREATE TABLE fleet_schedules (
+        id TEXT PRIMARY KEY,
+        request TEXT NOT NULL,
+        every TEXT,
+        time_zone TEXT NOT NULL,
+        state TEXT NOT NULL,
+        next TEXT,
+        last_slot TEXT,
+        runs INTEGER NOT NULL DEFAULT 0,
+        skipped INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        created TEXT NOT NULL
+    );
+    CREATE INDEX fleet_schedules_next ON fleet_schedules(state, next);
+    ALTER TABLE fleet_jobs ADD COLUMN requeued_as TEXT;
+    ALTER TABLE fleet_jobs ADD COLUMN discarded INTEGER NOT NULL DEFAULT 0;
+    ",
 ];
 
 /// Every table the migrations make; a store missing one is damaged.
-pub const TABLES: [&str; 14] = [
+pub const TABLES: [&str; 15] = [
     "recordings",
     "images",
     "screenshots",
@@ -226,6 +248,7 @@ pub const TABLES: [&str; 14] = [
     "fleet_events",
     "fleet_workers",
     "recording_versions",
+    "fleet_schedules",
 ];
 
 /// The tables of [`TABLES`] the store does not have.

@@ -486,6 +486,7 @@ fn a_version_4_store_keeps_its_cached_segmentations_and_finds_them_by_index() {
                  DROP TABLE fleet_jobs;
                  DROP TABLE fleet_workers;
                  DROP TABLE recording_versions;
+                 DROP TABLE fleet_schedules;
                  PRAGMA user_version = 4;",
             )
             .unwrap();
@@ -531,6 +532,9 @@ fn a_recording_from_before_monitors_were_kept_reads_back_without_them() {
             .execute_batch(
                 "ALTER TABLE recordings DROP COLUMN monitors;
                  DROP TABLE recording_versions;
+                 DROP TABLE fleet_schedules;
+                 ALTER TABLE fleet_jobs DROP COLUMN requeued_as;
+                 ALTER TABLE fleet_jobs DROP COLUMN discarded;
                  PRAGMA user_version = 7;",
             )
             .unwrap();
@@ -867,4 +871,91 @@ fn a_reference_names_a_run_by_its_id_never_by_a_pattern() {
         Err(StoreError::Ambiguous { .. })
     ));
     assert_eq!(store.resolve_batch("b0b0").unwrap().unwrap().1.len(), 2);
+}
+
+/// A slot is fired once: a second fire of the slot the schedule no longer
+/// waits for writes nothing; a removed schedule fires no more.
+#[test]
+fn a_schedules_slot_makes_its_jobs_once() {
+    use reprise_models::fleet::{Schedule, ScheduleState, SubmitRequest};
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("store.sqlite")).unwrap();
+    let request: SubmitRequest = serde_json::from_str(r#"{"recording":"r"}"#).unwrap();
+    let schedule = Schedule {
+        id: "s1".into(),
+        request,
+        every: Some("* * * * *".into()),
+        time_zone: "UTC".into(),
+        state: ScheduleState::Active,
+        next: Some("2026-12-05T20:00:00.000Z".into()),
+        last_slot: None,
+        runs: 0,
+        skipped: 0,
+        last_error: None,
+        created: "2026-12-05T19:59:00.000Z".into(),
+    };
+    store.insert_schedule(&schedule).unwrap();
+    assert_eq!(
+        store.due_schedules("2026-12-05T19:59:59.999Z").unwrap(),
+        vec![]
+    );
+    assert_eq!(
+        store
+            .due_schedules("2026-12-05T20:00:00.000Z")
+            .unwrap()
+            .len(),
+        1
+    );
+    let job: reprise_models::fleet::Job = serde_json::from_value(serde_json::json!({
+        "id": "j1", "recording_id": "r", "pool": "default",
+        "spec": {"options": {}, "labels": {}, "parameters": {}, "attempts": 1,
+                 "retry": "never", "deadline": null, "batch": null, "row": null},
+        "state": "queued", "attempt": 0, "worker": null, "injected": false,
+        "cancel_requested": false, "reason": null, "outcome": null, "run_id": null,
+        "created": "2026-12-05T20:00:00.100Z", "started": null, "ended": null
+    }))
+    .unwrap();
+    let event = NewEvent {
+        kind: reprise_models::fleet::EventKind::State,
+        step: None,
+        attempt: None,
+        data: serde_json::json!({"state": "queued"}),
+    };
+    let fired = crate::store::Fired {
+        id: "s1",
+        was_next: "2026-12-05T20:00:00.000Z",
+        slot: "2026-12-05T20:00:00.000Z",
+        next: Some("2026-12-05T20:01:00.000Z"),
+        skipped: 0,
+        error: None,
+    };
+    assert!(
+        store
+            .fire_schedule(&fired, &[(job.clone(), event.clone())])
+            .unwrap()
+    );
+    let mut again = job.clone();
+    again.id = "j2".into();
+    assert!(
+        !store.fire_schedule(&fired, &[(again, event)]).unwrap(),
+        "fired once"
+    );
+    assert_eq!(store.jobs(None, 10).unwrap().len(), 1);
+    let now = store.schedule("s1").unwrap().unwrap();
+    assert_eq!(now.runs, 1);
+    assert_eq!(now.next.as_deref(), Some("2026-12-05T20:01:00.000Z"));
+    assert_eq!(now.last_slot.as_deref(), Some("2026-12-05T20:00:00.000Z"));
+    assert_eq!(
+        store.remove_schedule("s1").unwrap(),
+        Some(ScheduleState::Active)
+    );
+    assert_eq!(
+        store.remove_schedule("s1").unwrap(),
+        Some(ScheduleState::Removed)
+    );
+    assert_eq!(
+        store.due_schedules("2027-01-01T00:00:00.000Z").unwrap(),
+        vec![]
+    );
+    assert_eq!(store.remove_schedule("nope").unwrap(), None);
 }

@@ -42,6 +42,9 @@ fn job(state: JobState) -> Job {
             batch: None,
             row: None,
             version: None,
+            schedule: None,
+            slot: None,
+            requeued_from: None,
         },
         state,
         attempt: u32::from(state != JobState::Queued),
@@ -56,6 +59,7 @@ fn job(state: JobState) -> Job {
         ended: None,
         entry: Some("e1".into()),
         retry_at: None,
+        settled: None,
     }
 }
 

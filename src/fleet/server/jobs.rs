@@ -124,12 +124,74 @@ pub(super) fn check_name(what: &str, name: &str) -> ApiResult<()> {
     }
 }
 
-/// `POST /api/jobs`.
+/// `POST /api/jobs`: jobs now, or a schedule that submits them later.
 pub(super) async fn submit(
     State(fleet): State<Shared>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<Response> {
     let request: SubmitRequest = json_of(&body_of(body)?)?;
+    if request.is_scheduled() {
+        let schedule = super::schedules::create(&fleet, request)?;
+        return Ok((
+            StatusCode::CREATED,
+            axum::Json(json!({"schedule": schedule, "jobs": []})),
+        )
+            .into_response());
+    }
+    let jobs = submit_now(&fleet, &request).await?;
+    let batch = jobs.first().and_then(|job| job.spec.batch.clone());
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({"batch": batch, "jobs": jobs})),
+    )
+        .into_response())
+}
+
+/// A submission's jobs, made, stored and queued.
+pub(super) async fn submit_now(fleet: &Fleet, request: &SubmitRequest) -> ApiResult<Vec<Job>> {
+    let jobs = jobs_for(fleet, request, None)?;
+    let _decide = fleet.decide.lock().await;
+    for job in &jobs {
+        fleet.store().insert_job(job, &queued_event())?;
+    }
+    tracing::info!(
+        "submitted {} of {} to pool {}",
+        crate::present::plural(jobs.len(), "job"),
+        request.recording,
+        request.pool
+    );
+    queue_new(fleet, jobs).await
+}
+
+/// The first line of a new job's history.
+pub(super) fn queued_event() -> NewEvent {
+    new_event(Note::State(StateChange {
+        state: JobState::Queued,
+        reason: None,
+        worker: None,
+    }))
+}
+
+/// Adds stored new jobs to their pools' queues. A Redis that does not
+/// answer now leaves a job queued without an entry; the ticker adds it
+/// when Redis is back.
+pub(super) async fn queue_new(fleet: &Fleet, mut jobs: Vec<Job>) -> ApiResult<Vec<Job>> {
+    for job in &mut jobs {
+        match fleet.queue.add(&job.pool, &job.id).await {
+            Ok(entry) => {
+                job.entry = Some(entry);
+                fleet.save(job, None)?;
+            }
+            Err(err) => tracing::warn!("queue job {}: {err} (added later)", job.id),
+        }
+        let _ = fleet.events.send(job.id.clone());
+    }
+    fleet.metrics().submitted(jobs.len());
+    Ok(jobs)
+}
+
+/// Checks the options every submission shares, whether now or scheduled.
+pub(super) fn check_request(request: &SubmitRequest) -> ApiResult<()> {
     check_name("the pool", &request.pool)?;
     check_labels(&request.labels)?;
     let options = &request.options;
@@ -141,19 +203,35 @@ pub(super) async fn submit(
             "attempts must be from 1 to {MAX_ATTEMPTS}"
         )));
     }
-    let deadline = match request.deadline_seconds {
-        None => None,
-        Some(seconds) if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 => Some(
-            (chrono::Utc::now() + chrono::Duration::milliseconds((seconds * 1000.0) as i64))
-                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-        ),
-        Some(_) => return Err(Fail::bad("deadline_seconds must be a positive number")),
-    };
-    let rows = match &request.rows {
-        Some(rows) if rows.is_empty() => return Err(Fail::bad("rows is empty")),
+    if !request
+        .deadline_seconds
+        .is_none_or(|seconds| seconds.is_finite() && seconds > 0.0 && seconds < 1e9)
+    {
+        return Err(Fail::bad("deadline_seconds must be a positive number"));
+    }
+    match &request.rows {
+        Some(rows) if rows.is_empty() => Err(Fail::bad("rows is empty")),
         Some(rows) if rows.len() > MAX_ROWS => {
-            return Err(Fail::bad(format!("at most {MAX_ROWS} rows per submission")));
+            Err(Fail::bad(format!("at most {MAX_ROWS} rows per submission")))
         }
+        _ => Ok(()),
+    }
+}
+
+/// The jobs a submission makes now (one, or one per row), checked against
+/// the recording as it is now; not stored yet. A schedule's slot passes
+/// its schedule's id and the slot.
+pub(super) fn jobs_for(
+    fleet: &Fleet,
+    request: &SubmitRequest,
+    slot: Option<(&str, &str)>,
+) -> ApiResult<Vec<Job>> {
+    check_request(request)?;
+    let deadline = request.deadline_seconds.map(|seconds| {
+        (chrono::Utc::now() + chrono::Duration::milliseconds((seconds * 1000.0) as i64))
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    });
+    let rows = match &request.rows {
         Some(rows) => rows.iter().map(Some).collect(),
         None => vec![None],
     };
@@ -178,11 +256,11 @@ pub(super) async fn submit(
             values.extend(row.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
         check_parameters(&values, &parameters)?;
-        jobs.push(Job {
-            id: uuid::Uuid::new_v4().to_string(),
-            recording_id: recording_id.clone(),
-            pool: request.pool.clone(),
-            spec: JobSpec {
+        jobs.push(Job::queued(
+            uuid::Uuid::new_v4().to_string(),
+            recording_id.clone(),
+            request.pool.clone(),
+            JobSpec {
                 options: request.options.clone(),
                 labels: request.labels.clone(),
                 parameters: values,
@@ -192,48 +270,14 @@ pub(super) async fn submit(
                 batch: batch.clone(),
                 row: row.map(|_| index + 1),
                 version: Some(version),
+                schedule: slot.map(|(schedule, _)| schedule.to_owned()),
+                slot: slot.map(|(_, slot)| slot.to_owned()),
+                requeued_from: None,
             },
-            state: JobState::Queued,
-            attempt: 0,
-            worker: None,
-            injected: false,
-            cancel_requested: false,
-            reason: None,
-            outcome: None,
-            run_id: None,
-            created: crate::fleet::now(),
-            started: None,
-            ended: None,
-            entry: None,
-            retry_at: None,
-        });
+            crate::fleet::now(),
+        ));
     }
-    let _decide = fleet.decide.lock().await;
-    for job in &mut jobs {
-        fleet.store().insert_job(
-            job,
-            &new_event(Note::State(StateChange {
-                state: JobState::Queued,
-                reason: None,
-                worker: None,
-            })),
-        )?;
-        // A Redis that does not answer now leaves the job queued without an
-        // entry; the ticker adds it when Redis is back.
-        match fleet.queue.add(&job.pool, &job.id).await {
-            Ok(entry) => {
-                job.entry = Some(entry);
-                fleet.save(job, None)?;
-            }
-            Err(err) => tracing::warn!("queue job {}: {err} (added later)", job.id),
-        }
-    }
-    fleet.metrics().submitted(jobs.len());
-    Ok((
-        StatusCode::CREATED,
-        axum::Json(json!({"batch": batch, "jobs": jobs})),
-    )
-        .into_response())
+    Ok(jobs)
 }
 
 /// Every value names a text parameter of the recording; secrets never

@@ -6,9 +6,15 @@ use super::jobs::{check_name, job_or_404};
 use super::*;
 
 pub(super) async fn workers(State(fleet): State<Shared>) -> ApiResult<Response> {
+    Ok(axum::Json(worker_list(&fleet)?).into_response())
+}
+
+/// The workers as the API shows them: gone, silent (past the lease), busy
+/// or idle.
+pub(super) fn worker_list(fleet: &Fleet) -> ApiResult<Vec<Worker>> {
     let rows = fleet.store().workers()?;
     let lease = fleet.lease.as_secs_f64();
-    let list: Vec<Worker> = rows
+    Ok(rows
         .into_iter()
         .map(|row| {
             let silent = rules::seconds_since(&row.heartbeat, chrono::Utc::now())
@@ -30,8 +36,7 @@ pub(super) async fn workers(State(fleet): State<Shared>) -> ApiResult<Response> 
                 last_heartbeat: row.heartbeat,
             }
         })
-        .collect();
-    Ok(axum::Json(list).into_response())
+        .collect())
 }
 
 /// `POST /api/workers`: a worker says who it is; its id names its consumer.
@@ -230,6 +235,11 @@ pub(super) async fn ticker(fleet: Shared) {
             _ = tokio::time::sleep(TICK) => {}
             _ = stopping.changed() => return,
         }
+        if ticks % super::retention::EVERY_TICKS == 0
+            && let Err(err) = super::retention::prune(&fleet)
+        {
+            tracing::warn!("retention: {}", err.message);
+        }
         let check = thorough || ticks % reconcile::EVERY_TICKS == 0;
         match tick(&fleet, check.then_some(thorough)).await {
             Ok(()) if check => thorough = false,
@@ -240,9 +250,12 @@ pub(super) async fn ticker(fleet: Shared) {
 }
 
 /// A tick: the queue checked against the store (thoroughly or not) where
-/// `reconcile` says, then every job that waits on time.
+/// `reconcile` says, then every job and schedule that waits on time.
 pub(super) async fn tick(fleet: &Fleet, reconcile: Option<bool>) -> ApiResult<()> {
     let _decide = fleet.decide.lock().await;
+    // Schedules first: their slots are stored whether or not Redis answers
+    // (a job stored without its entry is queued when Redis is back).
+    let fired = super::schedules::fire_due(fleet).await;
     if let Some(thorough) = reconcile {
         reconcile::reconcile(fleet, thorough).await?;
     }
@@ -251,5 +264,5 @@ pub(super) async fn tick(fleet: &Fleet, reconcile: Option<bool>) -> ApiResult<()
     for mut job in retrying.into_iter().chain(queued) {
         fleet.apply(&mut job, rules::Event::Tick).await?;
     }
-    Ok(())
+    fired
 }

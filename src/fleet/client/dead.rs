@@ -1,0 +1,64 @@
+//! `reprise jobs dead`, `jobs requeue ID` and `jobs discard ID`.
+
+use anyhow::Context as _;
+
+use super::{Answered, Api, CALL, CallError, path_part};
+use crate::fleet::Job;
+use crate::present::terminal_safe;
+
+/// `reprise jobs dead`: the dead letters, last ended first.
+pub fn list(api: &Api, json: bool) -> anyhow::Result<()> {
+    let answer: Answered<Vec<Job>> = api
+        .call(reqwest::Method::GET, "/api/dead", None::<&()>, CALL)
+        .context("list the dead letters")?;
+    let jobs = answer.body.unwrap_or_default();
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&jobs).expect("jobs serialize")
+        );
+        return Ok(());
+    }
+    println!(
+        "{:<36}  {:<10}  {:<24}  {:<10}  reason",
+        "job", "state", "ended", "pool"
+    );
+    for job in &jobs {
+        println!(
+            "{:<36}  {:<10}  {:<24}  {:<10}  {}",
+            job.id,
+            job.state.as_str(),
+            job.ended.as_deref().unwrap_or("-"),
+            terminal_safe(&job.pool),
+            terminal_safe(job.reason.as_deref().unwrap_or(""))
+        );
+    }
+    eprintln!(
+        "{} (jobs requeue ID runs one again, jobs discard ID sets it aside)",
+        crate::present::plural(jobs.len(), "dead letter")
+    );
+    Ok(())
+}
+
+/// `reprise jobs requeue ID` and `reprise jobs discard ID`.
+pub fn settle(api: &Api, id: &str, requeue: bool) -> anyhow::Result<()> {
+    let verb = if requeue { "requeue" } else { "discard" };
+    let answer: Answered<Job> = api
+        .call(
+            reqwest::Method::POST,
+            &format!("/api/jobs/{}/{verb}", path_part(id)),
+            None::<&()>,
+            CALL,
+        )
+        .with_context(|| format!("{verb} job {id}"))?;
+    let job = answer
+        .body
+        .ok_or_else(|| CallError::BadAnswer("no job in the answer".into()))?;
+    if requeue {
+        println!("{}", job.id);
+        eprintln!("job {id} requeued as {}", job.id);
+    } else {
+        eprintln!("job {} discarded from the dead letters", job.id);
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! Dead letters: jobs that ended failed, aborted, abandoned or expired.
+//! A user lists them, requeues one (the same job again: its recording's
+//! version, parameters, pool, labels and options, a new id) or discards
+//! it; either settles it once, and its record stays.
+
+use super::jobs::{job_or_404, queue_new, queued_event};
+use super::*;
+use crate::fleet::Settled;
+
+/// `GET /api/dead`.
+pub(super) async fn list(State(fleet): State<Shared>) -> ApiResult<Response> {
+    Ok(axum::Json(fleet.store().dead_jobs(10_000)?).into_response())
+}
+
+/// Why a job cannot be settled now, or `None` when it can.
+fn unsettled(job: &Job, requeue: bool) -> Option<Fail> {
+    let conflict = |message: String| Some(Fail::new(StatusCode::CONFLICT, "settled", message));
+    match &job.settled {
+        Some(Settled::Requeued { job: next }) => {
+            return conflict(format!("job {} was requeued already, as {next}", job.id));
+        }
+        Some(Settled::Discarded) => {
+            return conflict(format!("job {} was discarded", job.id));
+        }
+        None => {}
+    }
+    if !job.state.is_final() {
+        return Some(Fail::new(
+            StatusCode::CONFLICT,
+            "not_final",
+            format!(
+                "job {} is {}: cancel it first, or let it end",
+                job.id,
+                job.state.as_str()
+            ),
+        ));
+    }
+    if !requeue && !job.state.is_dead() {
+        return Some(Fail::new(
+            StatusCode::CONFLICT,
+            "not_dead",
+            format!(
+                "job {} ended {}: not a dead letter",
+                job.id,
+                job.state.as_str()
+            ),
+        ));
+    }
+    None
+}
+
+/// `POST /api/jobs/{id}/requeue`: any job that ended (a dead letter, or
+/// one cancelled) runs again as a new job.
+pub(super) async fn requeue(
+    State(fleet): State<Shared>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let _decide = fleet.decide.lock().await;
+    let old = job_or_404(&fleet, &id)?;
+    if let Some(fail) = unsettled(&old, true) {
+        return Err(fail);
+    }
+    let now = chrono::Utc::now();
+    // A deadline runs as long from the new submission as it did from the old.
+    let deadline = old.spec.deadline.as_deref().and_then(|deadline| {
+        let window = rules::seconds_since(
+            &old.created,
+            chrono::DateTime::parse_from_rfc3339(deadline)
+                .ok()?
+                .to_utc(),
+        )?;
+        Some(rules::stamp(
+            now + chrono::Duration::milliseconds((window * 1000.0) as i64),
+        ))
+    });
+    let new = Job::queued(
+        uuid::Uuid::new_v4().to_string(),
+        old.recording_id.clone(),
+        old.pool.clone(),
+        JobSpec {
+            deadline,
+            requeued_from: Some(old.id.clone()),
+            ..old.spec.clone()
+        },
+        rules::stamp(now),
+    );
+    if !fleet
+        .store()
+        .settle_job(&old.id, Some((&new, &queued_event())))?
+    {
+        return Err(Fail::new(
+            StatusCode::CONFLICT,
+            "settled",
+            format!("job {id} was settled meanwhile"),
+        ));
+    }
+    tracing::info!("job {} requeued as {}", old.id, new.id);
+    let mut jobs = queue_new(&fleet, vec![new]).await?;
+    Ok((StatusCode::CREATED, axum::Json(jobs.remove(0))).into_response())
+}
+
+/// `POST /api/jobs/{id}/discard`: a dead letter set aside.
+pub(super) async fn discard(
+    State(fleet): State<Shared>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let _decide = fleet.decide.lock().await;
+    let job = job_or_404(&fleet, &id)?;
+    if let Some(fail) = unsettled(&job, false) {
+        return Err(fail);
+    }
+    if !fleet.store().settle_job(&job.id, None)? {
+        return Err(Fail::new(
+            StatusCode::CONFLICT,
+            "settled",
+            format!("job {id} was settled meanwhile"),
+        ));
+    }
+    tracing::info!("job {id} discarded from the dead letters");
+    Ok(axum::Json(job_or_404(&fleet, &id)?).into_response())
+}
