@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::harness::{Display, SAMPLE, fixture_log, wait_for};
 
+mod audit;
 mod console;
 mod partition;
 mod reconcile;

@@ -392,6 +392,23 @@ pub enum EventKind {
     Step,
 }
 
+/// A line of the server's audit log: who did what, when, from where.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub at: String,
+    /// The name of the caller's token (`unknown` for none that matched).
+    pub who: String,
+    /// user, viewer or worker; empty for an unknown caller.
+    pub role: String,
+    /// The request: its method and path.
+    pub action: String,
+    /// The answer's HTTP status.
+    pub status: u16,
+    /// The caller's address.
+    pub from: String,
+}
+
 /// A worker as the API shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Worker {

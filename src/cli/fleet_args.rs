@@ -30,6 +30,12 @@ pub struct ServeArgs {
     /// from and schedules over for this many days; 0 keeps them for ever.
     #[arg(long, default_value_t = 30.0, value_name = "DAYS")]
     pub keep_days: f64,
+    /// A file of named tokens, each with its role and the SHA-256 of its
+    /// token (`[[token]]` tables of name, role = user|viewer|worker,
+    /// sha256): who did what is logged by name, and a worker acts only as
+    /// the workers its own token registered.
+    #[arg(long, value_name = "FILE")]
+    pub tokens: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -105,6 +111,18 @@ pub enum JobsCommand {
     Discard {
         /// The job's id.
         id: String,
+        #[command(flatten)]
+        server: ServerArg,
+    },
+    /// The server's audit log, newest first: who (the name of the token)
+    /// did what, when, from where, and how the server answered.
+    Audit {
+        /// At most this many lines.
+        #[arg(long, default_value_t = 100, value_name = "N")]
+        limit: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         server: ServerArg,
     },

@@ -383,10 +383,7 @@ pub fn list(api: &Api, state: Option<JobState>, json: bool) -> anyhow::Result<()
         .context("list the jobs")?;
     let jobs = answer.body.unwrap_or_default();
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&jobs).expect("jobs serialize")
-        );
+        print_json(&jobs);
         return Ok(());
     }
     println!(
@@ -418,10 +415,7 @@ pub fn show(api: &Api, id: &str, json: bool) -> anyhow::Result<()> {
         .with_context(|| format!("show job {id}"))?;
     let body = answer.body.unwrap_or_default();
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&body).expect("values serialize")
-        );
+        print_json(&body);
         return Ok(());
     }
     let job: Job = serde_json::from_value(body["job"].clone())
@@ -528,6 +522,14 @@ pub fn event_line(event: &JobEvent) -> String {
     format!("{} {}", event.at, crate::present::terminal_safe(&text))
 }
 
+/// A value as the answer of `--json`: pretty JSON on stdout.
+fn print_json<T: Serialize>(value: &T) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("answers serialize")
+    );
+}
+
 /// An id as one path segment (never a way to another endpoint).
 fn path_part(id: &str) -> String {
     id.chars()
@@ -543,6 +545,7 @@ pub fn pairs(
     items.iter().map(|item| parse(item)).collect()
 }
 
+pub mod audit;
 pub mod dead;
 pub mod schedules;
 #[cfg(test)]

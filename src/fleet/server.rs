@@ -7,6 +7,7 @@
 //! submitted with `retry = "restart"`), when a failed one is retried. A
 //! stream entry is acknowledged only after what it led to is stored.
 
+mod audit;
 mod auth;
 mod console;
 mod dead;
@@ -62,6 +63,8 @@ pub struct ServeOptions {
     /// How long jobs that ended, silent workers and schedules over are
     /// kept; `None`: for ever.
     pub keep: Option<Duration>,
+    /// A file of named tokens (by their hashes) beside the environment's.
+    pub tokens: Option<PathBuf>,
 }
 
 /// The most uploads read at once (a sixth waits for a 503's retry).
@@ -295,24 +298,7 @@ fn new_event(note: Note) -> NewEvent {
 
 /// Runs the server until SIGINT or SIGTERM.
 pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
-    let tokens = auth::Tokens {
-        user: auth::token(super::USER_TOKEN_VAR, true)?.unwrap_or_default(),
-        worker: auth::token(super::WORKER_TOKEN_VAR, true)?.unwrap_or_default(),
-        viewer: auth::token(super::VIEWER_TOKEN_VAR, false)?,
-    };
-    let same = tokens.user == tokens.worker
-        || tokens
-            .viewer
-            .as_ref()
-            .is_some_and(|viewer| *viewer == tokens.user || *viewer == tokens.worker);
-    if same {
-        anyhow::bail!(crate::settings::errors::UsageError(format!(
-            "{}, {} and {} must differ (the roles are told apart by their token)",
-            super::USER_TOKEN_VAR,
-            super::WORKER_TOKEN_VAR,
-            super::VIEWER_TOKEN_VAR
-        )));
-    }
+    let tokens = auth::Tokens::load(options.tokens.as_deref())?;
     let store = Store::open(&options.store)?;
     raise_open_files();
     // Two threads: a slow request (an upload being checked, a big list)
@@ -427,6 +413,7 @@ fn router(fleet: Shared, max_upload: usize) -> Router {
         .route("/api/jobs/{id}/cancel", post(jobs::cancel))
         .route("/api/jobs/{id}/requeue", post(dead::requeue))
         .route("/api/jobs/{id}/discard", post(dead::discard))
+        .route("/api/audit", get(audit::list))
         .route(
             "/api/schedules/{id}",
             axum::routing::delete(schedules::remove),
@@ -455,6 +442,10 @@ fn router(fleet: Shared, max_upload: usize) -> Router {
         .merge(either)
         .merge(console::routes())
         .fallback(|| async { Fail::not_found("no such endpoint") })
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&fleet),
+            audit::audit,
+        ))
         .layer(DefaultBodyLimit::max(max_upload))
         .layer(middleware::from_fn(listen::time_limit))
         .with_state(fleet)

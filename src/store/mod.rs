@@ -2,6 +2,7 @@
 //! window states, and replay runs. Only this module knows SQL.
 
 pub mod archive;
+mod audit;
 mod fleet;
 pub mod frames;
 mod images;

@@ -230,10 +230,25 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE fleet_jobs ADD COLUMN requeued_as TEXT;
     ALTER TABLE fleet_jobs ADD COLUMN discarded INTEGER NOT NULL DEFAULT 0;
     ",
+    // 12: the fleet's audit log (who did what, when, from where), and the
+    // token each worker registered with (a worker acts only as its own).
+    "
+    CREATE TABLE fleet_audit (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        who TEXT NOT NULL,
+        role TEXT NOT NULL,
+        action TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        from_addr TEXT NOT NULL
+    );
+    CREATE INDEX fleet_audit_at ON fleet_audit(at);
+    ALTER TABLE fleet_workers ADD COLUMN owner TEXT;
+    ",
 ];
 
 /// Every table the migrations make; a store missing one is damaged.
-pub const TABLES: [&str; 15] = [
+pub const TABLES: [&str; 16] = [
     "recordings",
     "images",
     "screenshots",
@@ -249,6 +264,7 @@ pub const TABLES: [&str; 15] = [
     "fleet_workers",
     "recording_versions",
     "fleet_schedules",
+    "fleet_audit",
 ];
 
 /// The tables of [`TABLES`] the store does not have.

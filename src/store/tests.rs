@@ -487,6 +487,7 @@ fn a_version_4_store_keeps_its_cached_segmentations_and_finds_them_by_index() {
                  DROP TABLE fleet_workers;
                  DROP TABLE recording_versions;
                  DROP TABLE fleet_schedules;
+                 DROP TABLE fleet_audit;
                  PRAGMA user_version = 4;",
             )
             .unwrap();
@@ -535,6 +536,8 @@ fn a_recording_from_before_monitors_were_kept_reads_back_without_them() {
                  DROP TABLE fleet_schedules;
                  ALTER TABLE fleet_jobs DROP COLUMN requeued_as;
                  ALTER TABLE fleet_jobs DROP COLUMN discarded;
+                 DROP TABLE fleet_audit;
+                 ALTER TABLE fleet_workers DROP COLUMN owner;
                  PRAGMA user_version = 7;",
             )
             .unwrap();

@@ -128,4 +128,31 @@ fn the_console_shows_jobs_live_and_lets_only_users_change_them() {
     let (status, _) = server.http("GET", "/api/jobs", Some(VIEWER_TOKEN), b"");
     assert_eq!(status, 200, "a viewer reads");
     assert_eq!(server.jobs().len(), 3, "no job made by the viewer");
+    // The audit log names who did each change on the console, and who was
+    // refused.
+    let (_, log) = server.http("GET", "/api/audit", Some(USER_TOKEN), b"");
+    let has = |who: &str, action: &str, status: u64| {
+        log.as_array()
+            .unwrap()
+            .iter()
+            .any(|line| line["who"] == who && line["action"] == action && line["status"] == status)
+    };
+    assert!(has("unknown", "POST /console/login", 401), "{log:#}");
+    assert!(
+        has(
+            "user",
+            &format!("POST /console/jobs/{}/cancel", waiting[0]),
+            303
+        ),
+        "{log:#}"
+    );
+    assert!(has("user", "POST /console/submit", 303), "{log:#}");
+    assert!(
+        has(
+            "viewer",
+            &format!("POST /console/jobs/{submitted}/cancel"),
+            403
+        ),
+        "{log:#}"
+    );
 }

@@ -29,6 +29,7 @@ pub fn serve(store: &std::path::Path, args: &crate::cli::ServeArgs) -> Result<()
         lease,
         max_upload: args.max_upload * 1024 * 1024,
         keep,
+        tokens: args.tokens.clone(),
     })
 }
 
@@ -130,6 +131,11 @@ pub fn jobs(command: crate::cli::JobsCommand) -> Result<()> {
         JobsCommand::Discard { id, server } => {
             client::dead::settle(&Api::new(&server.server)?, &id, false)
         }
+        JobsCommand::Audit {
+            limit,
+            json,
+            server,
+        } => client::audit::list(&Api::new(&server.server)?, limit, json),
         JobsCommand::Schedules { json, server } => {
             client::schedules::list(&Api::new(&server.server)?, json)
         }

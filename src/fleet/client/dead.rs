@@ -2,7 +2,7 @@
 
 use anyhow::Context as _;
 
-use super::{Answered, Api, CALL, CallError, path_part};
+use super::{Answered, Api, CALL, CallError, path_part, print_json};
 use crate::fleet::Job;
 use crate::present::terminal_safe;
 
@@ -13,10 +13,7 @@ pub fn list(api: &Api, json: bool) -> anyhow::Result<()> {
         .context("list the dead letters")?;
     let jobs = answer.body.unwrap_or_default();
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&jobs).expect("jobs serialize")
-        );
+        print_json(&jobs);
         return Ok(());
     }
     println!(

@@ -3,7 +3,7 @@
 
 use anyhow::Context as _;
 
-use super::{Answered, Api, CALL, CallError, path_part};
+use super::{Answered, Api, CALL, CallError, path_part, print_json};
 use crate::fleet::Schedule;
 use crate::present::terminal_safe;
 
@@ -32,10 +32,7 @@ pub fn list(api: &Api, json: bool) -> anyhow::Result<()> {
         .context("list the schedules")?;
     let schedules = answer.body.unwrap_or_default();
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&schedules).expect("schedules serialize")
-        );
+        print_json(&schedules);
         return Ok(());
     }
     println!(

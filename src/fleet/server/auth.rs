@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use anyhow::Context as _;
+
 use super::*;
 
 /// What a credential may do.
@@ -29,31 +31,198 @@ impl Role {
     }
 }
 
-/// The server's tokens, from its environment.
-#[derive(Debug)]
-pub(super) struct Tokens {
-    pub user: String,
-    pub worker: String,
-    pub viewer: Option<String>,
+/// Who a request comes from: the name of its credential and its role.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Caller {
+    pub name: String,
+    pub role: Role,
 }
 
+/// A token the server accepts: given whole (from the environment) or as
+/// its SHA-256 (from a tokens file, so that the file holds no secret).
+#[derive(Debug)]
+enum Secret {
+    Plain(String),
+    Sha256([u8; 32]),
+}
+
+#[derive(Debug)]
+struct Credential {
+    name: String,
+    role: Role,
+    secret: Secret,
+}
+
+/// The server's tokens: its environment's (named `user`, `worker`,
+/// `viewer`) and a tokens file's.
+#[derive(Debug, Default)]
+pub(super) struct Tokens(Vec<Credential>);
+
 impl Tokens {
-    /// The role `given` is the token of. Every token is compared, whichever
-    /// matches, so the time says nothing of which.
-    pub(super) fn role(&self, given: &[u8]) -> Option<Role> {
-        let user = crate::fleet::same_token(given, self.user.as_bytes());
-        let worker = crate::fleet::same_token(given, self.worker.as_bytes());
-        let viewer = self
-            .viewer
-            .as_ref()
-            .is_some_and(|viewer| crate::fleet::same_token(given, viewer.as_bytes()));
-        match (user, worker, viewer) {
-            (true, _, _) => Some(Role::User),
-            (_, true, _) => Some(Role::Worker),
-            (_, _, true) => Some(Role::Viewer),
-            _ => None,
-        }
+    pub(super) fn add_plain(&mut self, name: &str, role: Role, token: String) {
+        self.0.push(Credential {
+            name: name.to_owned(),
+            role,
+            secret: Secret::Plain(token),
+        });
     }
+
+    /// Whose token `given` is. Every credential is compared, whichever
+    /// matches, so the time says nothing of which.
+    pub(super) fn caller(&self, given: &[u8]) -> Option<Caller> {
+        use sha2::Digest as _;
+        let hashed: [u8; 32] = sha2::Sha256::digest(given).into();
+        let mut found = None;
+        for credential in &self.0 {
+            let matches = match &credential.secret {
+                Secret::Plain(token) => crate::fleet::same_token(given, token.as_bytes()),
+                Secret::Sha256(hash) => crate::fleet::same_token(&hashed, hash),
+            };
+            if matches && found.is_none() {
+                found = Some(Caller {
+                    name: credential.name.clone(),
+                    role: credential.role,
+                });
+            }
+        }
+        found
+    }
+
+    /// The server's tokens: `REPRISE_FLEET_USER_TOKEN` and
+    /// `REPRISE_FLEET_WORKER_TOKEN` (required unless a tokens file is
+    /// given), `REPRISE_FLEET_VIEWER_TOKEN`, and the file's.
+    pub(super) fn load(file: Option<&std::path::Path>) -> anyhow::Result<Tokens> {
+        let mut tokens = Tokens::default();
+        let required = file.is_none();
+        for (name, role, variable) in [
+            ("user", Role::User, crate::fleet::USER_TOKEN_VAR),
+            ("worker", Role::Worker, crate::fleet::WORKER_TOKEN_VAR),
+            ("viewer", Role::Viewer, crate::fleet::VIEWER_TOKEN_VAR),
+        ] {
+            if let Some(token) = token(variable, required && role != Role::Viewer)? {
+                tokens.add_plain(name, role, token);
+            }
+        }
+        if let Some(file) = file {
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("read the tokens file {}", file.display()))?;
+            tokens.add_file(&text).map_err(|reason| {
+                crate::settings::errors::UsageError(format!("{}: {reason}", file.display()))
+            })?;
+        }
+        tokens.check()?;
+        Ok(tokens)
+    }
+
+    /// A tokens file's entries: `[[token]]` tables of `name`, `role`
+    /// (user, viewer or worker) and `sha256` (the token's, in hex).
+    fn add_file(&mut self, text: &str) -> Result<(), String> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct File {
+            #[serde(default)]
+            token: Vec<Entry>,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Entry {
+            name: String,
+            role: String,
+            sha256: String,
+        }
+        let file: File = toml::from_str(text).map_err(|err| err.to_string())?;
+        for entry in file.token {
+            let role = match entry.role.as_str() {
+                "user" => Role::User,
+                "viewer" => Role::Viewer,
+                "worker" => Role::Worker,
+                other => {
+                    return Err(format!(
+                        "token {:?} has the role {other:?}; one of user, viewer, worker",
+                        entry.name
+                    ));
+                }
+            };
+            let hash = hex32(&entry.sha256).ok_or_else(|| {
+                format!(
+                    "token {:?}: sha256 must be 64 hexadecimal digits (printf %s TOKEN | sha256sum)",
+                    entry.name
+                )
+            })?;
+            self.0.push(Credential {
+                name: entry.name,
+                role,
+                secret: Secret::Sha256(hash),
+            });
+        }
+        Ok(())
+    }
+
+    /// Names unique and plain; no token given twice; a user and a worker
+    /// credential at least.
+    fn check(&self) -> anyhow::Result<()> {
+        use crate::settings::errors::UsageError;
+        let mut names = std::collections::BTreeSet::new();
+        for credential in &self.0 {
+            let plain = !credential.name.is_empty()
+                && credential.name.len() <= 64
+                && credential
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+            if !plain {
+                anyhow::bail!(UsageError(format!(
+                    "the token name {:?} must be 1 to 64 letters, digits, '-', '_' or '.'",
+                    credential.name
+                )));
+            }
+            if !names.insert(credential.name.as_str()) {
+                anyhow::bail!(UsageError(format!(
+                    "two tokens are named {:?}",
+                    credential.name
+                )));
+            }
+        }
+        for (index, credential) in self.0.iter().enumerate() {
+            if let Secret::Plain(token) = &credential.secret
+                && self.0[index + 1..]
+                    .iter()
+                    .any(|other| matches!(&other.secret, Secret::Plain(t) if t == token))
+            {
+                anyhow::bail!(UsageError(format!(
+                    "{}, {} and {} must differ (the roles are told apart by their token)",
+                    crate::fleet::USER_TOKEN_VAR,
+                    crate::fleet::WORKER_TOKEN_VAR,
+                    crate::fleet::VIEWER_TOKEN_VAR
+                )));
+            }
+        }
+        for role in [Role::User, Role::Worker] {
+            if !self.0.iter().any(|credential| credential.role == role) {
+                anyhow::bail!(UsageError(format!(
+                    "no {} token: set {} or name one in --tokens",
+                    role.as_str(),
+                    match role {
+                        Role::User => crate::fleet::USER_TOKEN_VAR,
+                        _ => crate::fleet::WORKER_TOKEN_VAR,
+                    }
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn hex32(text: &str) -> Option<[u8; 32]> {
+    let text = text.trim();
+    if text.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (index, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(text.get(index * 2..index * 2 + 2)?, 16).ok()?;
+    }
+    Some(out)
 }
 
 /// The name of the console's session cookie.
@@ -67,6 +236,8 @@ const MAX_SESSIONS: usize = 10_000;
 #[derive(Debug, Clone)]
 pub(super) struct Session {
     pub role: Role,
+    /// The name of the token it was opened with.
+    pub name: String,
     /// Sent back with every change the console makes.
     pub csrf: String,
     expires: Instant,
@@ -78,7 +249,7 @@ pub(super) struct Sessions(Mutex<HashMap<String, Session>>);
 
 impl Sessions {
     /// A new session for `role`: its cookie value.
-    pub(super) fn open(&self, role: Role) -> String {
+    pub(super) fn open(&self, caller: &Caller) -> String {
         let mut sessions = self.0.lock().unwrap_or_else(|poison| poison.into_inner());
         let now = Instant::now();
         sessions.retain(|_, session| session.expires > now);
@@ -98,7 +269,8 @@ impl Sessions {
         sessions.insert(
             id.clone(),
             Session {
-                role,
+                role: caller.role,
+                name: caller.name.clone(),
                 csrf: uuid::Uuid::new_v4().simple().to_string(),
                 expires: now + SESSION,
             },
@@ -136,28 +308,36 @@ fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|(_, value)| value.to_owned())
 }
 
-/// The role of a request: its bearer token's, or, for a read (GET or
-/// HEAD), its console session's.
-fn role_of(fleet: &Fleet, request: &Request) -> Option<Role> {
+/// Who a request comes from: its bearer token's owner, or, for a read
+/// (GET or HEAD), its console session's.
+pub(super) fn caller_of(fleet: &Fleet, request: &Request) -> Option<Caller> {
     let headers = request.headers();
     if let Some(value) = headers.get(header::AUTHORIZATION) {
         let given = value.to_str().ok()?.strip_prefix("Bearer ")?;
-        return fleet.tokens.role(given.as_bytes());
+        return fleet.tokens.caller(given.as_bytes());
     }
     let reading = matches!(*request.method(), Method::GET | Method::HEAD);
     reading
         .then(|| fleet.sessions.of(headers))
         .flatten()
-        .map(|session| session.role)
+        .map(|session| Caller {
+            name: session.name,
+            role: session.role,
+        })
 }
 
-async fn check_role(fleet: &Fleet, request: Request, next: Next, allowed: &[Role]) -> Response {
-    match role_of(fleet, &request) {
+/// Lets the request through where its caller has one of the roles
+/// `allowed` (any, where empty), with the caller in its extensions.
+async fn check_role(fleet: &Fleet, mut request: Request, next: Next, allowed: &[Role]) -> Response {
+    match caller_of(fleet, &request) {
         None => Fail::new(StatusCode::UNAUTHORIZED, "unauthorized", "unauthorized").into_response(),
-        Some(role) if !allowed.is_empty() && !allowed.contains(&role) => {
+        Some(caller) if !allowed.is_empty() && !allowed.contains(&caller.role) => {
             Fail::new(StatusCode::FORBIDDEN, "forbidden", "forbidden").into_response()
         }
-        _ => next.run(request).await,
+        Some(caller) => {
+            request.extensions_mut().insert(caller);
+            next.run(request).await
+        }
     }
 }
 
@@ -211,31 +391,91 @@ pub(super) fn token(variable: &str, required: bool) -> anyhow::Result<Option<Str
 mod tests {
     use super::*;
 
+    fn hex(token: &[u8]) -> String {
+        use sha2::Digest as _;
+        sha2::Sha256::digest(token)
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
+    }
+
     #[test]
     fn each_token_names_its_role_and_a_cookie_is_read_by_its_name() {
-        let tokens = Tokens {
-            user: "u".repeat(16),
-            worker: "w".repeat(16),
-            viewer: Some("v".repeat(16)),
-        };
-        assert_eq!(tokens.role(&[b'u'; 16]), Some(Role::User));
-        assert_eq!(tokens.role(&[b'w'; 16]), Some(Role::Worker));
-        assert_eq!(tokens.role(&[b'v'; 16]), Some(Role::Viewer));
-        assert_eq!(tokens.role(b"vvvvvvvvvvvvvvv"), None);
-        let none = Tokens {
-            viewer: None,
-            ..tokens
-        };
-        assert_eq!(none.role(&[b'v'; 16]), None);
+        let mut tokens = Tokens::default();
+        tokens.add_plain("user", Role::User, "u".repeat(16));
+        tokens.add_plain("worker", Role::Worker, "w".repeat(16));
+        let role = |given: &[u8]| tokens.caller(given).map(|caller| caller.role);
+        assert_eq!(role(&[b'u'; 16]), Some(Role::User));
+        assert_eq!(role(&[b'w'; 16]), Some(Role::Worker));
+        assert_eq!(role(&[b'v'; 16]), None);
+        // A file names tokens by their hashes: sha256("ana's token 0123").
+        tokens
+            .add_file(
+                r#"
+                [[token]]
+                name = "ana"
+                role = "viewer"
+                sha256 = "HASH"
+                "#
+                .replace("HASH", &hex(b"ana's token 0123"))
+                .as_str(),
+            )
+            .unwrap();
+        assert_eq!(
+            tokens.caller(b"ana's token 0123"),
+            Some(Caller {
+                name: "ana".into(),
+                role: Role::Viewer
+            })
+        );
+        assert_eq!(tokens.caller(b"ana's token 0124"), None);
+        tokens.check().unwrap();
+        for (file, says) in [
+            (
+                "[[token]]\nname = \"x\"\nrole = \"root\"\nsha256 = \"00\"",
+                "one of user, viewer, worker",
+            ),
+            (
+                "[[token]]\nname = \"x\"\nrole = \"user\"\nsha256 = \"zz\"",
+                "64 hexadecimal digits",
+            ),
+            ("[[token]]\nname = \"x\"\nrole = \"user\"", "missing field"),
+        ] {
+            let err = Tokens::default().add_file(file).unwrap_err();
+            assert!(err.contains(says), "{file}: {err}");
+        }
+        let mut twice = Tokens::default();
+        twice.add_plain("user", Role::User, "u".repeat(16));
+        twice.add_plain("user", Role::Worker, "w".repeat(16));
+        assert!(
+            twice
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("two tokens are named")
+        );
+        let mut lonely = Tokens::default();
+        lonely.add_plain("user", Role::User, "u".repeat(16));
+        assert!(
+            lonely
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("no worker token")
+        );
         let mut headers = HeaderMap::new();
         headers.append(header::COOKIE, "a=1; reprise_session=abc".parse().unwrap());
         assert_eq!(cookie(&headers, COOKIE).as_deref(), Some("abc"));
         assert_eq!(cookie(&headers, "reprise"), None);
         let sessions = Sessions::default();
-        let id = sessions.open(Role::Viewer);
+        let id = sessions.open(&Caller {
+            name: "ana".into(),
+            role: Role::Viewer,
+        });
         let mut headers = HeaderMap::new();
         headers.append(header::COOKIE, format!("{COOKIE}={id}").parse().unwrap());
         assert_eq!(sessions.of(&headers).unwrap().role, Role::Viewer);
+        assert_eq!(sessions.of(&headers).unwrap().name, "ana");
         sessions.close(&headers);
         assert!(sessions.of(&headers).is_none());
     }

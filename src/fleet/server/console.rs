@@ -105,10 +105,20 @@ struct Login {
     token: String,
 }
 
-async fn login(State(fleet): State<Shared>, Form(form): Form<Login>) -> Response {
-    let role = fleet.tokens.role(form.token.trim().as_bytes());
-    let Some(role @ (Role::User | Role::Viewer)) = role else {
-        tracing::warn!("console: a login refused");
+async fn login(State(fleet): State<Shared>, request: Request) -> Response {
+    use axum::extract::FromRequest as _;
+    let from = super::audit::from(&request);
+    let token = match Form::<Login>::from_request(request, &()).await {
+        Ok(Form(form)) => form.token,
+        Err(rejection) => return rejection.into_response(),
+    };
+    let caller = fleet
+        .tokens
+        .caller(token.trim().as_bytes())
+        .filter(|caller| caller.role != Role::Worker);
+    let action = "POST /console/login".to_owned();
+    let Some(caller) = caller else {
+        super::audit::write(&fleet, None, action, StatusCode::UNAUTHORIZED, from);
         return page(
             StatusCode::UNAUTHORIZED,
             pages::login(Some(
@@ -116,8 +126,8 @@ async fn login(State(fleet): State<Shared>, Form(form): Form<Login>) -> Response
             )),
         );
     };
-    let id = fleet.sessions.open(role);
-    tracing::info!("console: a {} logged in", role.as_str());
+    let id = fleet.sessions.open(&caller);
+    super::audit::write(&fleet, Some(&caller), action, StatusCode::SEE_OTHER, from);
     let cookie = format!(
         "{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
         SESSION.as_secs()

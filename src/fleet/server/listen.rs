@@ -13,8 +13,8 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use hyper::Request as HyperRequest;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
@@ -54,9 +54,9 @@ async fn accept(
             permit = Arc::clone(open).acquire_owned() => permit.expect("the semaphore is never closed"),
             _ = stopping.changed() => return,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(err) => {
                     // Out of descriptors, most likely: wait, do not spin.
                     tracing::warn!("accept a connection: {err}");
@@ -66,7 +66,16 @@ async fn accept(
             },
             _ = stopping.changed() => return,
         };
-        let service = TowerToHyperService::new(app.clone());
+        // Each request carries its peer's address (the audit log's).
+        let app = app.clone();
+        let service =
+            hyper::service::service_fn(move |mut request: HyperRequest<hyper::body::Incoming>| {
+                request
+                    .extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                let mut app = app.clone();
+                async move { tower_service::Service::call(&mut app, request).await }
+            });
         let mut stopping = stopping.clone();
         tokio::spawn(async move {
             let _permit = permit;

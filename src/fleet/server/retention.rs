@@ -20,9 +20,10 @@ pub(super) fn prune(fleet: &Fleet) -> ApiResult<()> {
     let mut store = fleet.store();
     let (jobs, workers) = store.prune_fleet(&before)?;
     let schedules = store.prune_schedules(&before)?;
-    if jobs + workers + schedules > 0 {
+    let lines = store.prune_audit(&before)?;
+    if jobs + workers + schedules + lines > 0 {
         tracing::info!(
-            "retention: removed {jobs} job(s) that ended, {workers} worker(s) not heard from and {schedules} schedule(s) over, before {before}"
+            "retention: removed {jobs} job(s) that ended, {workers} worker(s) not heard from, {schedules} schedule(s) over and {lines} line(s) of the audit log, before {before}"
         );
     }
     Ok(())

@@ -42,6 +42,7 @@ pub(super) fn worker_list(fleet: &Fleet) -> ApiResult<Vec<Worker>> {
 /// `POST /api/workers`: a worker says who it is; its id names its consumer.
 pub(super) async fn register(
     State(fleet): State<Shared>,
+    axum::Extension(caller): axum::Extension<super::auth::Caller>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<Response> {
     let register: Register = json_of(&body_of(body)?)?;
@@ -71,6 +72,7 @@ pub(super) async fn register(
         heartbeat: now,
         gone: false,
     })?;
+    fleet.store().set_worker_owner(&id, &caller.name)?;
     Ok((
         StatusCode::CREATED,
         axum::Json(json!({"id": id, "lease_seconds": fleet.lease.as_secs_f64()})),
@@ -81,8 +83,10 @@ pub(super) async fn register(
 /// `POST /api/workers/{id}/leave`: a worker that stops says so.
 pub(super) async fn leave(
     State(fleet): State<Shared>,
+    axum::Extension(caller): axum::Extension<super::auth::Caller>,
     Path(worker): Path<String>,
 ) -> ApiResult<Response> {
+    super::audit::own_worker(&fleet, &caller, &worker)?;
     let row = fleet.store().worker(&worker)?;
     let mut row = row.ok_or_else(|| Fail::not_found(format!("no worker {worker:?}")))?;
     row.gone = true;
@@ -100,9 +104,11 @@ pub(super) struct PullQuery {
 /// labels it has, waiting up to `wait` seconds; 204 when none came.
 pub(super) async fn pull(
     State(fleet): State<Shared>,
+    axum::Extension(caller): axum::Extension<super::auth::Caller>,
     Path(worker): Path<String>,
     Query(query): Query<PullQuery>,
 ) -> ApiResult<Response> {
+    super::audit::own_worker(&fleet, &caller, &worker)?;
     let wait = match query.wait.unwrap_or(10.0) {
         wait if wait.is_finite() => Duration::from_secs_f64(wait.clamp(0.0, 30.0)),
         _ => return Err(Fail::bad("wait must be a number of seconds")),
@@ -197,10 +203,12 @@ pub(super) async fn consider(
 /// input, a step, or the end of an attempt.
 pub(super) async fn progress(
     State(fleet): State<Shared>,
+    axum::Extension(caller): axum::Extension<super::auth::Caller>,
     Path(id): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<Response> {
     let report: Report = json_of(&body_of(body)?)?;
+    super::audit::own_worker(&fleet, &caller, &report.worker)?;
     let _decide = fleet.decide.lock().await;
     let mut job = job_or_404(&fleet, &id)?;
     Ok(

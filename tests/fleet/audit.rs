@@ -1,0 +1,124 @@
+//! Named tokens and the audit log: who (by the name of their token) did
+//! what, from where, refusals included; a worker acts only as the workers
+//! its own token registered.
+
+use serde_json::Value;
+
+use super::{Redis, SAMPLE, Server, USER_TOKEN, VIEWER_TOKEN, WORKER_TOKEN};
+
+const ANA: &str = "ana-s-token-0123456789";
+const DESK: &str = "desk-s-token-0123456789";
+
+fn sha256(token: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+#[test]
+fn every_change_is_logged_with_who_from_where_and_workers_act_only_as_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.toml");
+    std::fs::write(
+        &tokens,
+        format!(
+            "[[token]]\nname = \"ana\"\nrole = \"user\"\nsha256 = \"{}\"\n\n\
+             [[token]]\nname = \"desk-3\"\nrole = \"worker\"\nsha256 = \"{}\"\n",
+            sha256(ANA),
+            sha256(DESK)
+        ),
+    )
+    .unwrap();
+    let redis = Redis::start(dir.path());
+    let server = Server::start(dir.path(), &redis, &["--tokens", tokens.to_str().unwrap()]);
+    // Ana uploads and submits with her own token.
+    let out = server
+        .client()
+        .env("REPRISE_FLEET_TOKEN", ANA)
+        .args([
+            "jobs", "submit", SAMPLE, "--upload", "--json", "--label", "gpu=yes",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let job = answer["jobs"][0]["id"].as_str().unwrap().to_owned();
+    let cancel = format!("/api/jobs/{job}/cancel");
+    // A viewer may not cancel it; a token nobody has may do nothing.
+    assert_eq!(server.http("POST", &cancel, Some(VIEWER_TOKEN), b"").0, 403);
+    assert_eq!(
+        server
+            .http("POST", &cancel, Some("no-such-token-0000000"), b"")
+            .0,
+        401
+    );
+    // A worker registered by the shared worker token is not desk-3's.
+    let (status, registered) = server.http(
+        "POST",
+        "/api/workers",
+        Some(WORKER_TOKEN),
+        br#"{"host": "shared", "pool": "default"}"#,
+    );
+    assert_eq!(status, 201, "{registered}");
+    let worker = registered["id"].as_str().unwrap().to_owned();
+    let leave = format!("/api/workers/{worker}/leave");
+    let (status, refused) = server.http("POST", &leave, Some(DESK), b"");
+    assert_eq!(status, 403, "{refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("registered with another token"),
+        "{refused}"
+    );
+    let (status, pulled) = server.http(
+        "POST",
+        &format!("/api/workers/{worker}/pull?wait=0"),
+        Some(DESK),
+        b"",
+    );
+    assert_eq!(status, 403, "{pulled}");
+    assert_eq!(server.http("POST", &leave, Some(WORKER_TOKEN), b"").0, 200);
+    // The log, newest first: each change and refusal, by name, from here.
+    assert_eq!(
+        server.http("GET", "/api/audit", Some(VIEWER_TOKEN), b"").0,
+        403
+    );
+    let (status, log) = server.http("GET", "/api/audit", Some(USER_TOKEN), b"");
+    assert_eq!(status, 200);
+    let lines: Vec<(String, String, u64)> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .map(|line| {
+            assert_eq!(line["from"], "127.0.0.1", "{line}");
+            (
+                line["who"].as_str().unwrap().to_owned(),
+                line["action"].as_str().unwrap().to_owned(),
+                line["status"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String, u64)> = [
+        ("ana", "POST /api/recordings".to_owned(), 201),
+        ("ana", "POST /api/jobs".to_owned(), 201),
+        ("viewer", format!("POST {cancel}"), 403),
+        ("unknown", format!("POST {cancel}"), 401),
+        ("worker", "POST /api/workers".to_owned(), 201),
+        ("desk-3", format!("POST {leave}"), 403),
+        ("worker", format!("POST {leave}"), 200),
+    ]
+    .into_iter()
+    .map(|(who, action, status)| (who.to_owned(), action, status))
+    .collect();
+    assert_eq!(lines, expected);
+    let out = server.client().args(["jobs", "audit"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("ana"), "{text}");
+}
