@@ -166,6 +166,18 @@ impl Store {
         rows.into_iter().map(finish_job).collect()
     }
 
+    /// The jobs that wait on time (the server's tick): every retrying job,
+    /// and the queued ones whose deadline has passed by `now` or that have
+    /// no queue entry; each found by its index (named: with few rows, the
+    /// planner would take the state's index and read every queued job).
+    pub fn jobs_waiting_on_time(&self, now: &str) -> Result<Vec<Job>> {
+        let mut statement = self.conn.prepare(&waiting_on_time())?;
+        let rows = statement
+            .query_map(params![now], job_of)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter().map(finish_job).collect()
+    }
+
     /// The dead letters (jobs that ended failed, aborted, abandoned or
     /// expired, neither requeued nor discarded), last ended first.
     pub fn dead_jobs(&self, limit: usize) -> Result<Vec<Job>> {
@@ -430,6 +442,19 @@ fn finish_worker(raw: RawWorker) -> Result<WorkerRow> {
         heartbeat,
         gone,
     })
+}
+
+/// The tick's query ([`Store::jobs_waiting_on_time`]), `?1` the time.
+pub(super) fn waiting_on_time() -> String {
+    format!(
+        "SELECT {JOB_COLUMNS} FROM fleet_jobs WHERE state = 'retrying'
+         UNION
+         SELECT {JOB_COLUMNS} FROM fleet_jobs INDEXED BY fleet_jobs_deadline
+             WHERE state = 'queued' AND json_extract(spec, '$.deadline') <= ?1
+         UNION
+         SELECT {JOB_COLUMNS} FROM fleet_jobs INDEXED BY fleet_jobs_unqueued
+             WHERE state = 'queued' AND entry IS NULL"
+    )
 }
 
 /// A new job's row and its first event, in the caller's transaction.

@@ -538,6 +538,8 @@ fn a_recording_from_before_monitors_were_kept_reads_back_without_them() {
                  ALTER TABLE fleet_jobs DROP COLUMN discarded;
                  DROP TABLE fleet_audit;
                  ALTER TABLE fleet_workers DROP COLUMN owner;
+                 DROP INDEX fleet_jobs_deadline;
+                 DROP INDEX fleet_jobs_unqueued;
                  PRAGMA user_version = 7;",
             )
             .unwrap();
@@ -961,4 +963,74 @@ fn a_schedules_slot_makes_its_jobs_once() {
         vec![]
     );
     assert_eq!(store.remove_schedule("nope").unwrap(), None);
+}
+
+/// The tick's query finds retrying jobs and the queued ones that need it
+/// (a deadline passed, no queue entry), and no other, by index.
+#[test]
+fn the_tick_finds_only_the_jobs_that_wait_on_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("store.sqlite")).unwrap();
+    let job = |id: &str, state: &str, entry: Option<&str>, deadline: Option<&str>| {
+        let mut job: reprise_models::fleet::Job = serde_json::from_value(serde_json::json!({
+            "id": id, "recording_id": "r", "pool": "default",
+            "spec": {"options": {}, "labels": {}, "parameters": {}, "attempts": 1,
+                     "retry": "never", "deadline": deadline, "batch": null, "row": null},
+            "state": state, "attempt": 0, "worker": null, "injected": false,
+            "cancel_requested": false, "reason": null, "outcome": null, "run_id": null,
+            "created": "2026-12-05T20:00:00.000Z", "started": null, "ended": null
+        }))
+        .unwrap();
+        job.entry = entry.map(str::to_owned);
+        job
+    };
+    let event = NewEvent {
+        kind: reprise_models::fleet::EventKind::State,
+        step: None,
+        attempt: None,
+        data: serde_json::json!({"state": "queued"}),
+    };
+    for job in [
+        job("in-queue", "queued", Some("1-0"), None),
+        job("no-entry", "queued", None, None),
+        job(
+            "late",
+            "queued",
+            Some("2-0"),
+            Some("2026-12-05T20:00:00.000Z"),
+        ),
+        job(
+            "not-yet",
+            "queued",
+            Some("3-0"),
+            Some("2026-12-05T22:00:00.000Z"),
+        ),
+        job("retrying", "retrying", None, None),
+        job("done", "completed", None, Some("2026-12-05T20:00:00.000Z")),
+    ] {
+        store.insert_job(&job, &event).unwrap();
+    }
+    let mut found: Vec<String> = store
+        .jobs_waiting_on_time("2026-12-05T21:00:00.000Z")
+        .unwrap()
+        .into_iter()
+        .map(|job| job.id)
+        .collect();
+    found.sort();
+    assert_eq!(found, ["late", "no-entry", "retrying"]);
+    let plan: Vec<String> = store
+        .conn
+        .prepare(&format!(
+            "EXPLAIN QUERY PLAN {}",
+            super::fleet::waiting_on_time()
+        ))
+        .unwrap()
+        .query_map(["x"], |row| row.get::<_, String>(3))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert!(
+        plan.iter().any(|step| step.contains("fleet_jobs_deadline")),
+        "{plan:?}"
+    );
 }

@@ -267,9 +267,10 @@ pub(super) async fn tick(fleet: &Fleet, reconcile: Option<bool>) -> ApiResult<()
     if let Some(thorough) = reconcile {
         reconcile::reconcile(fleet, thorough).await?;
     }
-    let retrying = fleet.store().jobs(Some(JobState::Retrying), 10_000)?;
-    let queued = fleet.store().jobs(Some(JobState::Queued), 10_000)?;
-    for mut job in retrying.into_iter().chain(queued) {
+    let waiting = fleet
+        .store()
+        .jobs_waiting_on_time(&rules::stamp(chrono::Utc::now()))?;
+    for mut job in waiting {
         fleet.apply(&mut job, rules::Event::Tick).await?;
     }
     fired
