@@ -531,7 +531,7 @@ fn print_json<T: Serialize>(value: &T) {
 }
 
 /// An id as one path segment (never a way to another endpoint).
-fn path_part(id: &str) -> String {
+pub(crate) fn path_part(id: &str) -> String {
     id.chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
         .collect()

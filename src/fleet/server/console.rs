@@ -292,7 +292,11 @@ async fn job_action(
                 "requeue" => new_job_id(answer).await.unwrap_or(id),
                 _ => id,
             };
-            Redirect::to(&format!("/console/jobs/{}", path_safe(&next))).into_response()
+            Redirect::to(&format!(
+                "/console/jobs/{}",
+                crate::fleet::client::path_part(&next)
+            ))
+            .into_response()
         }
         Err(fail) => failed(Some(&session), fail),
     }
@@ -305,13 +309,6 @@ async fn new_job_id(answer: Response) -> Option<String> {
         .ok()?;
     let job: Job = serde_json::from_slice(&body).ok()?;
     Some(job.id)
-}
-
-/// An id as one path segment.
-fn path_safe(id: &str) -> String {
-    id.chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .collect()
 }
 
 async fn workers_page(State(fleet): State<Shared>, headers: HeaderMap) -> Response {
@@ -470,7 +467,11 @@ async fn submit(
     match super::jobs::submit_now(&fleet, &request).await {
         Ok(jobs) => {
             let first = jobs.first().map(|job| job.id.as_str()).unwrap_or_default();
-            Redirect::to(&format!("/console/jobs/{}", path_safe(first))).into_response()
+            Redirect::to(&format!(
+                "/console/jobs/{}",
+                crate::fleet::client::path_part(first)
+            ))
+            .into_response()
         }
         Err(fail) => failed(Some(&session), fail),
     }

@@ -79,10 +79,11 @@ pub(super) fn create(fleet: &Fleet, mut request: SubmitRequest) -> ApiResult<Sch
         };
     }
     // The parameters are checked against the recording as it is now.
-    jobs_for(fleet, &timeless(&request), None)?;
+    let request = timeless(&request);
+    jobs_for(fleet, &request, None)?;
     let schedule = Schedule {
         id: uuid::Uuid::new_v4().to_string(),
-        request: timeless(&request),
+        request,
         every,
         time_zone,
         state: ScheduleState::Active,
