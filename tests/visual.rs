@@ -6,7 +6,7 @@
 use reprise::testing::{Reply, ScriptedServer, stand_in_model};
 use serde_json::Value;
 
-use crate::harness::{Display, SAMPLE, assert_unverified, fixture_log, run_ok};
+use crate::harness::{Display, SAMPLE, assert_unverified, fixture_log, marker_pixels, run_ok};
 
 /// What the recorded task must make the fixture receive.
 const EXPECTED: [&str; 6] = [
@@ -240,16 +240,21 @@ fn a_step_with_no_visible_effect_is_retried_then_fails_clearly() {
             .any(|line| line.contains("Gamma") || line.contains("Save")),
         "it stopped there: {got:?}"
     );
-    // The report shows the two attempts' one error once, with its count.
+    // The report tells the step's last error as why it stopped, once, and
+    // its first attempt folded inside it as a retry.
     let (_, html) = last_report(&display, "inert.html");
     let errors: Vec<&str> = html
-        .split("<td class=\"error\">")
+        .split("<td class=\"error failure\">")
         .skip(1)
         .filter_map(|rest| rest.split("</td>").next())
         .collect();
     assert!(
-        errors.len() == 1 && errors[0].ends_with(" (attempts: 2)"),
+        errors.len() == 1 && errors[0].contains("no visible effect"),
         "{errors:?}"
+    );
+    assert!(
+        html.contains("<summary>2 attempts: 1 retry, then the last failed</summary>"),
+        "{html}"
     );
 }
 
@@ -398,4 +403,241 @@ fn json_lines_give_each_step_as_it_ends_then_the_outcome() {
         (Some("outcome"), Some("completed"), Some(1))
     );
     assert_eq!(received(&fixture_log(&log)), EXPECTED);
+}
+
+/// Lines of a child's pipe, as they come, for a bounded wait on each.
+fn lines_of(pipe: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead as _;
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receive
+}
+
+/// Reads `lines` into `seen` until one that `wanted` accepts, within a
+/// minute.
+fn read_until(
+    lines: &std::sync::mpsc::Receiver<String>,
+    seen: &mut Vec<String>,
+    what: &str,
+    wanted: impl Fn(&str) -> bool,
+) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) => {
+                let found = wanted(&line);
+                seen.push(line);
+                if found {
+                    return;
+                }
+            }
+            Err(err) => panic!("no line with {what} within a minute ({err}): {seen:#?}"),
+        }
+    }
+}
+
+/// The HTML of step `number`'s section of a report.
+fn step_of(html: &str, number: usize) -> &str {
+    html.split(&format!("<div class=\"step\" id=\"step-{number}\">"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no step {number}"))
+        .split("<div class=\"step\"")
+        .next()
+        .unwrap()
+}
+
+/// One story per step (#42): a replay whose window comes late (a step
+/// retried, then done), goes away (a step failed with no window) and comes
+/// back with two Save buttons (a step refused). The report, the lines and
+/// `--json` tell each step once: what it was meant to do, how it was found
+/// and checked or why it stopped, its retries folded inside it; a step with
+/// no window shows the screen near where it aimed, not the whole desktop.
+#[test]
+fn each_step_is_told_as_one_story_in_the_report_the_lines_and_json() {
+    let mut display = display_with_sample();
+    let mut replay = display
+        .reprise()
+        .env("OMP_THREAD_LIMIT", "1")
+        .env("REPRISE_LOG", "warn")
+        .args(["replay", "demo", "--strategy", "visual"])
+        .args(["--skip-failures", "--max-retries", "1", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (steps, stderr) = (
+        lines_of(replay.stdout.take().unwrap()),
+        lines_of(replay.stderr.take().unwrap()),
+    );
+    let (mut lines, mut said) = (Vec::new(), Vec::new());
+    let twins = ["--duplicate-save", "--x", "300", "--y", "200"];
+    // Step 2's first attempt ends with no window; its second finds one.
+    read_until(
+        &stderr,
+        &mut said,
+        "a first attempt with no window",
+        |line| line.contains("no window is the active window"),
+    );
+    let first = display.spawn_fixture("story-1.log", &twins);
+    // After step 4, the window goes away (before step 5's press, which
+    // waits the recorded pause): step 5 fails with none.
+    read_until(&steps, &mut lines, "step 4", |line| {
+        line.contains("\"step\":3")
+    });
+    display.stop_apps();
+    // After step 5, it comes back with two Save buttons: step 6 is refused.
+    read_until(&steps, &mut lines, "step 5", |line| {
+        line.contains("\"step\":4")
+    });
+    let second = display.spawn_fixture("story-2.log", &twins);
+    let out = crate::harness::wait_with_limit(replay, std::time::Duration::from_secs(60));
+    // The rest, up to the pipes' ends (bounded: nothing else holds them).
+    for (receiver, seen) in [(&steps, &mut lines), (&stderr, &mut said)] {
+        while let Ok(line) = receiver.recv_timeout(std::time::Duration::from_secs(5)) {
+            seen.push(line);
+        }
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(10),
+        "the refused step ends the run: {said:#?}"
+    );
+    display.stop_apps();
+    let got = received(&fixture_log(&first));
+    assert_eq!(
+        got,
+        ["click User name", "click Remember me", "text alice"],
+        "the first window got steps 2 to 4"
+    );
+    let got = received(&fixture_log(&second));
+    assert!(
+        !got.iter().any(|line| line.contains("Save")),
+        "no Save was pressed: {got:?}"
+    );
+
+    // --json: step 2 was done after one retry; its reason is its check,
+    // not the first attempt's error.
+    let json: Vec<Value> = lines
+        .iter()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let step = |idx: u64| {
+        json.iter()
+            .find(|line| line["type"] == "step" && line["step"] == idx)
+            .unwrap_or_else(|| panic!("no line of step {}", idx + 1))
+    };
+    let retried = step(1);
+    assert_eq!(retried["status"], "unverified", "{retried}");
+    assert_eq!(retried["retries"], 1, "{retried}");
+    assert_eq!(retried["why"], retried["check"], "{retried}");
+    assert!(
+        !retried["why"].as_str().unwrap().contains("no window"),
+        "{retried}"
+    );
+    let no_window = step(4);
+    assert_eq!(no_window["status"], "skipped", "{no_window}");
+    assert!(
+        no_window["why"].as_str().unwrap().contains("no window"),
+        "{no_window}"
+    );
+    let refused = step(5);
+    assert_eq!(
+        refused["meant"], "singleclick left at (230, 387)",
+        "{refused}"
+    );
+    assert!(
+        refused["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("refusing to guess"),
+        "{refused}"
+    );
+
+    // The lines a person reads, as `runs show` prints them.
+    let shown = run_ok(display.reprise().args(["runs", "show", "last"]));
+    let line = |number: usize| {
+        shown
+            .lines()
+            .find(|line| line.starts_with(&format!("step {number} ")))
+            .unwrap_or_else(|| panic!("no step {number} in {shown}"))
+    };
+    assert!(
+        line(2).contains("… unverified (") && line(2).contains("; after 1 retry; "),
+        "{shown}"
+    );
+    assert!(!line(2).contains("no window"), "{shown}");
+    assert!(
+        line(6).starts_with("step 6 singleclick left at (230, 387) … failed (refusing to guess"),
+        "{shown}"
+    );
+
+    // The report: one story per step.
+    let (report, html) = last_report(&display, "story.html");
+    assert!(!html.contains("(no step decided)"), "every step is named");
+    let two = step_of(&html, 2);
+    assert!(
+        two.contains("<span class=\"badge unverified\">unverified</span> <small class=\"retried\">after 1 retry</small>"),
+        "{two}"
+    );
+    assert!(
+        !two.contains("class=\"error"),
+        "a retry is not an error of a done step: {two}"
+    );
+    assert!(
+        two.contains(
+            "<details class=\"attempts\"><summary>2 attempts: 1 retry, then done</summary>"
+        ) && two.contains("<li class=\"retry\">the press was made in"),
+        "{two}"
+    );
+    let five = step_of(&html, 5);
+    assert!(
+        five.contains("<span class=\"badge skipped\">skipped</span>")
+            && five.contains("<td>why it stopped</td><td class=\"error failure\">"),
+        "{five}"
+    );
+    assert!(
+        five.contains(
+            "<figcaption>before (no window: the screen near where it aimed)</figcaption>"
+        ),
+        "{five}"
+    );
+    // The 480x320 region around the point (with the crop's margin, inside
+    // the screen), not the 1280x800 desktop.
+    let before = five.split("<figure class=\"before\">").nth(1).unwrap();
+    let shown: Vec<u32> = crate::harness::view_boxes(before)[0]
+        .split(' ')
+        .map(|number| number.parse().unwrap())
+        .collect();
+    assert!(
+        (400..=528).contains(&shown[2]) && (300..=368).contains(&shown[3]),
+        "{shown:?}"
+    );
+    let six = step_of(&html, 6);
+    assert!(
+        six.starts_with("<h2>Step 6: singleclick left at (230, 387) <span class=\"badge failed\">"),
+        "{six}"
+    );
+    assert!(
+        six.contains("class=\"error failure\">refusing to guess"),
+        "{six}"
+    );
+
+    // As a person sees it, in a browser; the picture kept for review.
+    let (dom, shot) = crate::harness::chromium_render(&report, 1200, 9000);
+    assert!(
+        dom.contains("after 1 retry") && dom.contains("why it stopped"),
+        "the story is on the page"
+    );
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts/report");
+    std::fs::create_dir_all(&dir).unwrap();
+    shot.save(dir.join("story.png")).unwrap();
+    assert!(marker_pixels(&shot) > 50, "where steps aimed is marked");
 }

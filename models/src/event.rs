@@ -200,8 +200,21 @@ impl ActionEvent {
                 self.mouse_dy.unwrap_or(0.0)
             );
         }
-        if let Some(text) = self.typed_words() {
-            let _ = write!(label, " {text:?}");
+        match self.typed_words() {
+            // A modifier alone (Shift, which typed characters show) is
+            // named, never shown as an empty text.
+            Some(text) if text.is_empty() => {
+                let key = self
+                    .key_name
+                    .as_deref()
+                    .or(self.canonical_key_name.as_deref())
+                    .unwrap_or("a key");
+                let _ = write!(label, " <{key}>");
+            }
+            Some(text) => {
+                let _ = write!(label, " {text:?}");
+            }
+            None => {}
         }
         // A press whose element was dropped says why; one kept says only
         // where its toolkit's boxes had to be moved to agree.
@@ -434,6 +447,9 @@ mod tests {
             Some("Al -<enter>{password}")
         );
         assert_eq!(typing.label(), "type \"Al -<enter>{password}\"");
+        // Shift alone is named, not shown as an empty text.
+        let shift = key(EventName::Press, Some("shift"), None);
+        assert_eq!(shift.label(), "press <shift>");
         assert_eq!(
             typing.text.as_deref(),
             Some("<shift>-A-l- ---<enter>-{password}")

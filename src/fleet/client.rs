@@ -503,15 +503,7 @@ pub fn event_line(event: &JobEvent) -> String {
         },
         super::EventKind::Step => {
             match serde_json::from_value::<crate::replay::StepLine>(data.clone()) {
-                Ok(line) => format!(
-                    "attempt {}: step {}{} {} … {} ({:.0} ms)",
-                    event.attempt,
-                    line.step + 1,
-                    line.of.map_or(String::new(), |of| format!("/{of}")),
-                    line.action.as_deref().unwrap_or("(no step decided)"),
-                    line.status.as_str().replace('_', " "),
-                    line.seconds * 1000.0
-                ),
+                Ok(line) => format!("attempt {}: {}", event.attempt, line.words()),
                 Err(err) => format!(
                     "attempt {}: a step this client cannot read ({err})",
                     event.attempt

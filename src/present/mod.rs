@@ -7,6 +7,7 @@ pub mod batch;
 pub mod overlay;
 pub mod report;
 pub mod steps;
+pub mod story;
 
 use std::fmt::Write as _;
 
@@ -193,6 +194,20 @@ fn short_id(id: &str) -> &str {
 }
 
 /// The `reprise show` text: a header and the reduced event trees, indented.
+/// A recording's steps as replay takes them: its reduced trees, planned
+/// (a typed word is one step, a key released in the step that pressed it).
+pub fn planned_steps(bundle: &RecordingBundle) -> Vec<ActionEvent> {
+    let options = reprise_models::ReduceOptions {
+        double_click: bundle.recording.double_click,
+    };
+    reprise_strategies::plan::plan_steps(
+        reprise_models::reduce(bundle.events.clone(), &options),
+        &bundle.window_states,
+    )
+}
+
+/// A recording as text for `show`: its data, then its steps as replay takes
+/// them (`steps`: planned from the reduced trees), numbered.
 pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String {
     let recording = &bundle.recording;
     let mut out = String::new();
@@ -242,7 +257,7 @@ pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String
     }
     let _ = writeln!(
         out,
-        "{} raw events in {} trees over {:.1} s, {} screenshots, {} window states",
+        "{} raw events in {} steps (as replay takes them) over {:.1} s, {} screenshots, {} window states",
         bundle.events.len(),
         trees.len(),
         bundle.duration(),
@@ -250,7 +265,7 @@ pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String
         bundle.window_states.len()
     );
     let mut last_window: Option<u32> = None;
-    for tree in trees {
+    for (idx, tree) in trees.iter().enumerate() {
         if tree.window_state_id != last_window
             && let Some(state) = tree
                 .window_state_id
@@ -281,15 +296,18 @@ pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String
             );
             last_window = tree.window_state_id;
         }
-        write_tree(&mut out, tree, 1);
+        write_tree(&mut out, tree, 1, Some(idx + 1));
     }
     out
 }
 
-fn write_tree(out: &mut String, event: &ActionEvent, depth: usize) {
+/// A tree as lines: a step's (numbered as replay numbers it) and, indented
+/// below it, its children's.
+fn write_tree(out: &mut String, event: &ActionEvent, depth: usize, number: Option<usize>) {
     let _ = write!(
         out,
-        "{:>9.3}s {}{}",
+        "{}{:>9.3}s {}{}",
+        number.map_or_else(|| "     ".to_owned(), |number| format!("{number:>4}.")),
         event.timestamp,
         "  ".repeat(depth),
         event_label(event)
@@ -302,7 +320,7 @@ fn write_tree(out: &mut String, event: &ActionEvent, depth: usize) {
     if event.name == EventName::Move && !event.children.is_empty() {
         let _ = writeln!(
             out,
-            "{:>10} {}({} moves)",
+            "{:>15} {}({} moves)",
             "",
             "  ".repeat(depth + 1),
             event.children.len()
@@ -310,7 +328,7 @@ fn write_tree(out: &mut String, event: &ActionEvent, depth: usize) {
         return;
     }
     for child in &event.children {
-        write_tree(out, child, depth + 1);
+        write_tree(out, child, depth + 1, None);
     }
 }
 

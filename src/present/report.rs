@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use anyhow::{Context as _, Result};
 use base64::Engine as _;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
-use reprise_models::{ActionEvent, RecordingBundle, Rect, ReduceOptions, ScreenGeometry, reduce};
+use reprise_models::{ActionEvent, RecordingBundle, Rect, ScreenGeometry};
 use reprise_strategies::{ReplayOutcome, Sought, StepStatus};
 
 use crate::present::event_label;
@@ -28,6 +28,8 @@ table.candidates td, table.candidates th { padding: 2px 12px 2px 0; text-align: 
 .shot img { display: block; max-width: 100%; height: auto; }
 .shot svg { position: absolute; left: 0; top: 0; width: 100%; height: 100%; }
 .step, .frame { border-top: 1px solid #ccc; padding-top: 1em; margin-top: 1em; }
+small.retried { color: #6d4c41; font-weight: normal; }
+details.attempts summary { cursor: pointer; } li.retry { color: #555; }
 .error { color: #c62828; } code { background: #f3f3f3; padding: 0 3px; }
 ul.events { font-family: monospace; }
 ";
@@ -226,207 +228,14 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
     Ok(page(&format!("Replay run {}", run.id), body))
 }
 
-/// One step of a run's report: what it did and why, what it looked for and
-/// what it found (the recorded target's crop beside the found one), the
-/// closest candidates when it found nothing, and its window before and
-/// after.
-/// A step's check: how its effect was seen (or why it could not be), on
-/// what evidence, and how its element was re-checked before the press.
-fn check_rows(record: &reprise_strategies::StepRecord) -> Markup {
-    let verified = record.status == StepStatus::Verified;
-    html! {
-        @if let Some(check) = &record.check {
-            tr {
-                td { (if verified { "verified by" } else { "not checked" }) }
-                td class="check" { (check) }
-            }
-        }
-        @if let Some(kind) = record.evidence {
-            tr { td { "evidence" } td class="evidence" { (kind.word()) } }
-        }
-        @if let Some(recheck) = &record.recheck {
-            tr {
-                td { "re-checked" }
-                td class="recheck" {
-                    (format!("by {}, {:.0} ms before the press", recheck.by.words(), recheck.seconds * 1000.0))
-                }
-            }
-        }
-    }
-}
-
 mod arguments;
 mod crops;
+mod step;
 mod summary;
 
 use arguments::argument_rows;
 use crops::*;
-
-fn step_section(
-    store: &Store,
-    bundle: Option<&RecordingBundle>,
-    stored: &crate::store::RunStep,
-    after: Option<&(String, ScreenGeometry)>,
-) -> Result<Markup> {
-    let (record, screen) = (&stored.step.record, stored.step.screen);
-    let status = record.status.as_str();
-    let number = record.step_idx + 1;
-    let label = record
-        .step
-        .as_ref()
-        .map_or("(no step decided)".to_owned(), |step| step.label.clone());
-    let target = record.step.as_ref().and_then(|step| step.target);
-    let sought = record.sought.as_ref();
-    let candidates = sought.map_or(&[][..], |sought| sought.candidates.as_slice());
-    // Attempts that failed alike are one row, with their count.
-    let mut errors: Vec<(&String, usize)> = Vec::new();
-    for error in &record.errors {
-        match errors.last_mut() {
-            Some((last, count)) if *last == error => *count += 1,
-            _ => errors.push((error, 1)),
-        }
-    }
-    let recorded = sought
-        .and_then(|sought| recorded_crop(store, bundle, sought).transpose())
-        .transpose()?;
-    let mut found = None;
-    let mut before = None;
-    let mut after_image = None;
-    if let (Some(hash), Some(screen)) = (&stored.screenshot_hash, screen) {
-        if let Some(point) = target {
-            let recorded_rect = sought.and_then(|sought| sought.recorded_rect);
-            found = Some(target_crop(
-                store,
-                hash,
-                &screen,
-                point,
-                recorded_rect,
-                "found",
-            )?);
-        }
-        // The step's window, before it (with where the step aimed, or the
-        // candidates it saw) and after it (the frame the next step saw); the
-        // whole screen where the window is not known.
-        let mut marks: Vec<Mark> = target
-            .map(|point| Mark::point(point, format!("found {number}")))
-            .into_iter()
-            .collect();
-        marks.extend(
-            candidates
-                .iter()
-                .enumerate()
-                .filter_map(|(idx, candidate)| {
-                    candidate.rect.map(|rect| Mark::Box {
-                        rect,
-                        label: (idx + 1).to_string(),
-                    })
-                }),
-        );
-        let points: Vec<(f64, f64)> = marks.iter().flat_map(Mark::points).collect();
-        before = Some(marked_crop(
-            store,
-            hash,
-            &screen,
-            record.window_rect,
-            &points,
-            &marks,
-        )?);
-        if let Some((next_hash, next_screen)) = after {
-            after_image = Some(marked_crop(
-                store,
-                next_hash,
-                next_screen,
-                record.window_rect,
-                &points,
-                &[],
-            )?);
-        }
-    }
-    Ok(html! {
-        div.step id={ "step-" (number) } {
-            h2 { "Step " (number) ": " (label) " " span class={ "badge " (status) } { (status) } }
-            table.meta {
-                @if let Some(sought) = sought {
-                    tr {
-                        td { "looking for" }
-                        td class="sought" { (sought.description.as_deref().unwrap_or("the recorded action")) }
-                    }
-                    @if let Some(point) = sought.recorded_point {
-                        tr { td { "recorded at" } td class="recorded" { (at(point)) } }
-                    }
-                }
-                @for prepared in &record.prepared {
-                    tr { td { "first" } td class="prepared" { (prepared.label) ": " (prepared.reason) } }
-                }
-                @if let Some(step) = &record.step {
-                    tr { td { "found at" } td class="target" { (step.target.map_or("none".to_owned(), at)) } }
-                    tr { td { "reason" } td { (step.reason) } }
-                    tr { td { "actions" } td { (step.actions.len()) } }
-                }
-                (check_rows(record))
-                tr { td { "active window" } td { (record.window_title.as_deref().unwrap_or("none")) } }
-                tr {
-                    td { "timing" }
-                    td {
-                        (format!(
-                            "at {:.2} s, decided in {:.1} ms, {:.2} s in all; attempts {}{}",
-                            record.started_seconds,
-                            record.decide_seconds * 1000.0,
-                            record.duration_seconds,
-                            record.attempts,
-                            if record.settled { "" } else { "; the screen had not settled" }
-                        ))
-                    }
-                }
-                @for (error, count) in &errors {
-                    tr {
-                        td { "error" }
-                        td class="error" {
-                            (error)
-                            @if *count > 1 { " (attempts: " (count) ")" }
-                        }
-                    }
-                }
-            }
-            @if !candidates.is_empty() {
-                table.candidates {
-                    tr { th { "closest candidates, not taken" } th { "alike by" } th { "score" } }
-                    @for (idx, candidate) in candidates.iter().enumerate() {
-                        tr class="candidate" {
-                            td { (idx + 1) ". " (candidate.description) }
-                            td { (candidate.measure) }
-                            td { (format!("{:.2}", candidate.score)) }
-                        }
-                    }
-                }
-            }
-            @if recorded.is_some() || found.is_some() {
-                div.frames.compare {
-                    @if let Some(image) = &recorded {
-                        figure.recorded {
-                            figcaption {
-                                "recorded"
-                                @if let Some(point) = sought.and_then(|sought| sought.recorded_point) { " at " (at(point)) }
-                            }
-                            (image)
-                        }
-                    }
-                    @if let (Some(image), Some(point)) = (&found, target) {
-                        figure.found { figcaption { "found at " (at(point)) } (image) }
-                    }
-                }
-            }
-            @if let Some(before) = before {
-                div.frames {
-                    figure.before { figcaption { "before" } (before) }
-                    @if let Some(after_image) = after_image {
-                        figure.after { figcaption { "after" } (after_image) }
-                    }
-                }
-            }
-        }
-    })
-}
+use step::step_section;
 
 /// The size of the region shown around a target whose box is not known,
 /// in logical pixels.
@@ -443,12 +252,7 @@ fn frame_anchor(frame_id: Option<u32>) -> String {
 pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
     let bundle = store.load(recording_id)?;
     let recording = &bundle.recording;
-    let trees = reduce(
-        bundle.events.clone(),
-        &ReduceOptions {
-            double_click: recording.double_click,
-        },
-    );
+    let trees = crate::present::planned_steps(&bundle);
     let rows: Vec<(String, String)> = [
         ("id", recording.id.clone()),
         ("task", recording.task_description.clone()),
@@ -466,7 +270,7 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
         (
             "events",
             format!(
-                "{} raw in {} trees, over {:.1} s",
+                "{} raw in {} steps (as replay takes them), over {:.1} s",
                 bundle.events.len(),
                 trees.len(),
                 bundle.duration()
@@ -514,7 +318,7 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
                     .iter()
                     .filter_map(|(idx, tree)| {
                         tree.position()
-                            .map(|point| Mark::point(point, format!("#{idx}")))
+                            .map(|point| Mark::point(point, format!("{}", idx + 1)))
                     })
                     .collect();
                 // The window the actions were in, and where the pointer was.
@@ -538,7 +342,7 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
                 }
                 ul.events {
                     @for (idx, tree) in &events {
-                        li { (format!("#{idx} at {:.3} s: ", tree.timestamp)) (event_label(tree)) }
+                        li { (format!("{}. at {:.3} s: ", idx + 1, tree.timestamp)) (event_label(tree)) }
                     }
                 }
                 @if let Some(image) = image { (image) }
@@ -550,10 +354,10 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
         (meta_rows(&rows))
         // An index of the actions, each linking to the frame it is shown on.
         table.meta #index {
-            tr { th { "#" } th { "at" } th { "action" } }
+            tr { th { "step" } th { "at" } th { "action" } }
             @for (idx, tree) in trees.iter().enumerate() {
                 tr {
-                    td { a href={ "#" (frame_anchor(tree.screenshot_id)) } { (idx) } }
+                    td { a href={ "#" (frame_anchor(tree.screenshot_id)) } { (idx + 1) } }
                     td { (format!("{:.2} s", tree.timestamp)) }
                     td { (event_label(tree)) }
                 }

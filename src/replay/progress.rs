@@ -5,6 +5,8 @@ use reprise_strategies::replay::{Prepared, Recheck, StepStatus};
 use reprise_strategies::{EvidenceKind, StepRecord};
 use serde::{Deserialize, Serialize};
 
+use crate::present::story::Story;
+
 /// One finished step as `replay --json` prints it and the fleet's worker
 /// reports it (`{"type": "step", …}`): written and read as this type only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,7 +20,18 @@ pub struct StepLine {
     pub of: Option<usize>,
     /// What the step did, for people (`None`: no step was decided).
     pub action: Option<String>,
+    /// What the step was meant to do: its action, else the recorded one
+    /// (named even when no step was decided).
+    #[serde(default)]
+    pub meant: String,
     pub status: StepStatus,
+    /// The one reason to read first: why it failed, or how it was checked.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// How many failed attempts came before the last (their errors are
+    /// the first of `errors`).
+    #[serde(default)]
+    pub retries: usize,
     /// How its target was found.
     pub found: Option<String>,
     /// How its effect was seen, or why it could not be.
@@ -47,11 +60,15 @@ pub enum StepKind {
 impl StepLine {
     /// The line of a finished step of a replay of `total` steps.
     pub fn of(record: &StepRecord, total: Option<usize>) -> StepLine {
+        let story = Story::of(record);
         StepLine {
             kind: StepKind::Step,
             step: record.step_idx,
             of: total,
             action: record.step.as_ref().map(|step| step.label.clone()),
+            why: story.why().map(str::to_owned),
+            retries: story.retried(),
+            meant: story.meant,
             status: record.status,
             found: record.step.as_ref().map(|step| step.reason.clone()),
             check: record.check.clone(),
@@ -64,39 +81,49 @@ impl StepLine {
         }
     }
 
+    /// The step as a line for a person: what it was meant to do, its
+    /// status, and the one reason (how it was checked, or why it failed),
+    /// with its retries counted and what was made first.
+    pub fn words(&self) -> String {
+        let place = match self.of {
+            Some(total) => format!("step {}/{total}", self.step + 1),
+            None => format!("step {}", self.step + 1),
+        };
+        // A line from before `meant` was sent names its action only.
+        let meant = match (self.meant.as_str(), &self.action) {
+            ("", Some(action)) => action.as_str(),
+            ("", None) => "(no step decided)",
+            (meant, _) => meant,
+        };
+        let mut parts: Vec<String> = self.why.clone().into_iter().collect();
+        match self.retries {
+            0 => {}
+            1 => parts.push("after 1 retry".to_owned()),
+            count => parts.push(format!("after {count} retries")),
+        }
+        // What was made first (a turn of the wheel), said by what it did.
+        parts.extend(
+            self.prepared
+                .iter()
+                .map(|made| format!("first {}", made.label)),
+        );
+        parts.push(format!("{:.0} ms", self.seconds * 1000.0));
+        crate::present::terminal_safe(&format!(
+            "{place} {meant} … {} ({})",
+            self.status.as_str().replace('_', " "),
+            parts.join("; ")
+        ))
+    }
+
     /// The line as `replay --json` prints it.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a step line serializes")
     }
 }
 
-/// One finished step as a line for a person.
+/// One finished step as a line for a person (see [`StepLine::words`]).
 pub fn step_line(record: &StepRecord, total: Option<usize>) -> String {
-    let place = match total {
-        Some(total) => format!("step {}/{total}", record.step_idx + 1),
-        None => format!("step {}", record.step_idx + 1),
-    };
-    let action = record
-        .step
-        .as_ref()
-        .map_or("(no step decided)".to_owned(), |step| step.label.clone());
-    let status = record.status.as_str().replace('_', " ");
-    let why = record
-        .errors
-        .last()
-        .or(record.check.as_ref())
-        .cloned()
-        .unwrap_or_default();
-    // What was made first (a turn of the wheel), said by what it did.
-    let first = record
-        .prepared
-        .iter()
-        .map(|made| format!("; first {}", made.label))
-        .collect::<String>();
-    crate::present::terminal_safe(&format!(
-        "{place} {action} … {status} ({why}{first}; {:.0} ms)",
-        record.duration_seconds * 1000.0
-    ))
+    StepLine::of(record, total).words()
 }
 
 #[cfg(test)]
@@ -111,7 +138,10 @@ mod tests {
             step: 2,
             of: Some(5),
             action: Some("singleclick left on button \"OK\"".into()),
+            meant: "singleclick left on button \"OK\"".into(),
             status: StepStatus::Verified,
+            why: Some("the press landed".into()),
+            retries: 0,
             found: Some("found button \"OK\" by its identity".into()),
             check: Some("the press landed".into()),
             evidence: Some(reprise_strategies::EvidenceKind::Landed),

@@ -141,6 +141,11 @@ impl FoundBy {
 /// closest the last attempt saw instead.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Sought {
+    /// The recorded action, as people read it (`singleclick left on push
+    /// button "OK" in "Sign up"`): what the step was meant to do, named even
+    /// when no step could be decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
     /// How the recording describes the target (`button "Save"`), when it
     /// names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

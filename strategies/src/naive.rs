@@ -43,6 +43,7 @@ impl ReplayStrategy for NaiveStrategy {
     fn sought(&self, step_idx: usize) -> Option<crate::Sought> {
         let tree = self.trees.get(step_idx)?;
         Some(crate::Sought {
+            action: Some(tree.label()),
             recorded_frame: tree.screenshot_id,
             recorded_point: tree.position(),
             ..crate::Sought::default()

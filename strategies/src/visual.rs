@@ -370,6 +370,7 @@ impl ReplayStrategy for VisualStrategy {
             _ => element.map(ElementIdentity::label),
         };
         Some(crate::Sought {
+            action: Some(tree.label()),
             description,
             recorded_frame: tree.screenshot_id,
             recorded_point: tree.position(),

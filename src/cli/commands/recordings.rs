@@ -89,7 +89,8 @@ pub fn show(store: &Store, args: &ShowArgs) -> Result<()> {
         })
     } else {
         let latest = store.latest_version(&id)?;
-        let mut text = present::recording_text(&bundle, &trees);
+        // The steps as replay counts them: a typed word is one step.
+        let mut text = present::recording_text(&bundle, &present::planned_steps(&bundle));
         if latest > 1 {
             text = format!(
                 "version {version} of {latest} (1: as recorded; `reprise versions {}`)\n{text}",

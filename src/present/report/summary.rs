@@ -50,10 +50,8 @@ pub(super) fn summary_table(steps: &[RunStep]) -> Markup {
                 @let record = &stored.step.record;
                 @let status = record.status.as_str();
                 @let number = record.step_idx + 1;
-                @let (label, found_by) = record.step.as_ref().map_or(
-                    ("(no step decided)".to_owned(), "-"),
-                    |step| (step.label.clone(), step.found_by.map_or("-", reprise_strategies::FoundBy::words)),
-                );
+                @let label = crate::present::story::Story::of(record).meant;
+                @let found_by = record.step.as_ref().and_then(|step| step.found_by).map_or("-", reprise_strategies::FoundBy::words);
                 tr {
                     td { a href={ "#step-" (number) } { (number) } }
                     td { (label) }

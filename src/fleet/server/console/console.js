@@ -88,9 +88,16 @@
       if (data.reason) words += " (" + data.reason + ")";
       return words;
     }
+    // As the server's pages word it (the client's event_line).
     const of = data.of ? "/" + data.of : "";
+    const parts = data.why ? [data.why] : [];
+    if (data.retries === 1) parts.push("after 1 retry");
+    else if (data.retries > 1) parts.push("after " + data.retries + " retries");
+    for (const made of data.prepared || []) parts.push("first " + made.label);
+    parts.push(Math.round((data.seconds || 0) * 1000) + " ms");
     return "attempt " + event.attempt + ": step " + (data.step + 1) + of + " " +
-      (data.action || "(no step decided)") + " … " + String(data.status || "").replace(/_/g, " ");
+      (data.meant || data.action || "(no step decided)") + " … " +
+      String(data.status || "").replace(/_/g, " ") + " (" + parts.join("; ") + ")";
   }
 
   function followJob(list) {
