@@ -14,9 +14,26 @@ export OMP_THREAD_LIMIT=1
 # resolved other features and compiled 113 crates again, the fixture's GUI
 # stack among them) and `cargo test` below compiles nothing.
 cargo build --workspace --all-targets --locked --features reprise/test-support
-# One test at a time on CI's two cores. (The display tests can run in
-# parallel: each has its own display. The flakes that made this serial were
-# windows mapped before openbox was ready, fixed in the harness.)
 # The test scaffolding (a loopback model server) is a feature, off in the
 # binary people install.
-cargo test --workspace --locked --features reprise/test-support -- --test-threads=1
+test=(cargo test --workspace --locked --features reprise/test-support)
+# Two lanes of integration tests on two cores, each one test at a time (each
+# display test has its own display, bus and store): the fleet's tests, which
+# mostly wait on leases, restarts and schedules, with the edited-program and
+# segmentation tests, beside all the others. Cargo holds its build lock only
+# while it checks the build, which is done.
+lane=(fleet:: program:: segment::)
+lane_log=$(mktemp)
+trap 'rm -f "$lane_log"' EXIT
+"${test[@]}" --test integration -- --test-threads=1 "${lane[@]}" >"$lane_log" 2>&1 &
+lane_pid=$!
+status=0
+"${test[@]}" --lib --bins -- --test-threads=1 || status=$?
+"${test[@]}" --doc || status=$?
+skips=()
+for module in "${lane[@]}"; do skips+=(--skip "$module"); done
+"${test[@]}" --test integration -- --test-threads=1 "${skips[@]}" || status=$?
+wait "$lane_pid" || status=$?
+echo "--- the second lane: ${lane[*]}"
+cat "$lane_log"
+exit "$status"

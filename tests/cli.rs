@@ -197,7 +197,10 @@ fn the_committed_sample_recording_imports_and_shows_its_task() {
     assert_eq!(shown["events"][2]["text"], "a-l-i-c-e");
     // As text, the steps are numbered and counted as replay takes them.
     let text = run_ok(reprise_with_store(&store).args(["show", "demo"]));
-    assert!(text.contains(" in 6 steps (as replay takes them) "), "{text}");
+    assert!(
+        text.contains(" in 6 steps (as replay takes them) "),
+        "{text}"
+    );
     assert!(
         text.contains("\n   3.    0.964s   type \"alice\"") && text.contains("\n   6. "),
         "{text}"

@@ -975,9 +975,45 @@ fn the_documented_fleet_quickstart_runs_as_is() {
     let block = &readme[start..];
     let block = &block[block.find('\n').unwrap() + 1..];
     let block = &block[..block.find("\n```").expect("the block ends")];
+    // The block's `cargo build` runs with the features of the tests' own
+    // build (the test scaffolding added), so it finds the workspace built
+    // and compiles nothing; built without them, the root crate was compiled
+    // again (minutes of CI) and the binary the later tests run replaced.
+    let shim = tempfile::tempdir().unwrap();
+    // The real cargo: the one running the tests, else the first on PATH
+    // (never the shim itself).
+    let cargo = std::env::var("CARGO").ok().unwrap_or_else(|| {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|dir| dir.join("cargo"))
+            .find(|path| path.is_file())
+            .expect("cargo on PATH")
+            .display()
+            .to_string()
+    });
+    std::fs::write(
+        shim.path().join("cargo"),
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = build ]; then exec '{cargo}' \"$@\" --features reprise/test-support; fi\nexec '{cargo}' \"$@\"\n"
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(
+            shim.path().join("cargo"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        shim.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = Command::new("bash")
         .args(["-c", block])
         .current_dir(root)
+        .env("PATH", path)
         .env_remove("DISPLAY")
         .env_remove("REPRISE_STORE")
         .env_remove("REPRISE_LOG")

@@ -73,6 +73,7 @@ replay() {
   replay_as "$name" pick --json
   finish
 }
+pace replay -- "Maria Olsen|Bergen" "Per Hansen|Oslo" "Maria Olsen|Tromsø"
 replay same -- "Maria Olsen|Bergen" "Per Hansen|Oslo" "Maria Olsen|Tromsø"
 # A near-namesake and the namesake of Bergen above the target, rows re-sorted.
 replay decoys -- "Maria Olson|Tromsø" "Anne Berg|Oslo" "Maria Olsen|Bergen" "Per Hansen|Oslo" "Maria Olsen|Tromsø"

@@ -43,16 +43,21 @@ stop_recording() {
 
 # replay_as CASE RECORDING [ARGS...]: replays RECORDING with the strategy
 # and ladder STRATEGY and RUNGS choose (visual and the default ladder), one
-# retry, and ARGS; its exit code goes to $OUT/CASE.code, its messages to
+# retry, and ARGS; its exit code goes to $OUT/CASE.code, its wall time to
+# $OUT/CASE.seconds, its messages to
 # $OUT/CASE.err and what it printed (each step, with --json) to
 # $OUT/CASE.stdout. With REPORTS set, the run's HTML report goes to
 # $REPORTS/CASE.html.
 replay_as() {
+  local started
+  started=$(date +%s.%N)
   set +e
   "$REPRISE" replay "$2" --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} \
     --max-retries 1 "${@:3}" >"$OUT/$1.stdout" 2>"$OUT/$1.err"
   echo $? >"$OUT/$1.code"
   set -e
+  # Its wall time, in seconds (scripts/bench-pace.sh reads it).
+  awk -v from="$started" -v to="$(date +%s.%N)" 'BEGIN { printf "%.3f\n", to - from }' >"$OUT/$1.seconds"
   if [[ -n ${REPORTS:-} ]]; then
     "$REPRISE" report last -o "$REPORTS/$1.html" >/dev/null
   fi
@@ -67,4 +72,19 @@ ended() {
   done
   kill "$1" 2>/dev/null || true
   wait "$1" 2>/dev/null || true
+}
+
+# pace CASE_COMMAND [ARGS...]: with PACE=N (scripts/bench-pace.sh), runs
+# the scenario's unchanged case (`CASE_COMMAND NAME ARGS...`) N times with
+# each strategy, naive then visual (cases naive-1, visual-1, …), and ends
+# the scenario there; without PACE, does nothing.
+pace() {
+  [[ -n ${PACE:-} ]] || return 0
+  local round strategy
+  for ((round = 1; round <= PACE; round++)); do
+    for strategy in naive visual; do
+      STRATEGY=$strategy "$1" "$strategy-$round" "${@:2}"
+    done
+  done
+  exit 0
 }

@@ -36,6 +36,13 @@ press $(find_element "push button" Save)
 stop_recording
 ended "$app_pid" 1
 
+# clean CASE: the unchanged case.
+clean() {
+  app "$1" clean
+  replay_as "$1" save --json
+  ended "$app_pid" 1
+}
+pace clean
 for ((round = 1; round <= ${ROUNDS:-1}; round++)); do
   for mode in clean twin replaced late disabled; do
     app "$mode-$round" "$mode"

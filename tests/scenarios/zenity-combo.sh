@@ -48,6 +48,7 @@ replay() {
   replay_as "$name" trip --json
   finish
 }
+pace replay "Oslo|Bergen|Tromsø"
 replay same "Oslo|Bergen|Tromsø"
 # Bergen elsewhere in the popup, and the window moved.
 replay reordered "Tromsø|Oslo|Stavanger|Bergen" 80 90

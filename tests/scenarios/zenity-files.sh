@@ -61,6 +61,7 @@ replay() {
   replay_as "$name" files --json
   finish
 }
+pace replay alpha beta gamma
 replay same alpha beta gamma
 # Two folders above the one the person opened.
 replay above aardvark abacus alpha beta gamma
