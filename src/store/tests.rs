@@ -609,6 +609,7 @@ fn insert_run_with_frame(
             started_seconds: 0.0,
             decide_seconds: 0.0,
             duration_seconds: 0.0,
+            input_ended: None,
         },
         screen: None,
     };

@@ -2,7 +2,7 @@
 //! limit, a bounded number of attempts per step, an abort check between every
 //! action, and a record of every step.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -130,6 +130,10 @@ pub struct StepRecord {
     pub decide_seconds: f64,
     /// Seconds for the whole step, waits included.
     pub duration_seconds: f64,
+    /// When the step's last input was made (this replay only): the next
+    /// step's recorded pause counts from it.
+    #[serde(skip)]
+    pub input_ended: Option<Instant>,
 }
 
 impl StepRecord {
@@ -152,6 +156,7 @@ impl StepRecord {
             started_seconds,
             decide_seconds: 0.0,
             duration_seconds: 0.0,
+            input_ended: None,
         }
     }
 }
@@ -448,16 +453,26 @@ fn attempt(
     if options.dry_run {
         return Ok(AttemptResult::Done(StepStatus::DryRun));
     }
-    if !wait(
-        desktop,
-        Duration::from_secs_f64(step.delay_before_seconds.max(0.0)),
-        abort,
-    ) {
+    // The recorded pause before the step counts from the previous step's
+    // last input, as the person's did: the time spent since then checking
+    // that step's effect and deciding this one is taken out of it, so a
+    // replay keeps the recorded pace where its checks are quicker than the
+    // person was.
+    let since_input = history
+        .last()
+        .and_then(|previous| previous.input_ended)
+        .map_or(Duration::ZERO, |ended| {
+            desktop.now().saturating_duration_since(ended)
+        });
+    let pause =
+        Duration::from_secs_f64(step.delay_before_seconds.max(0.0)).saturating_sub(since_input);
+    if !wait(desktop, pause, abort) {
         return Ok(AttemptResult::Aborted);
     }
     if !recheck::make_rechecked(strategy, desktop, step_idx, &step, record, abort)? {
         return Ok(AttemptResult::Aborted);
     }
+    record.input_ended = Some(desktop.now());
     let Some(verification) = check_effect(
         strategy,
         desktop,

@@ -699,3 +699,41 @@ fn the_element_at_the_point_is_checked_just_before_the_press_and_another_one_is_
     );
     assert_eq!(presses(&desktop), 0);
 }
+
+#[test]
+fn a_recorded_pause_counts_from_the_previous_steps_input_not_from_its_checks() {
+    // Each step waits for the screen to settle (a third of a second here)
+    // before it is decided; its recorded pause is a second, its press holds
+    // 0.2 s. From one step's last input to the next's: the pause and the
+    // hold, the settling taken out of the pause, not added to it.
+    let gaps = |quiet: f64| {
+        let mut desktop = ScriptedDesktop::new();
+        let step = Step {
+            delay_before_seconds: 1.0,
+            ..press_and_wait_step()
+        };
+        let options = ReplayOptions {
+            settle: crate::settle::SettleOptions {
+                quiet: Duration::from_secs_f64(quiet),
+                poll: Duration::from_millis(10),
+                timeout: Duration::from_secs(5),
+            },
+            max_steps: 3,
+            ..Default::default()
+        };
+        let (_, records) = run(&mut Repeat(step), &mut desktop, &options, &|| false);
+        let ended: Vec<Instant> = records.iter().filter_map(|r| r.input_ended).collect();
+        assert_eq!(ended.len(), 3);
+        ended
+            .windows(2)
+            .map(|pair| pair[1].duration_since(pair[0]).as_secs_f64())
+            .collect::<Vec<_>>()
+    };
+    for gap in gaps(0.3) {
+        assert!((gap - 1.2).abs() < 0.05, "{gap}");
+    }
+    // Checks longer than the person's pause are waited for, and no more.
+    for gap in gaps(1.5) {
+        assert!((gap - 1.7).abs() < 0.05, "{gap}");
+    }
+}
