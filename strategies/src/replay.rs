@@ -453,19 +453,7 @@ fn attempt(
     if options.dry_run {
         return Ok(AttemptResult::Done(StepStatus::DryRun));
     }
-    // The recorded pause before the step counts from the previous step's
-    // last input, as the person's did: the time spent since then checking
-    // that step's effect and deciding this one is taken out of it, so a
-    // replay keeps the recorded pace where its checks are quicker than the
-    // person was.
-    let since_input = history
-        .last()
-        .and_then(|previous| previous.input_ended)
-        .map_or(Duration::ZERO, |ended| {
-            desktop.now().saturating_duration_since(ended)
-        });
-    let pause =
-        Duration::from_secs_f64(step.delay_before_seconds.max(0.0)).saturating_sub(since_input);
+    let pause = recorded_pause(desktop, history, &step);
     if !wait(desktop, pause, abort) {
         return Ok(AttemptResult::Aborted);
     }
@@ -520,6 +508,21 @@ fn status_of(
             Ok(AttemptResult::Done(StepStatus::Unverified))
         }
     }
+}
+
+/// What is left of `step`'s recorded pause: it counts from the previous
+/// step's last input, as the person's did, so the time spent since then
+/// checking that step's effect and deciding this one is taken out of it (a
+/// replay keeps the recorded pace where its checks are quicker than the
+/// person was).
+fn recorded_pause(desktop: &dyn Desktop, history: &[StepRecord], step: &Step) -> Duration {
+    let since_input = history
+        .last()
+        .and_then(|previous| previous.input_ended)
+        .map_or(Duration::ZERO, |ended| {
+            desktop.now().saturating_duration_since(ended)
+        });
+    Duration::from_secs_f64(step.delay_before_seconds.max(0.0)).saturating_sub(since_input)
 }
 
 /// Injects `actions` in order (a pause is waited), checking `abort` before

@@ -72,6 +72,10 @@ pub fn answers(app: &str, n_samples: usize, interval_ms: u64) -> Result<String> 
     ))
 }
 
+/// How many times a comparison of the capture paths is taken again while
+/// the screen changes under it.
+const STILL_TRIES: usize = 10;
+
 /// Measures capture, comparison, hashing and encoding; returns a report.
 pub fn capture(n_frames: usize) -> Result<String> {
     let n = n_frames.max(3);
@@ -82,15 +86,28 @@ pub fn capture(n_frames: usize) -> Result<String> {
         "this display has {} monitors: xcap captures one of them, so its frames cannot be compared with the recorder's; measure on a display with one",
         capture.monitors().len()
     );
-    let frame = capture.capture_xcap()?;
-    let raw = capture
-        .capture_raw()
-        .context("this display has no raw GetImage path to compare with xcap")??;
-    let taken = capture.capture()?;
-    anyhow::ensure!(
-        frame.as_raw() == raw.as_raw() && frame.as_raw() == taken.as_raw(),
-        "xcap and GetImage disagree about the screen's pixels"
-    );
+    // The paths are compared on a still screen: a pass whose xcap frames
+    // before and after differ (a window still drawing) is taken again, a
+    // bounded number of times.
+    let mut still = 0;
+    let frame = loop {
+        let frame = capture.capture_xcap()?;
+        let raw = capture
+            .capture_raw()
+            .context("this display has no raw GetImage path to compare with xcap")??;
+        let taken = capture.capture()?;
+        let again = capture.capture_xcap()?;
+        if frame.as_raw() != again.as_raw() && still < STILL_TRIES {
+            still += 1;
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            continue;
+        }
+        anyhow::ensure!(
+            frame.as_raw() == raw.as_raw() && frame.as_raw() == taken.as_raw(),
+            "xcap and GetImage disagree about the screen's pixels"
+        );
+        break frame;
+    };
     let (width, height) = frame.dimensions();
     let xcap_ms = median_ms(n, || Ok(capture.capture_xcap()?))?;
     let raw_ms = median_ms(n, || Ok(capture.capture_raw().context("no raw path")??))?;
