@@ -85,6 +85,15 @@ impl Story {
     }
 }
 
+/// `1 retry`, `2 retries`.
+pub fn retries(count: usize) -> String {
+    if count == 1 {
+        "1 retry".to_owned()
+    } else {
+        format!("{count} retries")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

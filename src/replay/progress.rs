@@ -96,10 +96,11 @@ impl StepLine {
             (meant, _) => meant,
         };
         let mut parts: Vec<String> = self.why.clone().into_iter().collect();
-        match self.retries {
-            0 => {}
-            1 => parts.push("after 1 retry".to_owned()),
-            count => parts.push(format!("after {count} retries")),
+        if self.retries > 0 {
+            parts.push(format!(
+                "after {}",
+                crate::present::story::retries(self.retries)
+            ));
         }
         // What was made first (a turn of the wheel), said by what it did.
         parts.extend(

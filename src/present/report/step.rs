@@ -5,7 +5,7 @@
 //! before and after (or, with no window, the screen near where it aimed).
 
 use super::*;
-use crate::present::story::{Story, done};
+use crate::present::story::{Story, done, retries};
 
 /// The region shown for a step that had no window: around where it aimed
 /// (or was recorded), in logical pixels.
@@ -74,15 +74,6 @@ fn attempts_row(story: &Story) -> Markup {
                 }
             }
         }
-    }
-}
-
-/// `1 retry`, `2 retries`.
-fn retries(count: usize) -> String {
-    if count == 1 {
-        "1 retry".to_owned()
-    } else {
-        format!("{count} retries")
     }
 }
 
