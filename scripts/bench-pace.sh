@@ -6,10 +6,14 @@
 # with each strategy, naive then visual, each on a fresh, unchanged
 # application (the scenario's PACE mode); a replay's wall time is measured
 # around its process. Prints a Markdown table: per application, each
-# strategy's median seconds and exit codes, and visual's median over
+# strategy's median seconds, how many of its replays the application
+# itself shows were right (the row or file it printed, the text it saved,
+# as for the recording) and its exit codes, and visual's median over
 # naive's.
 # Usage: bash scripts/bench-pace.sh [ROUNDS] [debug|release]   (after cargo
-# build, or cargo build --release for release)
+# build, or cargo build --release for release). SCENARIOS names fewer
+# scenarios; KEEP=DIR keeps each replay's messages there (with
+# REPRISE_LOG=debug, where a replay's time went).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/display.sh
@@ -20,9 +24,9 @@ reprise=$PWD/target/$profile/reprise
 start_private_display 1600x1200
 export OMP_THREAD_LIMIT=1
 
-echo "| application (task) | naive: median s | visual: median s | visual / naive | naive exits | visual exits |"
-echo "|---|---|---|---|---|---|"
-for scenario in zenity-list fixture-table zenity-combo zenity-files save-entry; do
+echo "| application (task) | naive: median s | visual: median s | visual / naive | naive right | visual right | naive exits | visual exits |"
+echo "|---|---|---|---|---|---|---|---|"
+for scenario in ${SCENARIOS:-zenity-list fixture-table zenity-combo zenity-files save-entry}; do
   out=$work/$scenario
   mkdir -p "$out/runtime"
   chmod 700 "$out/runtime"
@@ -35,11 +39,24 @@ for scenario in zenity-list fixture-table zenity-combo zenity-files save-entry; 
   /usr/bin/python3 - "$out" "$rounds" "$scenario" <<'PY'
 import pathlib, statistics, sys
 out, rounds, scenario = pathlib.Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-seconds, codes = {}, {}
+# What the application itself did, judged against what it did for the
+# recording: the row or file it printed, the text it saved (a path names
+# its case's own folder).
+reference = {"zenity-files": "files"}.get(scenario, "recorded")
+answer = ".saved" if scenario == "save-entry" else ".out"
+wanted = (out / f"{reference}{answer}").read_text()
+def right(case):
+    got = out / f"{case}{answer}"
+    return got.exists() and got.read_text().strip() != "" and \
+        got.read_text() == wanted.replace(f"/{reference}/", f"/{case}/")
+seconds, codes, rights = {}, {}, {}
 for strategy in ("naive", "visual"):
-    seconds[strategy] = [float((out / f"{strategy}-{r}.seconds").read_text()) for r in range(1, rounds + 1)]
-    codes[strategy] = ",".join((out / f"{strategy}-{r}.code").read_text().strip() for r in range(1, rounds + 1))
+    cases = [f"{strategy}-{r}" for r in range(1, rounds + 1)]
+    seconds[strategy] = [float((out / f"{case}.seconds").read_text()) for case in cases]
+    codes[strategy] = ",".join((out / f"{case}.code").read_text().strip() for case in cases)
+    rights[strategy] = f"{sum(right(case) for case in cases)}/{rounds}"
 naive, visual = (statistics.median(seconds[s]) for s in ("naive", "visual"))
-print(f"| {scenario} | {naive:.2f} | {visual:.2f} | {visual / naive:.2f} | {codes['naive']} | {codes['visual']} |")
+print(f"| {scenario} | {naive:.2f} | {visual:.2f} | {visual / naive:.2f} | {rights['naive']} | {rights['visual']} | {codes['naive']} | {codes['visual']} |")
 PY
 done
+[[ -z ${KEEP:-} ]] || cp -r "$work/." "$KEEP"

@@ -150,6 +150,7 @@ fn visual_strategy(
         .iter()
         .map(|shot| shot.timestamp)
         .collect();
+    let started = std::time::Instant::now();
     let steps = prepare(
         trees,
         &bundle.window_states,
@@ -168,6 +169,12 @@ fn visual_strategy(
             _ => anyhow::anyhow!(text),
         }
     })?;
+    tracing::debug!(
+        ms = started.elapsed().as_millis(),
+        segmentations = vision.stats.segmentations,
+        cache_hits = vision.stats.cache_hits,
+        "prepared the recording for visual replay"
+    );
     Ok(
         reprise_strategies::visual::VisualStrategy::new(steps, vision, request.speed)
             .with_rungs(request.rungs)

@@ -50,6 +50,10 @@ impl ReplayStrategy for NaiveStrategy {
         })
     }
 
+    fn finished(&self, step_idx: usize) -> bool {
+        step_idx >= self.trees.len()
+    }
+
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
         let idx = observation.step_idx;
         let Some(tree) = self.trees.get(idx) else {

@@ -229,6 +229,10 @@ impl ReplayStrategy for ProgramStrategy {
         }
     }
 
+    fn finished(&self, step_idx: usize) -> bool {
+        matches!(self.flow.slot_of(&self.slots, step_idx), flow::Place::Done)
+    }
+
     fn wants_tree(&self, step_idx: usize) -> Option<TreeRequest> {
         match self.slot(step_idx)? {
             Slot::Recorded {

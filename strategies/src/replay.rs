@@ -243,6 +243,10 @@ pub fn run_replay_from(
     let start = done.len();
     let mut history: Vec<StepRecord> = done;
     for step_idx in start..options.max_steps {
+        // Known to be over: no look at the screen is waited for to learn it.
+        if strategy.finished(step_idx) {
+            return completed(desktop, &history, step_idx);
+        }
         let step_started = desktop.now();
         let started_seconds = desktop.now().duration_since(replay_started).as_secs_f64();
         let mut record = StepRecord::new(step_idx, started_seconds);
@@ -267,22 +271,7 @@ pub fn run_replay_from(
                 record.status = status;
                 None
             }
-            AttemptResult::Finished => {
-                // A recording may end with something held (it was stopped
-                // mid-chord): leave nothing pressed behind.
-                let _ = desktop.release_all();
-                let count = |status: StepStatus| {
-                    history
-                        .iter()
-                        .filter(|record| record.status == status)
-                        .count()
-                };
-                return ReplayOutcome::Completed {
-                    steps: step_idx,
-                    unverified: count(StepStatus::Unverified),
-                    skipped: count(StepStatus::Skipped),
-                };
-            }
+            AttemptResult::Finished => return completed(desktop, &history, step_idx),
             AttemptResult::Aborted => {
                 record.status = StepStatus::Aborted;
                 let _ = desktop.release_all();
@@ -306,6 +295,23 @@ pub fn run_replay_from(
     let _ = desktop.release_all();
     ReplayOutcome::StepLimit {
         steps: options.max_steps,
+    }
+}
+
+/// The replay's end, once `steps` steps were done: nothing is left held
+/// (a recording may end mid-chord, stopped with a key down).
+fn completed(desktop: &mut dyn Desktop, history: &[StepRecord], steps: usize) -> ReplayOutcome {
+    let _ = desktop.release_all();
+    let count = |status: StepStatus| {
+        history
+            .iter()
+            .filter(|record| record.status == status)
+            .count()
+    };
+    ReplayOutcome::Completed {
+        steps,
+        unverified: count(StepStatus::Unverified),
+        skipped: count(StepStatus::Skipped),
     }
 }
 

@@ -38,6 +38,9 @@ pub struct ScriptedDesktop {
     /// Frames that replace `frame` once the clock reaches their time (since
     /// the desktop was made), in time order: a screen that changes by itself.
     pub timeline: Vec<(Duration, Frame)>,
+    /// The window active once a mouse button is released, where the press
+    /// changes it (`Some(None)`: the press closed the last window).
+    pub window_on_release: Option<Option<WindowState>>,
     /// The virtual clock: when the desktop was made, and how long its waits
     /// have slept since. Nothing else advances it.
     epoch: Instant,
@@ -67,6 +70,7 @@ impl ScriptedDesktop {
             elements_at: VecDeque::new(),
             hit_tests: Vec::new(),
             timeline: Vec::new(),
+            window_on_release: None,
             epoch: Instant::now(),
             slept: Duration::ZERO,
         }
@@ -116,9 +120,13 @@ impl Desktop for ScriptedDesktop {
         }
         match action {
             Action::ButtonDown { button } => self.held.push(Action::ButtonUp { button: *button }),
-            Action::ButtonUp { button } => self
-                .held
-                .retain(|held| held != &Action::ButtonUp { button: *button }),
+            Action::ButtonUp { button } => {
+                self.held
+                    .retain(|held| held != &Action::ButtonUp { button: *button });
+                if let Some(window) = self.window_on_release.take() {
+                    self.window = window;
+                }
+            }
             Action::KeyDown { key } => self.held.push(Action::KeyUp { key: key.clone() }),
             Action::KeyUp { key } => self
                 .held

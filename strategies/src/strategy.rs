@@ -116,6 +116,15 @@ pub trait ReplayStrategy {
     /// attempt, with the failure in `history`.
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError>;
 
+    /// Whether the strategy knows, without a look at the screen, that it
+    /// has no step `step_idx` (every recorded step is done): the loop then
+    /// ends at once, not after waiting for the screen to settle. `false`
+    /// where only a look can tell (a model judges when the task is done).
+    fn finished(&self, step_idx: usize) -> bool {
+        let _ = step_idx;
+        false
+    }
+
     /// The window whose accessibility tree step `step_idx` needs; the loop
     /// reads it and passes it in the [`Observation`].
     fn wants_tree(&self, step_idx: usize) -> Option<TreeRequest> {

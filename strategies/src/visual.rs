@@ -74,7 +74,13 @@ pub enum Target {
         /// frame showed it, and it is not made).
         look: Option<Look>,
     },
-    /// Not a pointer action, or no window was known: replayed as recorded.
+    /// A press outside any window the recording knows (or where it knew
+    /// none): made at its recorded place on the screen, only where that
+    /// place looks as it did (`None`: no frame showed it, and it is not
+    /// made).
+    ScreenPlace { look: Option<Look> },
+    /// Not a press (a key, a scroll, a move) outside any window the
+    /// recording knows: replayed as recorded.
     AsRecorded,
 }
 
@@ -399,6 +405,10 @@ impl ReplayStrategy for VisualStrategy {
 
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
         self.decide_step(observation)
+    }
+
+    fn finished(&self, step_idx: usize) -> bool {
+        step_idx >= self.steps.len()
     }
 }
 

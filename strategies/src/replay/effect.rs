@@ -40,6 +40,7 @@ pub(super) fn check_effect(
             "a pointer move: the pointer was put where the step aimed (a move has no other effect to check)",
         ))
     } else if strategy.verifies() {
+        let began = desktop.now();
         let Some((after, _)) =
             wait_until_settled(desktop, &options.settle, region, abort).map_err(attempt_error)?
         else {
@@ -51,6 +52,7 @@ pub(super) fn check_effect(
         else {
             return Ok(None);
         };
+        let waited = desktop.now().duration_since(began);
         let tree_after = read_tree(strategy, desktop, step_idx);
         // A popup that opened or closed is a fact of the windows; a platform
         // that cannot list them says none.
@@ -63,6 +65,12 @@ pub(super) fn check_effect(
             tree: tree_after.as_ref(),
             popups_after: &popups_after,
         };
+        tracing::debug!(
+            step = step_idx,
+            settled_and_window_ms = waited.as_millis(),
+            checked_ms = desktop.now().duration_since(began).as_millis(),
+            "a step's effect: the screen settled and the window after it came, then its check"
+        );
         strategy.verify(step_idx, &effect).map_err(|missed| {
             let error = format!("the step had no visible effect: {}", missed.reason);
             if missed.retry {
@@ -119,15 +127,26 @@ fn wait_for_window_after(
     // No active window at all (the application closed) is waited out for
     // a moment only: a window may be between two, but none may come.
     const LOOKS_WITHOUT_WINDOW: u128 = 10;
+    // Where the recording saw the step's own window after it, nothing new
+    // was awaited: another window, or none, is the step's own doing (the
+    // dialog it closed, after which the recorder stopped), and is waited
+    // out for a glance only.
+    const LOOKS_AWAY_FROM_OWN: u128 = 1;
+    let own_window = matches!(
+        (&expected, before),
+        (Some(expected), Some(before)) if crate::strategy::is_same_window(expected, before)
+    );
     let mut live = desktop.active_window()?;
-    let mut looks_without_window = 0;
+    let (mut looks_away, mut looks_without_window) = (0, 0);
     for _ in 0..n_looks {
         let arrived = match (&expected, &live) {
             (None, _) => true,
-            (Some(expected), Some(live)) => crate::strategy::is_same_window(expected, live),
-            (Some(_), None) => {
-                looks_without_window += 1;
-                looks_without_window > LOOKS_WITHOUT_WINDOW
+            (Some(expected), Some(live)) if crate::strategy::is_same_window(expected, live) => true,
+            (Some(_), live) => {
+                looks_away += 1;
+                looks_without_window += u128::from(live.is_none());
+                (own_window && looks_away > LOOKS_AWAY_FROM_OWN)
+                    || looks_without_window > LOOKS_WITHOUT_WINDOW
             }
         };
         if arrived {

@@ -3,7 +3,7 @@
 
 use std::cell::Cell;
 
-use reprise_models::MouseButton;
+use reprise_models::{MouseButton, WindowState};
 
 use super::*;
 use crate::naive::tests::fast_settle;
@@ -736,4 +736,110 @@ fn a_recorded_pause_counts_from_the_previous_steps_input_not_from_its_checks() {
     for gap in gaps(1.5) {
         assert!((gap - 1.7).abs() < 0.05, "{gap}");
     }
+}
+
+/// One press in the "Form" window, then done. Where the recording shows
+/// a window `after` it, its effect is checked (the press closed the
+/// window); where it `knows` its steps, it says it is done without a look.
+struct OnePress {
+    after: Option<WindowState>,
+    knows: bool,
+}
+
+impl ReplayStrategy for OnePress {
+    fn name(&self) -> &'static str {
+        "one press"
+    }
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+        if observation.step_idx > 0 {
+            return Ok(Decision::Done);
+        }
+        Ok(Decision::Step(press_and_wait_step()))
+    }
+    fn finished(&self, step_idx: usize) -> bool {
+        self.knows && step_idx > 0
+    }
+    fn verifies(&self) -> bool {
+        self.after.is_some()
+    }
+    fn window_after(&self, _: usize) -> Option<&WindowState> {
+        self.after.as_ref()
+    }
+    fn verify(
+        &mut self,
+        _: usize,
+        effect: &crate::strategy::Effect<'_>,
+    ) -> Result<Verification, crate::Missed> {
+        assert!(effect.window_after.is_none(), "the press closed the window");
+        Ok(Verification::Verified(crate::Evidence::new(
+            crate::EvidenceKind::Window,
+            "the window closed",
+        )))
+    }
+}
+
+#[test]
+fn a_window_the_step_itself_closed_is_not_waited_for() {
+    // The press closes the form; the recording stopped before it closed,
+    // so it shows the form (or, in the other case, a dialog the press
+    // opened) after the press.
+    let waited = |after_title: &str| {
+        let rect = reprise_models::Rect::new(0, 0, 100, 50);
+        let mut desktop = ScriptedDesktop::new().with_window("Form", rect);
+        desktop.window_on_release = Some(None);
+        let mut after = desktop.window.clone().unwrap();
+        after.title = after_title.into();
+        let mut strategy = OnePress {
+            after: Some(after),
+            knows: false,
+        };
+        let (outcome, records) = run(&mut strategy, &mut desktop, &options(), &|| false);
+        assert!(
+            matches!(outcome, ReplayOutcome::Completed { unverified: 0, .. }),
+            "{outcome:?}"
+        );
+        assert_eq!(records[0].status, StepStatus::Verified);
+        desktop.slept.as_secs_f64()
+    };
+    let (own, dialog) = (waited("Form"), waited("Dialog"));
+    // The form's own absence is a glance (two looks a tenth of a second
+    // apart); a dialog that does not come, a second with no window.
+    assert!(
+        (dialog - own - 0.9).abs() < 0.05,
+        "own {own}, dialog {dialog}"
+    );
+}
+
+#[test]
+fn a_replay_known_to_be_over_ends_without_waiting_for_the_screen() {
+    let slept = |knows: bool| {
+        let mut desktop = ScriptedDesktop::new();
+        let options = ReplayOptions {
+            settle: crate::settle::SettleOptions {
+                quiet: Duration::from_millis(300),
+                poll: Duration::from_millis(10),
+                timeout: Duration::from_secs(5),
+            },
+            ..options()
+        };
+        let mut strategy = OnePress { after: None, knows };
+        let (outcome, _) = run(&mut strategy, &mut desktop, &options, &|| false);
+        assert_eq!(
+            outcome,
+            ReplayOutcome::Completed {
+                steps: 1,
+                unverified: 1,
+                skipped: 0
+            }
+        );
+        assert!(desktop.held.is_empty());
+        desktop.slept.as_secs_f64()
+    };
+    // The same replay, less the look that learned it was over: a settled
+    // screen (0.3 s of quiet).
+    let (asked, known) = (slept(false), slept(true));
+    assert!(
+        (asked - known - 0.3).abs() < 0.02,
+        "asked {asked}, known {known}"
+    );
 }

@@ -25,6 +25,17 @@ impl VisualStrategy {
                 by: FoundBy::AsRecorded,
                 reason: "not aimed at an element: replayed as recorded".into(),
             }),
+            Target::ScreenPlace { look } => {
+                let screen = observation.frame.screen.rect;
+                same_look(tree, look.as_ref(), observation.frame, &screen)?;
+                Ok(Found {
+                    point: tree.position(),
+                    by: FoundBy::AsRecorded,
+                    reason: "made outside any window the recording knew: at its recorded place \
+                             on the screen, which looks as it did"
+                        .into(),
+                })
+            }
             Target::WindowRelative { dx, dy, area, look } => {
                 let (rect, name) = area_now(*area, observation)?;
                 let looks = if is_pointer_target(tree) {
@@ -192,7 +203,7 @@ impl Target {
                 press: *press,
                 area: *area,
             }),
-            Target::WindowRelative { .. } | Target::AsRecorded => None,
+            Target::WindowRelative { .. } | Target::ScreenPlace { .. } | Target::AsRecorded => None,
         }
     }
 }

@@ -173,19 +173,23 @@ fn prepare_one(
     vision: &mut Vision,
     planned: &mut Vec<PlannedStep>,
 ) -> Result<(), AnalysisError> {
-    let window = tree
-        .window_state_id
-        .and_then(|id| recorded.windows.get(id as usize));
-    let (Some(window), Some((x, y))) = (window, tree.position()) else {
+    let Some((x, y)) = tree.position() else {
         planned.push(PlannedStep::unchanged(tree, Target::AsRecorded));
         return Ok(());
     };
-    // A press in a popup is placed in the popup, and found in its pixels.
-    let (area, area_rect) = match pressed_popup(&tree) {
-        Some(popup) => (Area::Popup, popup),
-        None => (Area::Window, window.rect),
-    };
     let frame = tree.screenshot_id.and_then(&mut *frame_of);
+    // A press in a popup is placed in the popup, and found in its pixels.
+    let area = tree
+        .window_state_id
+        .and_then(|id| recorded.windows.get(id as usize))
+        .map(|window| match pressed_popup(&tree) {
+            Some(popup) => (Area::Popup, popup),
+            None => (Area::Window, window.rect),
+        });
+    let Some((area, area_rect)) = area.filter(|(_, rect)| rect.contains(x, y)) else {
+        planned.push(outside_windows(tree, frame.as_ref(), (x, y)));
+        return Ok(());
+    };
     // A press with nothing else to find it by is made again only where
     // the place around it looks as it did just before it was made.
     let look = frame
@@ -198,12 +202,8 @@ fn prepare_one(
         area,
         look,
     };
-    let inside = area_rect.contains(x, y);
-    let (Some(frame), true, true) = (frame, inside, is_pointer_target(&tree)) else {
-        planned.push(PlannedStep::unchanged(
-            tree,
-            if inside { relative } else { Target::AsRecorded },
-        ));
+    let (Some(frame), true) = (frame, is_pointer_target(&tree)) else {
+        planned.push(PlannedStep::unchanged(tree, relative));
         return Ok(());
     };
     let Some((image, mapping)) = window_image(&frame, &area_rect) else {
@@ -275,6 +275,21 @@ fn prepare_one(
         expects_change: false,
     });
     Ok(())
+}
+
+/// An action at `(x, y)` outside any window the recording knows (or where
+/// it knew none): a press is made at its recorded place on the screen only
+/// where that place looks as it did in `frame` (its recorded frame);
+/// anything else is replayed as recorded.
+fn outside_windows(tree: ActionEvent, frame: Option<&Frame>, (x, y): (f64, f64)) -> PlannedStep {
+    let target = if is_pointer_target(&tree) {
+        Target::ScreenPlace {
+            look: frame.and_then(|frame| Look::around(frame, &frame.screen.rect, (x, y))),
+        }
+    } else {
+        Target::AsRecorded
+    };
+    PlannedStep::unchanged(tree, target)
 }
 
 /// Where the pointer was at one moment of the recording.

@@ -1069,3 +1069,87 @@ fn a_target_not_among_what_shows_is_looked_for_again_in_the_lists_read_whole() {
     );
     assert!(desktop.injected.is_empty(), "{:?}", desktop.injected);
 }
+
+/// A 200x100 screen, white, with a line of "text" (dark letters 6 px
+/// wide, 2 px apart) 50 px long at (120, `top`).
+fn screen_with_text(top: u32) -> crate::Frame {
+    let mut image = RgbaImage::from_pixel(200, 100, image::Rgba([250, 250, 250, 255]));
+    for x in (120..170).filter(|x| x % 8 < 6) {
+        for y in top..top + 10 {
+            image.put_pixel(x, y, image::Rgba([20, 20, 20, 255]));
+        }
+    }
+    crate::Frame {
+        image,
+        screen: reprise_models::ScreenGeometry {
+            rect: Rect::new(0, 0, 200, 100),
+            scale_factor: 1.0,
+        },
+    }
+}
+
+#[test]
+fn a_press_outside_any_known_window_is_made_only_where_its_place_looks_as_recorded() {
+    // A press at (140, 75), on the text, in no window the recording knew
+    // (a panel, the desktop), and (the other case) outside the window it
+    // was recorded in.
+    let recorded = screen_with_text(70);
+    let button = |timestamp: f64, pressed: bool| {
+        let mut event = ActionEvent::new(EventName::Click, timestamp);
+        (event.mouse_x, event.mouse_y) = (Some(140.0), Some(75.0));
+        event.mouse_button_name = Some(MouseButton::Left);
+        event.mouse_pressed = Some(pressed);
+        event
+    };
+    let mut click = ActionEvent::new(EventName::Singleclick, 1.0);
+    (click.mouse_x, click.mouse_y) = (Some(140.0), Some(75.0));
+    click.mouse_button_name = Some(MouseButton::Left);
+    click.children = vec![button(1.0, true), button(1.1, false)];
+    click.screenshot_id = Some(0);
+    let mut in_window = click.clone();
+    in_window.window_state_id = Some(0);
+    let window = WindowState {
+        rect: Rect::new(0, 0, 100, 50),
+        ..window_state("Editor", "editor")
+    };
+    for tree in [click, in_window] {
+        let frames = [recorded.clone()];
+        let planned = prepare::prepare(
+            vec![tree],
+            std::slice::from_ref(&window),
+            &mut |id| frames.get(id as usize).cloned(),
+            &[0.5],
+            &mut no_pixels(),
+        )
+        .expect("prepared");
+        let step = planned.into_iter().next().expect("one step");
+        assert!(
+            matches!(&step.target, Target::ScreenPlace { look: Some(_) }),
+            "{:?}",
+            step.target
+        );
+        let pressed = |screen: crate::Frame| {
+            let mut desktop = ScriptedDesktop::new();
+            desktop.frame = screen;
+            let (outcome, desktop, _) =
+                replay_on(step.clone(), no_pixels(), desktop, Rungs::default(), 0);
+            let downs = desktop
+                .injected
+                .iter()
+                .filter(|action| matches!(action, Action::ButtonDown { .. }))
+                .count();
+            (outcome, moves(&desktop), downs)
+        };
+        // The screen as recorded: pressed at its place.
+        let (_, moved, downs) = pressed(recorded.clone());
+        assert_eq!((moved.last().copied(), downs), (Some((140.0, 75.0)), 1));
+        // Another line of text there now (the text moved down a row): not
+        // pressed, and the run says why.
+        let (outcome, _, downs) = pressed(screen_with_text(80));
+        assert_eq!(downs, 0);
+        assert!(
+            matches!(&outcome, ReplayOutcome::Failed { reason, .. } if reason.contains("not made blind")),
+            "{outcome:?}"
+        );
+    }
+}
