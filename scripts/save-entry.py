@@ -4,7 +4,7 @@ text to FILE (the application's own record of what it was asked to do):
 openadapt-flow's qualification window, for record/replay. Prints nothing;
 the file is the judge.
 
-Usage: save-entry.py FILE [clean|twin|replaced|late]
+Usage: save-entry.py FILE [clean|twin|replaced|late|disabled|append]
   clean     the window as recorded
   twin      a second Save button, the same role and name (writing nothing):
             nothing tells the two apart
@@ -12,6 +12,9 @@ Usage: save-entry.py FILE [clean|twin|replaced|late]
             other bounds), the same role and name
   late      the button shows 2 s after the window
   disabled  the button cannot be pressed (a press of it saves nothing)
+  append    each Save adds the text as a line of FILE (a batch's rows, one
+            line each), and FILE.entry holds what the entry shows, as it
+            changes
 """
 import sys
 
@@ -27,8 +30,19 @@ def main():
     entry = Gtk.Entry()
 
     def save(_button):
+        if mode == "append":
+            with open(path, "a", encoding="utf-8") as out:
+                out.write(entry.get_text() + "\n")
+            return
         with open(path, "w", encoding="utf-8") as out:
             out.write(entry.get_text())
+
+    def shown(_entry):
+        with open(path + ".entry", "w", encoding="utf-8") as out:
+            out.write(entry.get_text())
+
+    if mode == "append":
+        entry.connect("changed", shown)
 
     button = Gtk.Button(label="Save")
     button.connect("clicked", save)

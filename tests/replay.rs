@@ -767,3 +767,51 @@ fn a_key_held_before_the_replay_is_refused_or_released_when_asked() {
         "typed without Shift: {got:?}"
     );
 }
+
+/// Issue 38: a batch of five rows on a third-party GTK 3 window (an entry
+/// and a Save button that adds the entry's text as a line of a file), the
+/// window restarted before each row. SIGTERM in row 3, after its text was
+/// typed and before its Save; `--resume` goes on with row 3 where it
+/// stopped, its text not typed again, and does rows 4 and 5. Judged by the
+/// application's file: each row's text once, in order.
+#[test]
+fn a_batch_stopped_by_sigterm_in_row_3_resumes_there_and_does_each_row_once() {
+    let display = crate::identity::run_scenario("batch-resume.sh", 1280, 800);
+    let file = |name: &str| std::fs::read_to_string(display.dir.path().join(name));
+    let said = |case: &str| crate::identity::result(&display, case, "err");
+    assert_eq!(
+        file("first.saved").ok().as_deref(),
+        Some("row one\nrow two\n"),
+        "{}",
+        said("first")
+    );
+    assert!(said("first").contains("row 3 of 5: "), "{}", said("first"));
+    assert_ne!(crate::identity::result(&display, "first", "code"), "0");
+    assert_eq!(
+        file("batch.saved").ok().as_deref(),
+        Some("row one\nrow two\nrow three\nrow four\nrow five\n"),
+        "{}",
+        said("resumed")
+    );
+    let resumed = said("resumed");
+    for row in [1, 2] {
+        assert!(
+            resumed.contains(&format!("row {row} of 5: done in run")),
+            "{resumed}"
+        );
+    }
+    // Steps made by the resumed batch, by their index in their row: row 3
+    // its Save alone, rows 4 and 5 all three.
+    let steps: Vec<u64> = crate::identity::result(&display, "resumed", "stdout")
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["type"] == "step")
+        .filter_map(|line| line["step"].as_u64())
+        .collect();
+    assert_eq!(steps, [2, 0, 1, 2, 0, 1, 2], "{resumed}");
+    assert_eq!(
+        crate::identity::result(&display, "resumed", "code"),
+        "0",
+        "{resumed}"
+    );
+}
