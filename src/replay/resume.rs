@@ -61,7 +61,16 @@ pub fn plan(
         return Err(ResumeError::Vanilla(id()));
     }
     let halted = match &run.outcome {
-        Some(ReplayOutcome::Failed { step, .. } | ReplayOutcome::Aborted { step }) => *step,
+        Some(ReplayOutcome::Failed { step, .. }) => *step,
+        // Stopped while its effect was checked, its input made: the step
+        // is done, and making it again would type or press twice.
+        Some(ReplayOutcome::Aborted { step }) => {
+            let made = steps
+                .iter()
+                .find(|stored| stored.step.record.step_idx == *step)
+                .is_some_and(|stored| is_done(stored.step.record.status));
+            step + usize::from(made)
+        }
         Some(outcome @ (ReplayOutcome::Completed { .. } | ReplayOutcome::StepLimit { .. })) => {
             return Err(ResumeError::Ended {
                 run: id(),
@@ -192,6 +201,23 @@ mod tests {
         // not stored as done.
         let killed = plan(&run(None, "naive"), &steps(&[Verified, Unverified]), None).unwrap();
         assert_eq!(killed.from, 2);
+        // Stopped at step 2 before its input: from step 2. Stopped at step
+        // 2 while its effect was checked (its input made, stored as done
+        // unverified): from step 3, step 2 never made twice.
+        let aborted = Some(ReplayOutcome::Aborted { step: 1 });
+        let before_input = plan(
+            &run(aborted.clone(), "visual"),
+            &steps(&[Verified, Aborted]),
+            None,
+        );
+        assert_eq!(before_input.unwrap().from, 1);
+        let after_input = plan(
+            &run(aborted, "visual"),
+            &steps(&[Verified, Unverified]),
+            None,
+        );
+        let after_input = after_input.unwrap();
+        assert_eq!((after_input.from, after_input.done.len()), (2, 2));
     }
 
     fn plan_from(

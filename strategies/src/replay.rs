@@ -242,57 +242,60 @@ pub fn run_replay_from(
     let replay_started = desktop.now();
     let start = done.len();
     let mut history: Vec<StepRecord> = done;
+    let mut run = Replaying {
+        strategy,
+        desktop,
+        options,
+        abort,
+    };
     for step_idx in start..options.max_steps {
         // Known to be over: no look at the screen is waited for to learn it.
-        if strategy.finished(step_idx) {
-            return completed(desktop, &history, step_idx);
+        if run.strategy.finished(step_idx) {
+            return completed(run.desktop, &history, step_idx);
         }
-        let step_started = desktop.now();
-        let started_seconds = desktop.now().duration_since(replay_started).as_secs_f64();
+        let step_started = run.desktop.now();
+        let started_seconds = step_started.duration_since(replay_started).as_secs_f64();
         let mut record = StepRecord::new(step_idx, started_seconds);
         let mut last_frame: Option<Frame> = None;
         let Attempted {
             result: attempt_result,
             refused,
             failed_by,
-        } = attempts(
-            strategy,
-            desktop,
-            options,
-            abort,
-            step_idx,
-            &history,
-            &mut record,
-            &mut last_frame,
-        );
-        record.duration_seconds = desktop.now().duration_since(step_started).as_secs_f64();
+        } = attempts(&mut run, step_idx, &history, &mut record, &mut last_frame);
+        record.duration_seconds = run.desktop.now().duration_since(step_started).as_secs_f64();
         let outcome = match attempt_result {
             AttemptResult::Done(status) => {
                 record.status = status;
                 None
             }
-            AttemptResult::Finished => return completed(desktop, &history, step_idx),
+            AttemptResult::Finished => return completed(run.desktop, &history, step_idx),
             AttemptResult::Aborted => {
                 record.status = StepStatus::Aborted;
-                let _ = desktop.release_all();
+                let _ = run.desktop.release_all();
+                Some(ReplayOutcome::Aborted { step: step_idx })
+            }
+            AttemptResult::AbortedUnchecked => {
+                record.status = StepStatus::Unverified;
+                record.check = Some(STOPPED_UNCHECKED.into());
+                let _ = run.desktop.release_all();
                 Some(ReplayOutcome::Aborted { step: step_idx })
             }
             AttemptResult::Failed => on_failure(
-                strategy,
-                desktop,
+                run.strategy,
+                run.desktop,
                 options,
                 &mut record,
                 (step_idx, refused, failed_by),
             ),
         };
-        record.sought = strategy.sought(step_idx);
+        record.sought = run.strategy.sought(step_idx);
         on_step(&record, last_frame.as_ref());
         history.push(record);
         if let Some(outcome) = outcome {
             return outcome;
         }
     }
-    let _ = desktop.release_all();
+    let _ = run.desktop.release_all();
     ReplayOutcome::StepLimit {
         steps: options.max_steps,
     }
@@ -348,10 +351,22 @@ fn on_failure(
     })
 }
 
+/// What a replay's attempts work with, borrowed for the whole replay: the
+/// strategy, the desktop, the options and the stop.
+struct Replaying<'a> {
+    strategy: &'a mut dyn ReplayStrategy,
+    desktop: &'a mut dyn Desktop,
+    options: &'a ReplayOptions,
+    abort: &'a dyn Fn() -> bool,
+}
+
 enum AttemptResult {
     Done(StepStatus),
     Finished,
     Aborted,
+    /// Stopped after the step's input was made, before its effect was
+    /// checked: the step is done (a resume must not make it again).
+    AbortedUnchecked,
     Failed,
 }
 
@@ -383,104 +398,48 @@ fn attempt_error(err: DesktopError) -> AttemptError {
     }
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the loop's state, passed once per attempt"
-)]
 fn attempt(
-    strategy: &mut dyn ReplayStrategy,
-    desktop: &mut dyn Desktop,
-    options: &ReplayOptions,
-    abort: &dyn Fn() -> bool,
+    run: &mut Replaying<'_>,
     (step_idx, looked): (usize, Duration),
     history: &[StepRecord],
     record: &mut StepRecord,
     last_frame: &mut Option<Frame>,
 ) -> Result<AttemptResult, AttemptError> {
-    // Decide, making what the strategy asks first (a bounded number of
-    // preparations: turns of the wheel that bring the target into view),
-    // and deciding again after each on a fresh look.
-    let mut preparations = 0;
-    let (window, region, step) = loop {
-        let window = desktop.active_window().map_err(attempt_error)?;
-        record.window_title = window.as_ref().map(|window| window.title.clone());
-        record.window_rect = window.as_ref().map(|window| window.rect);
-        let region = window.as_ref().map(|window| window.rect);
-        let Some((frame, settled)) =
-            wait_until_settled(desktop, &options.settle, region, abort).map_err(attempt_error)?
-        else {
-            return Ok(AttemptResult::Aborted);
-        };
-        record.settled = settled;
-        // Deciding includes reading the tree the strategy asked for.
-        let decide_started = desktop.now();
-        let tree = read_tree(strategy, desktop, step_idx);
-        let wants_popups = strategy.wants_popups(step_idx);
-        let popups = wants_popups.then(|| desktop.popups()).transpose();
-        let popups = popups.map_err(attempt_error)?.unwrap_or_default();
-        let observation = Observation {
-            tree: tree.as_ref(),
-            popups: &popups,
-            frame: &frame,
-            window: window.as_ref(),
-            step_idx,
-            attempt: record.attempts,
-            looked,
-            history,
-        };
-        let decision = strategy.decide(&observation);
-        record.decide_seconds = desktop.now().duration_since(decide_started).as_secs_f64();
-        *last_frame = Some(frame);
-        match decision {
-            Ok(Decision::Done) => return Ok(AttemptResult::Finished),
-            Ok(Decision::Step(step)) => break (window, region, step),
-            // A dry run makes nothing: what it would make first is the step.
-            Ok(Decision::Prepare(step)) if options.dry_run => break (window, region, step),
-            Ok(Decision::Prepare(step)) => {
-                if preparations == MAX_PREPARATIONS {
-                    return Err(AttemptError::Retry(format!(
-                        "the step was still not within reach after {MAX_PREPARATIONS} preparations (the last: {})",
-                        step.reason
-                    )));
-                }
-                preparations += 1;
-                if !make(desktop, &step.actions, abort).map_err(attempt_error)? {
-                    return Ok(AttemptResult::Aborted);
-                }
-                record.prepared.push(Prepared {
-                    label: step.label,
-                    reason: step.reason,
-                });
-            }
-            Err(error) => return Err(error.into()),
-        }
+    let (window, region, step) = match decide(run, (step_idx, looked), history, record, last_frame)?
+    {
+        Decided::Step(window, region, step) => (window, region, step),
+        Decided::Ended(result) => return Ok(result),
     };
     record.step = Some(step.clone());
-    if options.dry_run {
+    if run.options.dry_run {
         return Ok(AttemptResult::Done(StepStatus::DryRun));
     }
-    let pause = recorded_pause(desktop, history, &step);
-    if !wait(desktop, pause, abort) {
+    let pause = recorded_pause(run.desktop, history, &step);
+    if !wait(run.desktop, pause, run.abort) {
         return Ok(AttemptResult::Aborted);
     }
-    if !recheck::make_rechecked(strategy, desktop, step_idx, &step, record, abort)? {
+    if !recheck::make_rechecked(
+        run.strategy,
+        run.desktop,
+        step_idx,
+        &step,
+        record,
+        run.abort,
+    )? {
         return Ok(AttemptResult::Aborted);
     }
-    record.input_ended = Some(desktop.now());
+    record.input_ended = Some(run.desktop.now());
     let Some(verification) = check_effect(
-        strategy,
-        desktop,
-        options,
-        abort,
+        run,
         step_idx,
         &step,
         (window.as_ref(), region),
         last_frame.as_ref().expect("the decision's frame is kept"),
     )?
     else {
-        return Ok(AttemptResult::Aborted);
+        return Ok(AttemptResult::AbortedUnchecked);
     };
-    status_of(verification, options, record)
+    status_of(verification, run.options, record)
 }
 
 /// A step's status from its effect's check: pixels that changed where the
@@ -531,28 +490,10 @@ fn recorded_pause(desktop: &dyn Desktop, history: &[StepRecord], step: &Step) ->
     Duration::from_secs_f64(step.delay_before_seconds.max(0.0)).saturating_sub(since_input)
 }
 
-/// Injects `actions` in order (a pause is waited), checking `abort` before
-/// each; false if aborted.
-fn make(
-    desktop: &mut dyn Desktop,
-    actions: &[Action],
-    abort: &dyn Fn() -> bool,
-) -> Result<bool, DesktopError> {
-    for action in actions {
-        if abort() {
-            return Ok(false);
-        }
-        match action {
-            Action::Pause { seconds } => {
-                if !wait(desktop, Duration::from_secs_f64(seconds.max(0.0)), abort) {
-                    return Ok(false);
-                }
-            }
-            action => desktop.inject(action)?,
-        }
-    }
-    Ok(true)
-}
+/// Why a step whose input was made is unverified when the replay was
+/// stopped while its effect was being checked.
+pub const STOPPED_UNCHECKED: &str =
+    "the replay was stopped after the step's input, before its effect was checked";
 
 /// The accessibility tree the strategy wants for step `step_idx`. A tree
 /// that cannot be read counts as absent: the strategy falls back to what the
@@ -569,29 +510,18 @@ fn read_tree(
     })
 }
 
-/// Waits in slices of at most 10 ms, checking `abort`; false if aborted.
-fn wait(desktop: &mut dyn Desktop, duration: Duration, abort: &dyn Fn() -> bool) -> bool {
-    let deadline = desktop.now() + duration;
-    loop {
-        if abort() {
-            return false;
-        }
-        let left = deadline.saturating_duration_since(desktop.now());
-        if left.is_zero() {
-            return true;
-        }
-        desktop.sleep(left.min(Duration::from_millis(10)));
-    }
-}
-
 mod attempts;
 mod coverage;
+mod decide;
 mod effect;
+mod input;
 
 mod recheck;
 use attempts::{Attempted, attempts};
 pub use coverage::Coverage;
+use decide::{Decided, decide};
 use effect::check_effect;
+use input::{make, wait};
 pub use recheck::{Recheck, RecheckBy};
 
 #[cfg(test)]

@@ -41,6 +41,9 @@ pub struct ScriptedDesktop {
     /// The window active once a mouse button is released, where the press
     /// changes it (`Some(None)`: the press closed the last window).
     pub window_on_release: Option<Option<WindowState>>,
+    /// How many actions were injected, shared: what a test's abort reads
+    /// while the replay holds the desktop.
+    pub injections: std::rc::Rc<std::cell::Cell<usize>>,
     /// The virtual clock: when the desktop was made, and how long its waits
     /// have slept since. Nothing else advances it.
     epoch: Instant,
@@ -71,6 +74,7 @@ impl ScriptedDesktop {
             hit_tests: Vec::new(),
             timeline: Vec::new(),
             window_on_release: None,
+            injections: Default::default(),
             epoch: Instant::now(),
             slept: Duration::ZERO,
         }
@@ -118,6 +122,7 @@ impl Desktop for ScriptedDesktop {
         if let Some(Some(error)) = self.inject_failures.pop_front() {
             return Err(DesktopError::inject(error));
         }
+        self.injections.set(self.injections.get() + 1);
         match action {
             Action::ButtonDown { button } => self.held.push(Action::ButtonUp { button: *button }),
             Action::ButtonUp { button } => {

@@ -2,10 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{
-    AttemptError, AttemptResult, Desktop, FailedBy, Frame, ReplayOptions, ReplayStrategy,
-    StepRecord, attempt, wait,
-};
+use super::{AttemptError, AttemptResult, FailedBy, Frame, Replaying, StepRecord, attempt, wait};
 
 /// How a step's attempts ended: the last one's result, whether the
 /// strategy refused (never skipped by --skip-failures), and what failed.
@@ -18,12 +15,8 @@ pub(super) struct Attempted {
 /// Attempts step `step_idx` until one ends it or `max_retries` are spent;
 /// waiting for the screen to be ready spends no attempt (bounded by the
 /// strategy's wait, abort checked).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn attempts(
-    strategy: &mut dyn ReplayStrategy,
-    desktop: &mut dyn Desktop,
-    options: &ReplayOptions,
-    abort: &dyn Fn() -> bool,
+    run: &mut Replaying<'_>,
     step_idx: usize,
     history: &[StepRecord],
     record: &mut StepRecord,
@@ -33,26 +26,18 @@ pub(super) fn attempts(
     // Since when the step has been waiting for the screen to be ready.
     let mut not_ready_since: Option<Instant> = None;
     let result = loop {
-        if record.attempts > options.max_retries {
+        if record.attempts > run.options.max_retries {
             break AttemptResult::Failed;
         }
         record.attempts += 1;
-        let looked =
-            not_ready_since.map_or(Duration::ZERO, |since| desktop.now().duration_since(since));
-        match attempt(
-            strategy,
-            desktop,
-            options,
-            abort,
-            (step_idx, looked),
-            history,
-            record,
-            last_frame,
-        ) {
+        let looked = not_ready_since.map_or(Duration::ZERO, |since| {
+            run.desktop.now().duration_since(since)
+        });
+        match attempt(run, (step_idx, looked), history, record, last_frame) {
             Ok(result) => break result,
             Err(AttemptError::NotYet(error, wait))
                 if {
-                    let now = desktop.now();
+                    let now = run.desktop.now();
                     now.duration_since(*not_ready_since.get_or_insert(now)) < wait
                 } =>
             {
@@ -60,7 +45,7 @@ pub(super) fn attempts(
                 // are bounded by `wait`, and abort is checked).
                 tracing::debug!(step_idx, "{error}; looking again");
                 record.attempts -= 1;
-                if !self::wait(desktop, Duration::from_millis(100), abort) {
+                if !self::wait(run.desktop, Duration::from_millis(100), run.abort) {
                     break AttemptResult::Aborted;
                 }
             }
@@ -69,7 +54,7 @@ pub(super) fn attempts(
                 tracing::warn!(step_idx, attempt = record.attempts, "{error}");
                 record.errors.push(error);
                 not_ready_since = None;
-                if let Err(err) = desktop.release_all() {
+                if let Err(err) = run.desktop.release_all() {
                     record.errors.push(format!("release held input: {err}"));
                 }
             }
@@ -77,7 +62,7 @@ pub(super) fn attempts(
                 tracing::warn!(step_idx, attempt = record.attempts, "{error}");
                 record.errors.push(error);
                 // Nothing may stay pressed after a failed attempt.
-                if let Err(err) = desktop.release_all() {
+                if let Err(err) = run.desktop.release_all() {
                     record.errors.push(format!("release held input: {err}"));
                 }
             }

@@ -8,15 +8,8 @@ use super::*;
 /// Checks the effect of step `step_idx` (decided in `window`, on the screen
 /// `before` showed): verified, with its evidence, or unverified; a failed
 /// attempt where the strategy saw its effect missed. `None` when aborted.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the loop's state, passed once per step"
-)]
 pub(super) fn check_effect(
-    strategy: &mut dyn ReplayStrategy,
-    desktop: &mut dyn Desktop,
-    options: &ReplayOptions,
-    abort: &dyn Fn() -> bool,
+    run: &mut Replaying<'_>,
     step_idx: usize,
     step: &Step,
     (window, region): (
@@ -29,62 +22,65 @@ pub(super) fn check_effect(
         .actions
         .iter()
         .all(|action| matches!(action, Action::MoveTo { .. } | Action::Pause { .. }));
-    Ok(Some(if let Some(evidence) = strategy.checked(step_idx) {
-        // An instruction: what it waited for or checked was read in
-        // deciding it.
-        Verification::Verified(evidence)
-    } else if only_moves {
-        // What a move does is put the pointer there, and the injector did.
-        Verification::Verified(Evidence::new(
-            EvidenceKind::Move,
-            "a pointer move: the pointer was put where the step aimed (a move has no other effect to check)",
-        ))
-    } else if strategy.verifies() {
-        let began = desktop.now();
-        let Some((after, _)) =
-            wait_until_settled(desktop, &options.settle, region, abort).map_err(attempt_error)?
-        else {
-            return Ok(None);
-        };
-        let Some(window_after) =
-            wait_for_window_after(strategy, desktop, (step_idx, window), abort)
-                .map_err(attempt_error)?
-        else {
-            return Ok(None);
-        };
-        let waited = desktop.now().duration_since(began);
-        let tree_after = read_tree(strategy, desktop, step_idx);
-        // A popup that opened or closed is a fact of the windows; a platform
-        // that cannot list them says none.
-        let popups_after = desktop.popups().unwrap_or_default();
-        let effect = crate::strategy::Effect {
-            before,
-            after: &after,
-            window,
-            window_after: window_after.as_ref(),
-            tree: tree_after.as_ref(),
-            popups_after: &popups_after,
-        };
-        tracing::debug!(
-            step = step_idx,
-            settled_and_window_ms = waited.as_millis(),
-            checked_ms = desktop.now().duration_since(began).as_millis(),
-            "a step's effect: the screen settled and the window after it came, then its check"
-        );
-        strategy.verify(step_idx, &effect).map_err(|missed| {
-            let error = format!("the step had no visible effect: {}", missed.reason);
-            if missed.retry {
-                AttemptError::Retry(error)
-            } else {
-                AttemptError::Fatal(error)
-            }
-        })?
-    } else {
-        Verification::Unverified(format!(
-            "the {} strategy does not check a step's effect",
-            strategy.name()
-        ))
-    }))
+    Ok(Some(
+        if let Some(evidence) = run.strategy.checked(step_idx) {
+            // An instruction: what it waited for or checked was read in
+            // deciding it.
+            Verification::Verified(evidence)
+        } else if only_moves {
+            // What a move does is put the pointer there, and the injector did.
+            Verification::Verified(Evidence::new(
+                EvidenceKind::Move,
+                "a pointer move: the pointer was put where the step aimed (a move has no other effect to check)",
+            ))
+        } else if run.strategy.verifies() {
+            let began = run.desktop.now();
+            let Some((after, _)) =
+                wait_until_settled(run.desktop, &run.options.settle, region, run.abort)
+                    .map_err(attempt_error)?
+            else {
+                return Ok(None);
+            };
+            let Some(window_after) =
+                wait_for_window_after(run.strategy, run.desktop, (step_idx, window), run.abort)
+                    .map_err(attempt_error)?
+            else {
+                return Ok(None);
+            };
+            let waited = run.desktop.now().duration_since(began);
+            let tree_after = read_tree(run.strategy, run.desktop, step_idx);
+            // A popup that opened or closed is a fact of the windows; a platform
+            // that cannot list them says none.
+            let popups_after = run.desktop.popups().unwrap_or_default();
+            let effect = crate::strategy::Effect {
+                before,
+                after: &after,
+                window,
+                window_after: window_after.as_ref(),
+                tree: tree_after.as_ref(),
+                popups_after: &popups_after,
+            };
+            tracing::debug!(
+                step = step_idx,
+                settled_and_window_ms = waited.as_millis(),
+                checked_ms = run.desktop.now().duration_since(began).as_millis(),
+                "a step's effect: the screen settled and the window after it came, then its check"
+            );
+            run.strategy.verify(step_idx, &effect).map_err(|missed| {
+                let error = format!("the step had no visible effect: {}", missed.reason);
+                if missed.retry {
+                    AttemptError::Retry(error)
+                } else {
+                    AttemptError::Fatal(error)
+                }
+            })?
+        } else {
+            Verification::Unverified(format!(
+                "the {} strategy does not check a step's effect",
+                run.strategy.name()
+            ))
+        },
+    ))
 }
 
 /// The longest the loop waits, after a step whose window the recording

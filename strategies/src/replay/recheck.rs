@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AttemptError, attempt_error, make, read_tree};
+use super::input::make_input;
+use super::{AttemptError, attempt_error, read_tree};
 use crate::action::{Action, Step};
 use crate::desktop::Desktop;
 use crate::strategy::ReplayStrategy;
@@ -56,7 +57,8 @@ pub(super) fn make_rechecked(
         .position(|action| matches!(action, Action::ButtonDown { .. }))
         .unwrap_or(step.actions.len());
     let (before_press, from_press) = step.actions.split_at(press);
-    if !make(desktop, before_press, abort).map_err(attempt_error)? {
+    let mut begun = false;
+    if !make_input(desktop, before_press, abort, &mut begun).map_err(attempt_error)? {
         return Ok(false);
     }
     if let (Some(expected), Some(point), false) = (&step.expect, step.target, from_press.is_empty())
@@ -68,7 +70,7 @@ pub(super) fn make_rechecked(
             seconds: desktop.now().duration_since(started).as_secs_f64(),
         });
     }
-    make(desktop, from_press, abort).map_err(attempt_error)
+    make_input(desktop, from_press, abort, &mut begun).map_err(attempt_error)
 }
 
 /// Whether the element at `point` now is `expected`, the element the step

@@ -1,8 +1,6 @@
 //! Tests of the replay loop against a scripted desktop: bounds, failures,
 //! dry runs and aborts.
 
-use std::cell::Cell;
-
 use reprise_models::{MouseButton, WindowState};
 
 use super::*;
@@ -298,16 +296,14 @@ fn dry_run_injects_nothing_but_records_where_each_step_lands() {
 }
 
 #[test]
-fn an_abort_stops_mid_step_and_releases_what_is_held() {
+fn an_abort_during_a_steps_input_lets_the_step_finish_and_stops_before_the_next() {
     let mut desktop = ScriptedDesktop::new();
-    let polls = Cell::new(0);
-    // Abort after the button went down, during the pause.
-    let abort = || {
-        polls.set(polls.get() + 1);
-        polls.get() > 4
-    };
+    // Abort once the button went down (the move, then the press), during
+    // the pause before it goes up.
+    let injections = desktop.injections.clone();
+    let abort = || injections.get() >= 2;
     let options = ReplayOptions {
-        max_steps: 1,
+        max_steps: 2,
         ..options()
     };
     let (outcome, records) = run(
@@ -316,9 +312,72 @@ fn an_abort_stops_mid_step_and_releases_what_is_held() {
         &options,
         &abort,
     );
+    // The first step was made whole (its button went up, not released by
+    // the stop), and it is done; the second was never begun.
+    assert_eq!(outcome, ReplayOutcome::Aborted { step: 1 });
+    assert_eq!(records[0].status, StepStatus::Unverified);
+    assert_eq!(records[1].status, StepStatus::Aborted);
+    assert_eq!(presses(&desktop), 1);
+    assert!(
+        matches!(
+            desktop.injected.last(),
+            Some(Action::ButtonUp {
+                button: MouseButton::Left
+            })
+        ),
+        "the step's own button up ended its input: {:?}",
+        desktop.injected
+    );
+    assert!(desktop.held.is_empty(), "nothing is left held");
+
+    // A hold longer than FINISH_WITHIN (a slow drag) stops at once: the
+    // button is released by the stop, not by the step, and the step is
+    // aborted (a resume makes it again).
+    let mut desktop = ScriptedDesktop::new();
+    let injections = desktop.injections.clone();
+    let abort = || injections.get() >= 2;
+    let mut long_hold = press_and_wait_step();
+    long_hold.actions[2] = Action::Pause { seconds: 5.0 };
+    let (outcome, records) = run(&mut Repeat(long_hold), &mut desktop, &options, &abort);
     assert_eq!(outcome, ReplayOutcome::Aborted { step: 0 });
     assert_eq!(records[0].status, StepStatus::Aborted);
+    assert!(
+        !desktop
+            .injected
+            .iter()
+            .any(|action| matches!(action, Action::ButtonUp { .. })),
+        "{:?}",
+        desktop.injected
+    );
+    assert!(
+        desktop.slept < Duration::from_secs(1),
+        "{:?}",
+        desktop.slept
+    );
     assert!(desktop.held.is_empty(), "release_all left nothing held");
+}
+
+#[test]
+fn an_abort_while_a_steps_effect_is_checked_keeps_the_step_as_done_unchecked() {
+    let mut desktop = ScriptedDesktop::new();
+    // No abort until the step's input was made (move, press, release); then
+    // at once, while its effect is checked.
+    let injections = desktop.injections.clone();
+    let abort = || injections.get() >= 3;
+    let seen = Verification::Verified(crate::Evidence::new(
+        crate::EvidenceKind::State,
+        "the box is checked",
+    ));
+    let mut strategy = Checked { answer: Ok(seen) };
+    let (outcome, records) = run(&mut strategy, &mut desktop, &options(), &abort);
+    // The halt names the step; its record says its input was made, so a
+    // resume goes on after it instead of pressing again.
+    assert_eq!(outcome, ReplayOutcome::Aborted { step: 0 });
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].status, StepStatus::Unverified);
+    assert_eq!(records[0].check.as_deref(), Some(STOPPED_UNCHECKED));
+    assert_eq!(presses(&desktop), 1);
+    assert!(desktop.held.is_empty(), "nothing is left held");
 }
 
 /// A strategy whose screen is not ready for its first `not_ready` decisions

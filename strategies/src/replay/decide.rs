@@ -1,0 +1,97 @@
+//! An attempt's decision: the step the strategy decides on a settled
+//! screen, after the preparations it asks for first.
+
+use std::time::Duration;
+
+use super::*;
+
+/// What deciding an attempt's step came to: the step, with the window it
+/// was decided in and that window's box, or the attempt's end (aborted, or
+/// the strategy is done).
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one a step's attempt, moved once"
+)]
+pub(super) enum Decided {
+    Step(
+        Option<reprise_models::WindowState>,
+        Option<reprise_models::Rect>,
+        Step,
+    ),
+    Ended(AttemptResult),
+}
+
+/// Decides step `step_idx` on a settled screen, making what the strategy
+/// asks first (a bounded number of preparations: turns of the wheel that
+/// bring the target into view), and deciding again after each on a fresh
+/// look.
+pub(super) fn decide(
+    run: &mut Replaying<'_>,
+    (step_idx, looked): (usize, Duration),
+    history: &[StepRecord],
+    record: &mut StepRecord,
+    last_frame: &mut Option<Frame>,
+) -> Result<Decided, AttemptError> {
+    let mut preparations = 0;
+    loop {
+        let window = run.desktop.active_window().map_err(attempt_error)?;
+        record.window_title = window.as_ref().map(|window| window.title.clone());
+        record.window_rect = window.as_ref().map(|window| window.rect);
+        let region = window.as_ref().map(|window| window.rect);
+        let Some((frame, settled)) =
+            wait_until_settled(run.desktop, &run.options.settle, region, run.abort)
+                .map_err(attempt_error)?
+        else {
+            return Ok(Decided::Ended(AttemptResult::Aborted));
+        };
+        record.settled = settled;
+        // Deciding includes reading the tree the strategy asked for.
+        let decide_started = run.desktop.now();
+        let tree = read_tree(run.strategy, run.desktop, step_idx);
+        let wants_popups = run.strategy.wants_popups(step_idx);
+        let popups = wants_popups.then(|| run.desktop.popups()).transpose();
+        let popups = popups.map_err(attempt_error)?.unwrap_or_default();
+        let observation = Observation {
+            tree: tree.as_ref(),
+            popups: &popups,
+            frame: &frame,
+            window: window.as_ref(),
+            step_idx,
+            attempt: record.attempts,
+            looked,
+            history,
+        };
+        let decision = run.strategy.decide(&observation);
+        record.decide_seconds = run
+            .desktop
+            .now()
+            .duration_since(decide_started)
+            .as_secs_f64();
+        *last_frame = Some(frame);
+        match decision {
+            Ok(Decision::Done) => return Ok(Decided::Ended(AttemptResult::Finished)),
+            Ok(Decision::Step(step)) => return Ok(Decided::Step(window, region, step)),
+            // A dry run makes nothing: what it would make first is the step.
+            Ok(Decision::Prepare(step)) if run.options.dry_run => {
+                return Ok(Decided::Step(window, region, step));
+            }
+            Ok(Decision::Prepare(step)) => {
+                if preparations == MAX_PREPARATIONS {
+                    return Err(AttemptError::Retry(format!(
+                        "the step was still not within reach after {MAX_PREPARATIONS} preparations (the last: {})",
+                        step.reason
+                    )));
+                }
+                preparations += 1;
+                if !make(run.desktop, &step.actions, run.abort).map_err(attempt_error)? {
+                    return Ok(Decided::Ended(AttemptResult::Aborted));
+                }
+                record.prepared.push(Prepared {
+                    label: step.label,
+                    reason: step.reason,
+                });
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
+}
