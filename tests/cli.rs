@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::harness::{SAMPLE, assert_fails, reprise_with_store, run_ok};
+use crate::harness::{SAMPLE, assert_fails, output_ok, reprise_with_store, run_ok};
 
 fn reduce_via_cli(args: &[&str], input: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
@@ -209,15 +209,7 @@ fn the_committed_sample_recording_imports_and_shows_its_task() {
     assert_eq!(shown["window_states"][0]["title"], "Reprise Fixture");
     // An export into a pipe (/dev/stdout names no file to replace): the
     // zip whole on stdout, the words about it on stderr.
-    let out = reprise_with_store(&store)
-        .args(["export", "demo", "-o", "/dev/stdout"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = output_ok(reprise_with_store(&store).args(["export", "demo", "-o", "/dev/stdout"]));
     assert!(out.stdout.starts_with(b"PK\x03\x04"), "a zip on stdout");
     assert!(String::from_utf8_lossy(&out.stderr).contains("exported recording"));
     let piped = tempfile::NamedTempFile::new().unwrap();

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Display, SAMPLE, fixture_log, wait_for};
+use crate::harness::{Display, SAMPLE, fixture_log, output_ok, wait_for};
 
 mod audit;
 mod console;
@@ -180,30 +180,12 @@ impl Server {
     }
 
     fn jobs(&self) -> Vec<Value> {
-        let out = self
-            .client()
-            .args(["jobs", "list", "--json"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = output_ok(self.client().args(["jobs", "list", "--json"]));
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
     fn job(&self, id: &str) -> Value {
-        let out = self
-            .client()
-            .args(["jobs", "show", id, "--json"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = output_ok(self.client().args(["jobs", "show", id, "--json"]));
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
@@ -648,16 +630,7 @@ fn a_worker_killed_mid_job_is_never_run_twice_unless_restart_was_asked() {
     let waiting = server.submit(&["--label", "gpu=yes", "--deadline", "600"]);
     std::thread::sleep(Duration::from_millis(800));
     assert_eq!(state(&server.job(&waiting[0])["job"]), "queued");
-    let out = server
-        .client()
-        .args(["jobs", "cancel", &waiting[0]])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    output_ok(server.client().args(["jobs", "cancel", &waiting[0]]));
     assert_eq!(state(&server.job(&waiting[0])["job"]), "cancelled");
     // A deadline passes while queued: expired.
     let late = server.submit(&["--label", "gpu=yes", "--deadline", "1"]);
@@ -739,16 +712,7 @@ fn a_running_job_cancelled_stops_within_a_step() {
     let desktop = Desktop::start(&server, &[]);
     let ids = server.submit(&["--speed", "0.2"]);
     wait_for_a_step(&server, &ids[0]);
-    let out = server
-        .client()
-        .args(["jobs", "cancel", &ids[0]])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    output_ok(server.client().args(["jobs", "cancel", &ids[0]]));
     let jobs = server.wait_final(&ids, Duration::from_secs(30));
     assert_eq!(state(&jobs[0]), "cancelled", "{:#}", jobs[0]);
     assert_eq!(desktop.saves(), 0, "the task stopped before its last click");

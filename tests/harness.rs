@@ -440,6 +440,16 @@ pub fn run_ok(command: &mut Command) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
+/// Runs `command`, which must succeed: its whole output.
+pub fn output_ok(mut command: impl std::borrow::BorrowMut<Command>) -> Output {
+    let command = command.borrow_mut();
+    let out = command
+        .output()
+        .unwrap_or_else(|err| panic!("run {command:?}: {err}"));
+    assert_success(&out, command);
+    out
+}
+
 /// Runs a replay that must do every step but leave `unverified` of them
 /// unchecked: exit 12 and the count in its message. Returns stderr.
 pub fn run_unverified(command: &mut Command, unverified: Option<usize>) -> String {

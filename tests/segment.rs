@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::harness::{Display, fixture_log, run_ok, wait_for};
+use crate::harness::{Display, fixture_log, output_ok, run_ok, wait_for};
 
 fn iou(a: [f64; 4], b: [f64; 4]) -> f64 {
     let (x0, y0) = (a[0].max(b[0]), a[1].max(b[1]));
@@ -124,22 +124,13 @@ fn the_segmentation_cache_is_reused_across_processes_only_while_the_target_is_un
     typed.save(&changed).unwrap();
 
     let segment = |image: &std::path::Path, target: &str| {
-        let out = display
-            .reprise()
-            .args([
-                "segment",
-                image.to_str().unwrap(),
-                "--cache",
-                "--target",
-                target,
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = output_ok(display.reprise().args([
+            "segment",
+            image.to_str().unwrap(),
+            "--cache",
+            "--target",
+            target,
+        ]));
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     let text_field = "81,33,280,20";

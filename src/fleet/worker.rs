@@ -60,32 +60,10 @@ const CALL: Duration = Duration::from_secs(30);
 pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
     let api = Arc::new(Api::new(&options.server)?);
     let stop: Flag = Default::default();
-    for signal in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .context("install the signal handler")?;
-    }
+    let _signals =
+        crate::platform::signals::StopSignals::set(&stop).context("install the signal handlers")?;
     let mut store = Store::open(&options.store)?;
-    let register = Register {
-        host: host_name(),
-        pool: options.pool.clone(),
-        labels: options.labels.clone(),
-    };
-    let register = || -> anyhow::Result<String> {
-        let registered: serde_json::Value = patiently(&stop, options.give_up, || {
-            api.call(Method::POST, "/api/workers", Some(&register), CALL)
-        })
-        .context("register with the fleet server")?
-        .body
-        .unwrap_or_default();
-        Ok(registered["id"]
-            .as_str()
-            .ok_or_else(|| CallError::BadAnswer("no worker id in the answer".into()))?
-            .to_owned())
-    };
+    let register = || register(&api, &stop, &options);
     let mut id = register()?;
     let mut registrations = 1;
     eprintln!(
@@ -139,6 +117,30 @@ pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
     leave(&api, &id);
     eprintln!("reprise worker {id}: stopped after {done} job(s)");
     Ok(())
+}
+
+/// The server's answer to a registration.
+#[derive(serde::Deserialize)]
+struct Registered {
+    id: String,
+}
+
+/// Registers with the fleet server (patiently, up to `give_up`): the
+/// worker's id.
+fn register(api: &Api, stop: &Flag, options: &WorkerOptions) -> anyhow::Result<String> {
+    let register = Register {
+        host: host_name(),
+        pool: options.pool.clone(),
+        labels: options.labels.clone(),
+    };
+    let registered: Option<Registered> = patiently(stop, options.give_up, || {
+        api.call(Method::POST, "/api/workers", Some(&register), CALL)
+    })
+    .context("register with the fleet server")?
+    .body;
+    Ok(registered
+        .ok_or_else(|| CallError::BadAnswer("no worker id in the answer".into()))?
+        .id)
 }
 
 /// Gone from the workers' list at once (not silent after a lease).

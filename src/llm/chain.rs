@@ -85,6 +85,72 @@ impl ChainLlm {
             tracing::warn!("could not account a model call: {err}");
         }
     }
+
+    /// The answer `provider` gave `request` before, kept under `key`, where
+    /// the cache is on and holds one (accounted as a cached call).
+    fn cached(&mut self, provider: &Provider, request: &LlmRequest, key: &str) -> Option<LlmReply> {
+        if !self.settings.use_cache {
+            return None;
+        }
+        let cached = self.store.cached_reply(key).ok()??;
+        let usage = Usage {
+            input_tokens: cached.input_tokens,
+            output_tokens: cached.output_tokens,
+        };
+        let call = Call {
+            usage,
+            latency_ms: 0,
+            attempts: 0,
+            cached: true,
+            error: None,
+        };
+        self.account_call(provider, request, call);
+        Some(LlmReply {
+            text: cached.text,
+            provider: provider.name().into(),
+            model: provider.model.clone(),
+            usage,
+            cached: true,
+            latency_ms: 0,
+        })
+    }
+
+    /// Accounts one call of `provider` for `request`: its cost is the price
+    /// table's for an answered call, nothing for a cached or failed one.
+    fn account_call(&mut self, provider: &Provider, request: &LlmRequest, call: Call) {
+        let cost_usd = if call.cached || call.error.is_some() {
+            Some(0.0)
+        } else {
+            self.settings.cost(
+                provider.name(),
+                &provider.model,
+                call.usage.input_tokens,
+                call.usage.output_tokens,
+            )
+        };
+        self.account(CallRow {
+            run_id: self.run_id.clone(),
+            purpose: request.purpose.clone(),
+            provider: provider.name().to_owned(),
+            model: provider.model.clone(),
+            input_tokens: call.usage.input_tokens,
+            output_tokens: call.usage.output_tokens,
+            latency_ms: call.latency_ms,
+            attempts: call.attempts,
+            cached: call.cached,
+            cost_usd,
+            error: call.error,
+        });
+    }
+}
+
+/// One model call as it is accounted.
+struct Call {
+    usage: Usage,
+    latency_ms: u64,
+    attempts: u32,
+    cached: bool,
+    error: Option<String>,
 }
 
 impl Llm for ChainLlm {
@@ -95,55 +161,20 @@ impl Llm for ChainLlm {
         let mut failures: Vec<LlmError> = Vec::new();
         for provider in self.settings.providers.clone() {
             let key = Self::cache_key(&provider, request);
-            let row = |usage: Usage,
-                       latency_ms: u64,
-                       attempts: u32,
-                       cached: bool,
-                       error: Option<String>| CallRow {
-                run_id: self.run_id.clone(),
-                purpose: request.purpose.clone(),
-                provider: provider.name().to_owned(),
-                model: provider.model.clone(),
-                input_tokens: usage.input_tokens,
-                output_tokens: usage.output_tokens,
-                latency_ms,
-                attempts,
-                cached,
-                cost_usd: if cached || error.is_some() {
-                    Some(0.0)
-                } else {
-                    self.settings.cost(
-                        provider.name(),
-                        &provider.model,
-                        usage.input_tokens,
-                        usage.output_tokens,
-                    )
-                },
-                error,
-            };
-            if self.settings.use_cache
-                && let Ok(Some(cached)) = self.store.cached_reply(&key)
-            {
-                let usage = Usage {
-                    input_tokens: cached.input_tokens,
-                    output_tokens: cached.output_tokens,
-                };
-                let call = row(usage, 0, 0, true, None);
-                self.account(call);
-                return Ok(LlmReply {
-                    text: cached.text,
-                    provider: provider.name().into(),
-                    model: provider.model.clone(),
-                    usage,
-                    cached: true,
-                    latency_ms: 0,
-                });
+            if let Some(reply) = self.cached(&provider, request, &key) {
+                return Ok(reply);
             }
             match self.caller.call(&provider, request, self.sleeper.as_mut()) {
                 Ok(result) => {
                     let latency_ms = result.latency.as_millis() as u64;
-                    let call = row(result.usage, latency_ms, result.attempts, false, None);
-                    self.account(call);
+                    let call = Call {
+                        usage: result.usage,
+                        latency_ms,
+                        attempts: result.attempts,
+                        cached: false,
+                        error: None,
+                    };
+                    self.account_call(&provider, request, call);
                     if self.settings.use_cache {
                         let cached = CachedReply {
                             text: result.text.clone(),
@@ -169,14 +200,14 @@ impl Llm for ChainLlm {
                 Err(failure) => {
                     let error = failure.error;
                     tracing::warn!(provider = provider.name(), "model provider failed: {error}");
-                    let call = row(
-                        Usage::default(),
-                        failure.latency.as_millis() as u64,
-                        failure.attempts,
-                        false,
-                        Some(error.to_string()),
-                    );
-                    self.account(call);
+                    let call = Call {
+                        usage: Usage::default(),
+                        latency_ms: failure.latency.as_millis() as u64,
+                        attempts: failure.attempts,
+                        cached: false,
+                        error: Some(error.to_string()),
+                    };
+                    self.account_call(&provider, request, call);
                     failures.push(error);
                 }
             }

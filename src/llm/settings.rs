@@ -122,31 +122,16 @@ pub struct Explained {
 /// Every model setting in effect and where it came from, by the rules
 /// [`resolve`] applies (environment over file over default).
 pub fn explain(env: &dyn Fn(&str) -> Option<String>, file: &FileConfig) -> Vec<Explained> {
-    let mut out = Vec::new();
-    let mut push = |setting: &str, value: String, from: &str| {
-        out.push(Explained {
-            setting: setting.to_owned(),
-            value,
-            from: from.to_owned(),
-        })
+    let mut out = Explaining {
+        env,
+        settings: Vec::new(),
     };
-    let pick = |vars: &[String], from_file: Option<String>, default: String| {
-        for var in vars {
-            if let Some(value) = env(var) {
-                return (value, var.clone());
-            }
-        }
-        match from_file {
-            Some(value) => (value, "config file".to_owned()),
-            None => (default, "default".to_owned()),
-        }
-    };
-    let (value, from) = pick(
+    out.pick(
+        "llm.providers",
         &["REPRISE_LLM_PROVIDERS".to_owned()],
         file.providers.as_ref().map(|list| list.join(",")),
         DEFAULT_PROVIDERS.join(","),
     );
-    push("llm.providers", value, &from);
     for (setting, var, from_file, default) in [
         (
             "llm.max_attempts",
@@ -167,26 +152,69 @@ pub fn explain(env: &dyn Fn(&str) -> Option<String>, file: &FileConfig) -> Vec<E
             DEFAULT_CONNECT_TIMEOUT_SECONDS.to_string(),
         ),
     ] {
-        let (value, from) = pick(&[var.to_owned()], from_file, default);
-        push(setting, value, &from);
+        out.pick(setting, &[var.to_owned()], from_file, default);
     }
-    let (value, from) = pick(&[], file.cache.map(|on| on.to_string()), "true".to_owned());
-    push("llm.cache", value, &from);
+    out.pick(
+        "llm.cache",
+        &[],
+        file.cache.map(|on| on.to_string()),
+        "true".to_owned(),
+    );
     for kind in [Kind::OpenAi, Kind::Anthropic, Kind::Gemini] {
+        out.provider(kind, file);
+    }
+    out.settings
+}
+
+/// The settings [`explain`] has found so far, and where it reads the
+/// environment.
+struct Explaining<'a> {
+    env: &'a dyn Fn(&str) -> Option<String>,
+    settings: Vec<Explained>,
+}
+
+impl Explaining<'_> {
+    fn push(&mut self, setting: &str, value: String, from: &str) {
+        self.settings.push(Explained {
+            setting: setting.to_owned(),
+            value,
+            from: from.to_owned(),
+        });
+    }
+
+    /// `setting` from the first of `vars` set, else the file, else the
+    /// default.
+    fn pick(&mut self, setting: &str, vars: &[String], from_file: Option<String>, default: String) {
+        let (value, from) = match vars
+            .iter()
+            .find_map(|var| (self.env)(var).map(|v| (v, var)))
+        {
+            Some((value, var)) => (value, var.clone()),
+            None => match from_file {
+                Some(value) => (value, "config file".to_owned()),
+                None => (default, "default".to_owned()),
+            },
+        };
+        self.push(setting, value, &from);
+    }
+
+    /// Provider `kind`'s settings: whether it is configured, its key (only
+    /// whether it is set), base URL, model and images a request.
+    fn provider(&mut self, kind: Kind, file: &FileConfig) {
         let defaults = ProviderDefaults::of(kind);
         let name = kind.name();
         let from_file = file_table(file, kind).clone().unwrap_or_default();
         let key = defaults.key_vars.iter().find_map(|var| {
-            env(var)
+            (self.env)(var)
                 .filter(|key| !key.trim().is_empty())
                 .map(|key| (key, var))
         });
         let url_set = defaults
             .base_url_vars()
             .iter()
-            .any(|var| env(var).is_some())
+            .any(|var| (self.env)(var).is_some())
             || from_file.base_url.is_some();
-        push(
+        self.push(
             &format!("llm.{name}"),
             if key.is_some() || url_set {
                 "configured".to_owned()
@@ -196,37 +224,36 @@ pub fn explain(env: &dyn Fn(&str) -> Option<String>, file: &FileConfig) -> Vec<E
             "",
         );
         match &key {
-            Some((key, var)) => push(
+            Some((key, var)) => self.push(
                 &format!("llm.{name}.api_key"),
                 format!("set ({} characters, never shown)", key.chars().count()),
                 var,
             ),
-            None => push(
+            None => self.push(
                 &format!("llm.{name}.api_key"),
                 "not set".to_owned(),
                 &defaults.key_vars.join(" or "),
             ),
         }
-        let (value, from) = pick(
+        self.pick(
+            &format!("llm.{name}.base_url"),
             &defaults.base_url_vars(),
             from_file.base_url,
             defaults.base_url.to_owned(),
         );
-        push(&format!("llm.{name}.base_url"), value, &from);
-        let (value, from) = pick(
+        self.pick(
+            &format!("llm.{name}.model"),
             &[format!("REPRISE_{}_MODEL", defaults.prefix)],
             from_file.model,
             defaults.model.to_owned(),
         );
-        push(&format!("llm.{name}.model"), value, &from);
-        let (value, from) = pick(
+        self.pick(
+            &format!("llm.{name}.max_images"),
             &[],
             from_file.max_images.map(|n| n.to_string()),
             kind.default_max_images().to_string(),
         );
-        push(&format!("llm.{name}.max_images"), value, &from);
     }
-    out
 }
 
 /// Merges flags, the environment (read through `env`) and the file.
@@ -269,53 +296,7 @@ fn resolve_settings(
         let Some(kind) = Kind::from_name(name) else {
             bail!("unknown model provider {name:?}: use openai, anthropic or gemini");
         };
-        let defaults = ProviderDefaults::of(kind);
-        let (prefix, key_vars, default_url, default_model) = (
-            defaults.prefix,
-            defaults.key_vars,
-            defaults.base_url,
-            defaults.model,
-        );
-        let from_file = file_table(file, kind);
-        let from_file = from_file.clone().unwrap_or_default();
-        let api_key = key_vars
-            .iter()
-            .find_map(|var| env(var))
-            .filter(|key| !key.trim().is_empty());
-        // The ecosystem's own names (OpenAI's SDKs, ollama's and vLLM's docs,
-        // Anthropic's SDK) count too: someone who set OPENAI_BASE_URL to keep
-        // data on a local server must not have it sent to the public one.
-        let ecosystem_url = match kind {
-            Kind::OpenAi | Kind::Anthropic => env(&format!("{prefix}_BASE_URL")),
-            Kind::Gemini => None,
-        };
-        let base_url = env(&format!("REPRISE_{prefix}_BASE_URL"))
-            .or(ecosystem_url)
-            .or(from_file.base_url);
-        // A provider is configured by its key, or by a base URL of its own
-        // (a local server needs no key).
-        if api_key.is_none() && base_url.is_none() {
-            continue;
-        }
-        let base_url = base_url.unwrap_or_else(|| default_url.to_owned());
-        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-            bail!(
-                "the {} base URL {base_url:?} must start with http:// or https://",
-                kind.name()
-            );
-        }
-        providers.push(Provider {
-            kind,
-            base_url,
-            model: env(&format!("REPRISE_{prefix}_MODEL"))
-                .or(from_file.model)
-                .unwrap_or_else(|| default_model.to_owned()),
-            api_key,
-            max_images: from_file
-                .max_images
-                .unwrap_or_else(|| kind.default_max_images())
-                .max(1),
-        });
+        providers.extend(configured(kind, env, file)?);
     }
     if let Some(only) = &flags.provider {
         let Some(kind) = Kind::from_name(only) else {
@@ -330,6 +311,65 @@ fn resolve_settings(
             .into());
         }
     }
+    let use_cache = !flags.no_cache && file.cache.unwrap_or(true);
+    Ok(LlmSettings {
+        providers,
+        policy: retry_policy(env, file)?,
+        use_cache,
+        prices: file.prices.clone(),
+    })
+}
+
+/// Provider `kind` as configured: by its key, or by a base URL of its own
+/// (a local server needs no key); `None` without either.
+fn configured(
+    kind: Kind,
+    env: &dyn Fn(&str) -> Option<String>,
+    file: &FileConfig,
+) -> Result<Option<Provider>> {
+    let defaults = ProviderDefaults::of(kind);
+    let from_file = file_table(file, kind).clone().unwrap_or_default();
+    let api_key = defaults
+        .key_vars
+        .iter()
+        .find_map(|var| env(var))
+        .filter(|key| !key.trim().is_empty());
+    // The ecosystem's own names (OpenAI's SDKs, ollama's and vLLM's docs,
+    // Anthropic's SDK) count too, after Reprise's: someone who set
+    // OPENAI_BASE_URL to keep data on a local server must not have it sent
+    // to the public one.
+    let base_url = defaults
+        .base_url_vars()
+        .iter()
+        .find_map(|var| env(var))
+        .or(from_file.base_url);
+    if api_key.is_none() && base_url.is_none() {
+        return Ok(None);
+    }
+    let base_url = base_url.unwrap_or_else(|| defaults.base_url.to_owned());
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        bail!(
+            "the {} base URL {base_url:?} must start with http:// or https://",
+            kind.name()
+        );
+    }
+    Ok(Some(Provider {
+        kind,
+        base_url,
+        model: env(&format!("REPRISE_{}_MODEL", defaults.prefix))
+            .or(from_file.model)
+            .unwrap_or_else(|| defaults.model.to_owned()),
+        api_key,
+        max_images: from_file
+            .max_images
+            .unwrap_or_else(|| kind.default_max_images())
+            .max(1),
+    }))
+}
+
+/// The attempts and timeouts of a model call: environment over file over
+/// default, each checked.
+fn retry_policy(env: &dyn Fn(&str) -> Option<String>, file: &FileConfig) -> Result<RetryPolicy> {
     let seconds = |var: &str, from_file: Option<f64>, default: f64| -> Result<Duration> {
         let value = match env(var) {
             Some(text) => text
@@ -349,7 +389,7 @@ fn resolve_settings(
     if !(1..=10).contains(&max_attempts) {
         bail!("the number of attempts must be between 1 and 10");
     }
-    let policy = RetryPolicy {
+    Ok(RetryPolicy {
         max_attempts,
         request_timeout: seconds(
             "REPRISE_LLM_TIMEOUT",
@@ -362,12 +402,5 @@ fn resolve_settings(
             DEFAULT_CONNECT_TIMEOUT_SECONDS,
         )?,
         ..RetryPolicy::default()
-    };
-    let use_cache = !flags.no_cache && file.cache.unwrap_or(true);
-    Ok(LlmSettings {
-        providers,
-        policy,
-        use_cache,
-        prices: file.prices.clone(),
     })
 }

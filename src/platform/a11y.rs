@@ -227,99 +227,34 @@ impl A11yReader {
     fn read_tree(&self, root: ObjectRefOwned, limits: TreeLimits) -> A11yTree {
         let started = Instant::now();
         let deadline = started + limits.max_time;
-        // Every node read, and for each its children's places in `nodes`
-        // once they are read (an unread child is left out).
-        let mut nodes: Vec<A11yNode> = Vec::new();
-        let mut objects: Vec<ObjectRefOwned> = Vec::new();
-        let mut queue = std::collections::VecDeque::new();
-        // The containers whose rows out of view come without a place, and
-        // those rows.
-        let mut unplaced: Vec<(usize, Vec<u32>)> = Vec::new();
-        let cached = self.cached_tree(&root, limits.max_nodes);
-        match cached {
-            Some(cached) => {
-                let boxes = self.boxes(&cached.nodes);
-                for (idx, (read, rect)) in cached.nodes.into_iter().zip(boxes).enumerate() {
-                    nodes.push(A11yNode { rect, ..read.node });
-                    objects.push(read.at);
-                    if let Some(parent) = read.parent {
-                        nodes[parent].children.push(idx as u32);
-                    }
-                }
-                // Where the cache leaves children out (a container that
-                // manages them), they are read one by one, those that show
-                // of a long list.
-                for idx in cached.incomplete {
-                    let Ok(proxy) = self.accessible(&objects[idx]) else {
-                        continue;
-                    };
-                    let children = if limits.whole_lists {
-                        self.children(&objects[idx], &proxy)
-                    } else {
-                        self.managed_children(&objects[idx], &proxy)
-                    };
-                    for child in children {
-                        queue.push_back((child, Some(idx), Wanted::InList));
-                    }
-                }
-            }
-            None => queue.push_back((root, None::<usize>, Wanted::Root)),
+        let mut walk = Walk::default();
+        match self.cached_tree(&root, limits.max_nodes) {
+            Some(cached) => self.start_from_cache(&mut walk, cached, limits.whole_lists),
+            None => walk.queue.push_back((root, None::<usize>, Wanted::Root)),
         }
         // Breadth first, a level (or a batch of it) at a time.
-        while !queue.is_empty() && nodes.len() < limits.max_nodes && Instant::now() < deadline {
-            let take = queue
+        while !walk.queue.is_empty()
+            && walk.nodes.len() < limits.max_nodes
+            && Instant::now() < deadline
+        {
+            let take = walk
+                .queue
                 .len()
-                .min(limits.max_nodes - nodes.len())
+                .min(limits.max_nodes - walk.nodes.len())
                 .min(PIPELINED_NODES);
-            let level: Vec<(ObjectRefOwned, Option<usize>, Wanted)> = queue.drain(..take).collect();
-            let asked: Vec<(ObjectRefOwned, Wanted)> = level
-                .iter()
-                .map(|(at, _, wanted)| (at.clone(), *wanted))
-                .collect();
-            for ((at, parent, _), read) in level.into_iter().zip(self.read_nodes(&asked)) {
-                let Some(read) = read else {
-                    continue;
-                };
-                let idx = nodes.len();
-                nodes.push(read.node);
-                if let Some(parent) = parent {
-                    nodes[parent].children.push(idx as u32);
-                    if read.unplaced {
-                        match unplaced
-                            .iter_mut()
-                            .find(|(container, _)| *container == parent)
-                        {
-                            Some((_, rows)) => rows.push(idx as u32),
-                            None => unplaced.push((parent, vec![idx as u32])),
-                        }
-                    }
-                }
-                let children = match read.children {
-                    pipelined::Children::Listed(children) => children,
-                    pipelined::Children::Large => match self.accessible(&at) {
-                        Ok(proxy) => self.children(&at, &proxy),
-                        Err(_) => Vec::new(),
-                    },
-                };
-                queue.extend(
-                    children
-                        .into_iter()
-                        .map(|child| (child, Some(idx), Wanted::Showing)),
-                );
-                objects.push(at);
-            }
+            self.read_batch(&mut walk, take);
         }
         if limits.values {
-            for (node, at) in nodes.iter_mut().zip(&objects) {
+            for (node, at) in walk.nodes.iter_mut().zip(&walk.objects) {
                 node.value = self.field_value(at, node);
             }
         }
         let mut tree = A11yTree {
             app: String::new(),
             root: 0,
-            nodes,
+            nodes: walk.nodes,
         };
-        for (container, rows) in &unplaced {
+        for (container, rows) in &walk.unplaced {
             reprise_models::element::place_offscreen(&mut tree, *container as u32, rows);
         }
         let repaired = tree.repair_displaced();
@@ -331,6 +266,91 @@ impl A11yReader {
         );
         tree
     }
+
+    /// The tree as the application's cache holds it, in `walk`; where the
+    /// cache leaves children out (a container that manages them), they are
+    /// queued to be read one by one: those that show of a long list, or all
+    /// of them where `whole_lists`.
+    fn start_from_cache(&self, walk: &mut Walk, cached: pipelined::CachedTree, whole_lists: bool) {
+        let boxes = self.boxes(&cached.nodes);
+        for (idx, (read, rect)) in cached.nodes.into_iter().zip(boxes).enumerate() {
+            walk.nodes.push(A11yNode { rect, ..read.node });
+            walk.objects.push(read.at);
+            if let Some(parent) = read.parent {
+                walk.nodes[parent].children.push(idx as u32);
+            }
+        }
+        for idx in cached.incomplete {
+            let Ok(proxy) = self.accessible(&walk.objects[idx]) else {
+                continue;
+            };
+            let children = if whole_lists {
+                self.children(&walk.objects[idx], &proxy)
+            } else {
+                self.managed_children(&walk.objects[idx], &proxy)
+            };
+            for child in children {
+                walk.queue.push_back((child, Some(idx), Wanted::InList));
+            }
+        }
+    }
+
+    /// Reads the next `take` nodes of `walk`'s queue in one pipelined batch,
+    /// queueing their children.
+    fn read_batch(&self, walk: &mut Walk, take: usize) {
+        let level: Vec<(ObjectRefOwned, Option<usize>, Wanted)> =
+            walk.queue.drain(..take).collect();
+        let asked: Vec<(ObjectRefOwned, Wanted)> = level
+            .iter()
+            .map(|(at, _, wanted)| (at.clone(), *wanted))
+            .collect();
+        for ((at, parent, _), read) in level.into_iter().zip(self.read_nodes(&asked)) {
+            let Some(read) = read else {
+                continue;
+            };
+            let idx = walk.nodes.len();
+            walk.nodes.push(read.node);
+            if let Some(parent) = parent {
+                walk.nodes[parent].children.push(idx as u32);
+                if read.unplaced {
+                    match walk
+                        .unplaced
+                        .iter_mut()
+                        .find(|(container, _)| *container == parent)
+                    {
+                        Some((_, rows)) => rows.push(idx as u32),
+                        None => walk.unplaced.push((parent, vec![idx as u32])),
+                    }
+                }
+            }
+            let children = match read.children {
+                pipelined::Children::Listed(children) => children,
+                pipelined::Children::Large => match self.accessible(&at) {
+                    Ok(proxy) => self.children(&at, &proxy),
+                    Err(_) => Vec::new(),
+                },
+            };
+            walk.queue.extend(
+                children
+                    .into_iter()
+                    .map(|child| (child, Some(idx), Wanted::Showing)),
+            );
+            walk.objects.push(at);
+        }
+    }
+}
+
+/// A tree being read: every node read and the object each was read from
+/// (a node's children are its children's places in `nodes` once they are
+/// read: an unread child is left out), the objects still to read (each with
+/// its parent's place and what is wanted of it), and the containers whose
+/// rows out of view come without a place, with those rows.
+#[derive(Default)]
+struct Walk {
+    nodes: Vec<A11yNode>,
+    objects: Vec<ObjectRefOwned>,
+    queue: std::collections::VecDeque<(ObjectRefOwned, Option<usize>, Wanted)>,
+    unplaced: Vec<(usize, Vec<u32>)>,
 }
 
 impl A11yReader {

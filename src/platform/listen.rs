@@ -173,82 +173,82 @@ pub fn spawn_listener(
     std::thread::Builder::new()
         .name("reprise-input".into())
         .spawn(move || {
-            // The window under the pointer as of its last move, when that
-            // move was asked about (moves closer together than
-            // MOVE_QUERY_INTERVAL are not): a press then counts from there,
-            // since a popup the press itself opens may be up before the
-            // press can be asked about.
-            let mut after_move: Option<Option<super::UnderPointer>> = None;
-            let mut last_query: Option<Instant> = None;
-            let mut reason = None;
-            for line in BufReader::new(stdout).lines() {
-                let at = Instant::now();
-                let wire = match line.map(|line| serde_json::from_str::<Wire>(&line)) {
-                    Ok(Ok(wire)) => wire,
-                    Ok(Err(err)) => {
-                        reason = Some(format!(
-                            "the input listener sent an unreadable event: {err}"
-                        ));
-                        break;
+            let reason =
+                read_events(stdout, &sender, &mut window_under_pointer).unwrap_or_else(|| {
+                    let status = wait_bounded(&waited);
+                    let words = last_words
+                        .lock()
+                        .map(|words| words.clone())
+                        .unwrap_or_default();
+                    tracing::debug!(?status, last_words = %words, "the input listener ended");
+                    match status {
+                        Some(status) => format!("the input listener stopped ({status})"),
+                        None => "the input listener stopped".to_owned(),
                     }
-                    Err(err) => {
-                        reason = Some(format!("reading the input listener failed: {err}"));
-                        break;
-                    }
-                };
-                let (event_type, name) = match wire {
-                    Wire::Event { event_type, name } => (event_type, name),
-                    Wire::Failed(failure) => {
-                        reason = Some(failure);
-                        break;
-                    }
-                };
-                let under = match event_type {
-                    EventType::MouseMove { .. } => {
-                        if last_query.is_none_or(|last| at - last >= MOVE_QUERY_INTERVAL) {
-                            after_move = Some(window_under_pointer());
-                            last_query = Some(at);
-                        } else {
-                            after_move = None;
-                        }
-                        None
-                    }
-                    EventType::ButtonPress(_) => {
-                        let under = after_move.unwrap_or_else(&mut window_under_pointer);
-                        tracing::debug!(
-                            ?under,
-                            asked_at_the_move = after_move.is_some(),
-                            "a press"
-                        );
-                        under
-                    }
-                    _ => None,
-                };
-                let _ = sender.send(InputMessage::Input {
-                    at,
-                    event_type,
-                    name,
-                    under,
                 });
-            }
-            let reason = reason.unwrap_or_else(|| {
-                let status = wait_bounded(&waited);
-                let words = last_words
-                    .lock()
-                    .map(|words| words.clone())
-                    .unwrap_or_default();
-                tracing::debug!(?status, last_words = %words, "the input listener ended");
-                match status {
-                    Some(status) => format!("the input listener stopped ({status})"),
-                    None => "the input listener stopped".to_owned(),
-                }
-            });
             let _ = sender.send(InputMessage::Failed(reason));
         })?;
     Ok(InputListener {
         messages: receiver,
         child,
     })
+}
+
+/// Reads the listener's events from `stdout` until it ends, sending each
+/// on, stamped, with the window under the pointer for a press: why it
+/// stopped where the listener said or sent what cannot be read, else
+/// `None` (its output ended).
+fn read_events(
+    stdout: std::process::ChildStdout,
+    sender: &mpsc::Sender<InputMessage>,
+    window_under_pointer: &mut dyn FnMut() -> Option<super::UnderPointer>,
+) -> Option<String> {
+    // The window under the pointer as of its last move, when that move was
+    // asked about (moves closer together than MOVE_QUERY_INTERVAL are not):
+    // a press then counts from there, since a popup the press itself opens
+    // may be up before the press can be asked about.
+    let mut after_move: Option<Option<super::UnderPointer>> = None;
+    let mut last_query: Option<Instant> = None;
+    for line in BufReader::new(stdout).lines() {
+        let at = Instant::now();
+        let wire = match line.map(|line| serde_json::from_str::<Wire>(&line)) {
+            Ok(Ok(wire)) => wire,
+            Ok(Err(err)) => {
+                return Some(format!(
+                    "the input listener sent an unreadable event: {err}"
+                ));
+            }
+            Err(err) => return Some(format!("reading the input listener failed: {err}")),
+        };
+        let (event_type, name) = match wire {
+            Wire::Event { event_type, name } => (event_type, name),
+            Wire::Failed(failure) => return Some(failure),
+        };
+        let under = match event_type {
+            EventType::MouseMove { .. } => {
+                if last_query.is_none_or(|last| at - last >= MOVE_QUERY_INTERVAL) {
+                    after_move = Some(window_under_pointer());
+                    last_query = Some(at);
+                } else {
+                    after_move = None;
+                }
+                None
+            }
+            EventType::ButtonPress(_) => {
+                let under = after_move.unwrap_or_else(&mut *window_under_pointer);
+                tracing::debug!(?under, asked_at_the_move = after_move.is_some(), "a press");
+                under
+            }
+            _ => None,
+        };
+        let _ = sender.send(InputMessage::Input {
+            at,
+            event_type,
+            name,
+            under,
+        });
+    }
+    None
 }
 
 /// The child's exit status once its output has ended: it is gone or about

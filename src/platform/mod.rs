@@ -6,6 +6,7 @@
 //!   mapping of its keys to Reprise's platform-neutral key names;
 //! - [`inject`]: input injection (enigo, on every platform);
 //! - [`child`]: what a started process inherits (no credentials);
+//! - [`signals`]: the stop signals (SIGINT, SIGTERM, SIGHUP) as a flag;
 //! - [`terminal`]: a line read from the terminal with its echo off;
 //! - `os`: the active window's data and the double-click settings, chosen
 //!   per platform below ([`xsettings`] parses X11's settings daemon's data).
@@ -15,6 +16,7 @@ pub mod child;
 pub mod inject;
 pub mod keys;
 pub mod listen;
+pub mod signals;
 pub mod terminal;
 pub mod xsettings;
 

@@ -210,6 +210,49 @@ pub fn planned_steps(bundle: &RecordingBundle) -> Vec<ActionEvent> {
 /// them (`steps`: planned from the reduced trees), numbered.
 pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String {
     let recording = &bundle.recording;
+    let mut out = recording_head(bundle, trees.len());
+    let mut last_window: Option<u32> = None;
+    for (idx, tree) in trees.iter().enumerate() {
+        if tree.window_state_id != last_window
+            && let Some(state) = tree
+                .window_state_id
+                .and_then(|id| bundle.window_states.get(id as usize))
+        {
+            let rect = state.rect;
+            // With several monitors, the one holding the window's centre.
+            let on = (recording.monitors.len() > 1)
+                .then(|| {
+                    reprise_models::monitor_at(
+                        &recording.monitors,
+                        f64::from(rect.left) + f64::from(rect.width) / 2.0,
+                        f64::from(rect.top) + f64::from(rect.height) / 2.0,
+                    )
+                })
+                .flatten()
+                .map(|number| format!(" on monitor {number}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "window \"{}\" ({}) at {},{} {}x{}{on}",
+                terminal_safe(&state.title),
+                terminal_safe(&state.app_class),
+                rect.left,
+                rect.top,
+                rect.width,
+                rect.height
+            );
+            last_window = tree.window_state_id;
+        }
+        write_tree(&mut out, tree, 1, Some(idx + 1));
+    }
+    out
+}
+
+/// The lines `show` begins a recording with: its name, task, where and
+/// when it was made, its monitors, and how much it holds (`steps`: as replay
+/// takes them).
+fn recording_head(bundle: &RecordingBundle, steps: usize) -> String {
+    let recording = &bundle.recording;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -257,47 +300,12 @@ pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String
     }
     let _ = writeln!(
         out,
-        "{} raw events in {} steps (as replay takes them) over {:.1} s, {} screenshots, {} window states",
+        "{} raw events in {steps} steps (as replay takes them) over {:.1} s, {} screenshots, {} window states",
         bundle.events.len(),
-        trees.len(),
         bundle.duration(),
         bundle.screenshots.len(),
         bundle.window_states.len()
     );
-    let mut last_window: Option<u32> = None;
-    for (idx, tree) in trees.iter().enumerate() {
-        if tree.window_state_id != last_window
-            && let Some(state) = tree
-                .window_state_id
-                .and_then(|id| bundle.window_states.get(id as usize))
-        {
-            let rect = state.rect;
-            // With several monitors, the one holding the window's centre.
-            let on = (recording.monitors.len() > 1)
-                .then(|| {
-                    reprise_models::monitor_at(
-                        &recording.monitors,
-                        f64::from(rect.left) + f64::from(rect.width) / 2.0,
-                        f64::from(rect.top) + f64::from(rect.height) / 2.0,
-                    )
-                })
-                .flatten()
-                .map(|number| format!(" on monitor {number}"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "window \"{}\" ({}) at {},{} {}x{}{on}",
-                terminal_safe(&state.title),
-                terminal_safe(&state.app_class),
-                rect.left,
-                rect.top,
-                rect.width,
-                rect.height
-            );
-            last_window = tree.window_state_id;
-        }
-        write_tree(&mut out, tree, 1, Some(idx + 1));
-    }
     out
 }
 

@@ -253,7 +253,42 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
     let bundle = store.load(recording_id)?;
     let recording = &bundle.recording;
     let trees = crate::present::planned_steps(&bundle);
-    let rows: Vec<(String, String)> = [
+    // Group the top-level trees by the frame they link to, in order.
+    let mut by_frame: BTreeMap<Option<u32>, Vec<(usize, &ActionEvent)>> = BTreeMap::new();
+    for (idx, tree) in trees.iter().enumerate() {
+        by_frame
+            .entry(tree.screenshot_id)
+            .or_default()
+            .push((idx, tree));
+    }
+    let frames = by_frame
+        .into_iter()
+        .map(|(frame_id, events)| frame_section(store, &bundle, frame_id, &events))
+        .collect::<Result<Vec<_>>>()?;
+    let body = html! {
+        h1 { "Recording " (recording.name) }
+        (meta_rows(&recording_rows(&bundle, trees.len())))
+        // An index of the actions, each linking to the frame it is shown on.
+        table.meta #index {
+            tr { th { "step" } th { "at" } th { "action" } }
+            @for (idx, tree) in trees.iter().enumerate() {
+                tr {
+                    td { a href={ "#" (frame_anchor(tree.screenshot_id)) } { (idx + 1) } }
+                    td { (format!("{:.2} s", tree.timestamp)) }
+                    td { (event_label(tree)) }
+                }
+            }
+        }
+        @for frame in frames { (frame) }
+    };
+    Ok(page(&format!("Recording {}", recording.name), body))
+}
+
+/// A recording page's header rows: what was recorded, where, and how much
+/// (`steps`: the steps as replay takes them).
+fn recording_rows(bundle: &RecordingBundle, steps: usize) -> Vec<(String, String)> {
+    let recording = &bundle.recording;
+    [
         ("id", recording.id.clone()),
         ("task", recording.task_description.clone()),
         ("created", recording.created.clone()),
@@ -270,9 +305,8 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
         (
             "events",
             format!(
-                "{} raw in {} steps (as replay takes them), over {:.1} s",
+                "{} raw in {steps} steps (as replay takes them), over {:.1} s",
                 bundle.events.len(),
-                trees.len(),
                 bundle.duration()
             ),
         ),
@@ -294,76 +328,59 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
     ]
     .into_iter()
     .map(|(key, value)| (key.to_owned(), value))
-    .collect();
-    // Group the top-level trees by the frame they link to, in order.
-    let mut by_frame: BTreeMap<Option<u32>, Vec<(usize, &ActionEvent)>> = BTreeMap::new();
-    for (idx, tree) in trees.iter().enumerate() {
-        by_frame
-            .entry(tree.screenshot_id)
-            .or_default()
-            .push((idx, tree));
-    }
-    let mut frames = Vec::with_capacity(by_frame.len());
-    for (frame_id, events) in by_frame {
-        let state = events[0]
-            .1
-            .window_state_id
-            .and_then(|id| bundle.window_states.get(id as usize));
-        let window = state.map_or("no window".to_owned(), |state| {
-            format!("{} ({})", state.title, state.app_class)
-        });
-        let image = match frame_id.and_then(|id| bundle.screenshots.get(id as usize)) {
-            Some(shot) => {
-                let marks: Vec<Mark> = events
-                    .iter()
-                    .filter_map(|(idx, tree)| {
-                        tree.position()
-                            .map(|point| Mark::point(point, format!("{}", idx + 1)))
-                    })
-                    .collect();
-                // The window the actions were in, and where the pointer was.
-                let points: Vec<(f64, f64)> = marks.iter().flat_map(Mark::points).collect();
-                Some(marked_crop(
-                    store,
-                    &shot.content_hash,
-                    &shot.screen,
-                    state.map(|state| state.rect),
-                    &points,
-                    &marks,
-                )?)
-            }
-            None => None,
-        };
-        frames.push(html! {
-            div.frame id=(frame_anchor(frame_id)) {
-                h2 {
-                    (frame_id.map_or("No screenshot".to_owned(), |id| format!("Screenshot {id}")))
-                    " " small { "in " (window) }
-                }
-                ul.events {
-                    @for (idx, tree) in &events {
-                        li { (format!("{}. at {:.3} s: ", idx + 1, tree.timestamp)) (event_label(tree)) }
-                    }
-                }
-                @if let Some(image) = image { (image) }
-            }
-        });
-    }
-    let body = html! {
-        h1 { "Recording " (recording.name) }
-        (meta_rows(&rows))
-        // An index of the actions, each linking to the frame it is shown on.
-        table.meta #index {
-            tr { th { "step" } th { "at" } th { "action" } }
-            @for (idx, tree) in trees.iter().enumerate() {
-                tr {
-                    td { a href={ "#" (frame_anchor(tree.screenshot_id)) } { (idx + 1) } }
-                    td { (format!("{:.2} s", tree.timestamp)) }
-                    td { (event_label(tree)) }
-                }
-            }
+    .collect()
+}
+
+/// A screenshot's section of a recording page: the actions linked to it,
+/// over the screenshot cropped to their window with the pointer positions
+/// marked.
+fn frame_section(
+    store: &Store,
+    bundle: &RecordingBundle,
+    frame_id: Option<u32>,
+    events: &[(usize, &ActionEvent)],
+) -> Result<Markup> {
+    let state = events[0]
+        .1
+        .window_state_id
+        .and_then(|id| bundle.window_states.get(id as usize));
+    let window = state.map_or("no window".to_owned(), |state| {
+        format!("{} ({})", state.title, state.app_class)
+    });
+    let image = match frame_id.and_then(|id| bundle.screenshots.get(id as usize)) {
+        Some(shot) => {
+            let marks: Vec<Mark> = events
+                .iter()
+                .filter_map(|(idx, tree)| {
+                    tree.position()
+                        .map(|point| Mark::point(point, format!("{}", idx + 1)))
+                })
+                .collect();
+            // The window the actions were in, and where the pointer was.
+            let points: Vec<(f64, f64)> = marks.iter().flat_map(Mark::points).collect();
+            Some(marked_crop(
+                store,
+                &shot.content_hash,
+                &shot.screen,
+                state.map(|state| state.rect),
+                &points,
+                &marks,
+            )?)
         }
-        @for frame in frames { (frame) }
+        None => None,
     };
-    Ok(page(&format!("Recording {}", recording.name), body))
+    Ok(html! {
+        div.frame id=(frame_anchor(frame_id)) {
+            h2 {
+                (frame_id.map_or("No screenshot".to_owned(), |id| format!("Screenshot {id}")))
+                " " small { "in " (window) }
+            }
+            ul.events {
+                @for (idx, tree) in events {
+                    li { (format!("{}. at {:.3} s: ", idx + 1, tree.timestamp)) (event_label(tree)) }
+                }
+            }
+            @if let Some(image) = image { (image) }
+        }
+    })
 }

@@ -97,9 +97,9 @@ impl ObserverHandle {
 /// Starts the observer with `frame_interval` between steady frames and at most
 /// `queue_frames` frames waiting for the writer.
 pub fn spawn(
-    mut capture: ScreenCapture,
-    mut probe: WindowProbe,
-    mut last_window: Option<ActiveWindow>,
+    capture: ScreenCapture,
+    probe: WindowProbe,
+    last_window: Option<ActiveWindow>,
     frame_interval: Duration,
     queue_frames: usize,
     tree_reader: Option<WindowTreeReader>,
@@ -109,108 +109,27 @@ pub fn spawn(
     let (window_sender, window_changes) = mpsc::channel();
     let tree_requests =
         tree_reader.map(|reader| spawn_tree_reader(reader, window_sender.clone(), masks.clone()));
-    let screen = capture.geometry();
-    // Asks for a window's tree when the reader is free (else the change is
-    // skipped: the queue holds one).
-    let request_tree = move |window: &Option<ActiveWindow>| {
-        if let (Some(requests), Some(window)) = (&tree_requests, window) {
-            let _ = requests.try_send(window.clone());
-        }
-    };
-    request_tree(&last_window);
     let (trigger, triggers) = mpsc::sync_channel::<()>(1);
     let counters = Arc::new(ObserverCounters::default());
     let stop = Arc::new(AtomicBool::new(false));
-    let thread_counters = Arc::clone(&counters);
+    let observer = Observer {
+        screen: capture.geometry(),
+        capture,
+        probe,
+        last_window,
+        masks,
+        tree_requests,
+        window_sender,
+        observation_sender,
+        counters: Arc::clone(&counters),
+        last_frame: None,
+        encoder: FrameEncoder::default(),
+    };
+    observer.request_tree();
     let thread_stop = Arc::clone(&stop);
     let thread = std::thread::Builder::new()
         .name("reprise-observer".into())
-        .spawn(move || {
-            // The last frame handed over, kept by move (a 1080p frame is
-            // 8 MB: copying it at every change cost as much as comparing).
-            let mut last_frame: Option<image::RgbaImage> = None;
-            let mut encoder = FrameEncoder::default();
-            let mut next_tick = Instant::now();
-            while !thread_stop.load(Ordering::SeqCst) {
-                let wait = next_tick.saturating_duration_since(Instant::now());
-                match triggers.recv_timeout(wait) {
-                    Ok(()) | Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => break,
-                }
-                if thread_stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                next_tick = Instant::now() + frame_interval;
-                let at = Instant::now();
-                // The window first: the writer reads window changes after the
-                // frame queue, so every change up to a frame's time is there.
-                match probe.active_window() {
-                    Ok(window) => {
-                        if window != last_window {
-                            last_window.clone_from(&window);
-                            request_tree(&window);
-                            let _ = window_sender.send(Observation::Window { at, window });
-                        }
-                    }
-                    Err(err) => {
-                        thread_counters
-                            .window_failures
-                            .fetch_add(1, Ordering::Relaxed);
-                        tracing::warn!("window query failed, recording goes on: {err}");
-                    }
-                }
-                let mut image = match capture.capture_if_drawn() {
-                    Ok(Some(image)) => image,
-                    Ok(None) => {
-                        // Nothing was drawn since the last frame.
-                        let _ = observation_sender.try_send(Observation::Unchanged { at });
-                        continue;
-                    }
-                    Err(err) => {
-                        thread_counters
-                            .capture_failures
-                            .fetch_add(1, Ordering::Relaxed);
-                        tracing::warn!("screenshot failed, recording goes on: {err}");
-                        continue;
-                    }
-                };
-                masks.apply(&mut image, screen, last_window.as_ref());
-                if last_frame.as_ref() == Some(&image) {
-                    let _ = observation_sender.try_send(Observation::Unchanged { at });
-                    continue;
-                }
-                let (width, height) = image.dimensions();
-                let content_hash = content_hash(width, height, image.as_raw());
-                // A patch against the last key frame when the change is small
-                // (see `FrameEncoder`); otherwise a whole frame.
-                let encoded = encoder.encode(&image);
-                let sent = encoded.sent();
-                let observation = Observation::Frame {
-                    at,
-                    width,
-                    height,
-                    content_hash: content_hash.clone(),
-                    image: encoded,
-                };
-                match observation_sender.try_send(observation) {
-                    Ok(()) => {
-                        encoder.sent(content_hash, &image, sent);
-                        last_frame = Some(image);
-                    }
-                    Err(TrySendError::Full(_)) => {
-                        // The writer is behind: drop this frame (the next one
-                        // is taken whatever the display says, and compared
-                        // with the last stored frame, so the change is taken
-                        // again) rather than hold more memory.
-                        capture.retake_next();
-                        thread_counters
-                            .frames_dropped
-                            .fetch_add(1, Ordering::Relaxed);
-                    }
-                    Err(TrySendError::Disconnected(_)) => break,
-                }
-            }
-        })
+        .spawn(move || observer.run(&triggers, &thread_stop, frame_interval))
         .expect("spawn the observer thread");
     ObserverHandle {
         observations,
@@ -219,6 +138,142 @@ pub fn spawn(
         counters,
         stop,
         thread: Some(thread),
+    }
+}
+
+/// The observer thread's state.
+struct Observer {
+    capture: ScreenCapture,
+    probe: WindowProbe,
+    screen: reprise_models::ScreenGeometry,
+    last_window: Option<ActiveWindow>,
+    masks: Masks,
+    /// Where a new window's tree is asked for (a queue of one).
+    tree_requests: Option<SyncSender<ActiveWindow>>,
+    window_sender: mpsc::Sender<Observation>,
+    observation_sender: SyncSender<Observation>,
+    counters: Arc<ObserverCounters>,
+    /// The last frame handed over, kept by move (a 1080p frame is 8 MB:
+    /// copying it at every change cost as much as comparing).
+    last_frame: Option<image::RgbaImage>,
+    encoder: FrameEncoder,
+}
+
+/// Whether the observer goes on after a look.
+enum Flow {
+    Go,
+    End,
+}
+
+impl Observer {
+    /// A look every `frame_interval`, or at once when triggered (a press),
+    /// until `stop` is set or the writer is gone.
+    fn run(mut self, triggers: &Receiver<()>, stop: &AtomicBool, frame_interval: Duration) {
+        let mut next_tick = Instant::now();
+        while !stop.load(Ordering::SeqCst) {
+            let wait = next_tick.saturating_duration_since(Instant::now());
+            match triggers.recv_timeout(wait) {
+                Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            next_tick = Instant::now() + frame_interval;
+            let at = Instant::now();
+            // The window first: the writer reads window changes after the
+            // frame queue, so every change up to a frame's time is there.
+            self.look_at_window(at);
+            if let Flow::End = self.take_frame(at) {
+                break;
+            }
+        }
+    }
+
+    /// Asks for the last window's tree when the reader is free (else the
+    /// change is skipped: the queue holds one).
+    fn request_tree(&self) {
+        if let (Some(requests), Some(window)) = (&self.tree_requests, &self.last_window) {
+            let _ = requests.try_send(window.clone());
+        }
+    }
+
+    /// The active window, sent on when it changed.
+    fn look_at_window(&mut self, at: Instant) {
+        match self.probe.active_window() {
+            Ok(window) => {
+                if window != self.last_window {
+                    self.last_window.clone_from(&window);
+                    self.request_tree();
+                    let _ = self.window_sender.send(Observation::Window { at, window });
+                }
+            }
+            Err(err) => {
+                self.counters
+                    .window_failures
+                    .fetch_add(1, Ordering::Relaxed);
+                tracing::warn!("window query failed, recording goes on: {err}");
+            }
+        }
+    }
+
+    /// A frame, masked, sent on unless it is the last one again; dropped
+    /// (and counted) when the writer is behind.
+    fn take_frame(&mut self, at: Instant) -> Flow {
+        let mut image = match self.capture.capture_if_drawn() {
+            Ok(Some(image)) => image,
+            Ok(None) => {
+                // Nothing was drawn since the last frame.
+                let _ = self
+                    .observation_sender
+                    .try_send(Observation::Unchanged { at });
+                return Flow::Go;
+            }
+            Err(err) => {
+                self.counters
+                    .capture_failures
+                    .fetch_add(1, Ordering::Relaxed);
+                tracing::warn!("screenshot failed, recording goes on: {err}");
+                return Flow::Go;
+            }
+        };
+        self.masks
+            .apply(&mut image, self.screen, self.last_window.as_ref());
+        if self.last_frame.as_ref() == Some(&image) {
+            let _ = self
+                .observation_sender
+                .try_send(Observation::Unchanged { at });
+            return Flow::Go;
+        }
+        let (width, height) = image.dimensions();
+        let content_hash = content_hash(width, height, image.as_raw());
+        // A patch against the last key frame when the change is small (see
+        // `FrameEncoder`); otherwise a whole frame.
+        let encoded = self.encoder.encode(&image);
+        let sent = encoded.sent();
+        let observation = Observation::Frame {
+            at,
+            width,
+            height,
+            content_hash: content_hash.clone(),
+            image: encoded,
+        };
+        match self.observation_sender.try_send(observation) {
+            Ok(()) => {
+                self.encoder.sent(content_hash, &image, sent);
+                self.last_frame = Some(image);
+            }
+            Err(TrySendError::Full(_)) => {
+                // The writer is behind: drop this frame (the next one is
+                // taken whatever the display says, and compared with the
+                // last stored frame, so the change is taken again) rather
+                // than hold more memory.
+                self.capture.retake_next();
+                self.counters.frames_dropped.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(TrySendError::Disconnected(_)) => return Flow::End,
+        }
+        Flow::Go
     }
 }
 

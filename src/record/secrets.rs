@@ -164,6 +164,19 @@ impl Scrubber {
         if event.element.is_some() || self.focus_moved {
             self.read_focus(event.element.as_deref());
         }
+        self.key_press(event, key, window)
+    }
+
+    /// A key pressed (`key`, its identity) in `window`: a field's end passes
+    /// as it is, and puts back the modifiers held; a key already held
+    /// (auto-repeat) stays as it was; any other is blanked while typing is
+    /// secret there.
+    fn key_press(
+        &mut self,
+        mut event: ActionEvent,
+        key: String,
+        window: Option<(&str, &str)>,
+    ) -> Vec<ActionEvent> {
         let named = event.named_key().map(str::to_owned);
         if named
             .as_deref()
@@ -183,7 +196,6 @@ impl Scrubber {
             out.push(event);
             return out;
         }
-        // A key already held (auto-repeat) stays as it was.
         if let Some(held) = self.held.iter().find(|held| held.key == key) {
             if let Some(secret) = held.secret.clone() {
                 self.blank(&mut event, secret);

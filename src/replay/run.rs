@@ -3,7 +3,6 @@
 //! desktop checked, every step stored as it ends, the run's outcome and cost
 //! kept.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use anyhow::{Context as _, Result};
@@ -49,7 +48,8 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     // the loop releases every key and button it holds before Reprise exits
     // (and an application it launched is ended).
     let signalled = Flag::default();
-    let _signals = SignalFlags::register(&signalled)?;
+    let _signals = crate::platform::signals::StopSignals::set(&signalled)
+        .context("install the signal handlers")?;
     let _launched = match &to_launch {
         Some(window) => launch_for(window, request, &mut desktop, &signalled)?,
         None => None,
@@ -514,33 +514,4 @@ fn summary(store: &Store, run_id: &str, n_steps: usize, seconds: f64) -> Result<
 
 fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
-/// Signal handlers that set a flag, removed when dropped (a replay embedded
-/// in the fleet's worker leaves none behind).
-struct SignalFlags(Vec<signal_hook::SigId>);
-
-impl SignalFlags {
-    fn register(flag: &Flag) -> Result<SignalFlags> {
-        let mut ids = SignalFlags(Vec::new());
-        for signal in [
-            signal_hook::consts::SIGINT,
-            signal_hook::consts::SIGTERM,
-            signal_hook::consts::SIGHUP,
-        ] {
-            ids.0.push(
-                signal_hook::flag::register(signal, Arc::clone(flag))
-                    .context("install the signal handler")?,
-            );
-        }
-        Ok(ids)
-    }
-}
-
-impl Drop for SignalFlags {
-    fn drop(&mut self) {
-        for id in self.0.drain(..) {
-            signal_hook::low_level::unregister(id);
-        }
-    }
 }

@@ -417,16 +417,7 @@ type RawWorker = (
 );
 
 fn raw_worker(row: &Row<'_>) -> rusqlite::Result<RawWorker> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-        row.get(7)?,
-    ))
+    RawWorker::try_from(row)
 }
 
 fn finish_worker(raw: RawWorker) -> Result<WorkerRow> {

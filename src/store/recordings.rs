@@ -174,6 +174,43 @@ impl Store {
     /// Reads a whole recording.
     pub fn load(&self, recording_id: &str) -> Result<RecordingBundle> {
         let id = recording_id;
+        let recording = self.recording_row(id)?;
+        let events: Vec<ActionEvent> = self.json_rows(
+            "SELECT event FROM action_events WHERE recording_id = ?1 ORDER BY seq",
+            id,
+            "event",
+        )?;
+        let screenshots = self.screenshot_rows(id)?;
+        let window_states: Vec<WindowState> = self.json_rows(
+            "SELECT state FROM window_states WHERE recording_id = ?1 ORDER BY idx",
+            id,
+            "window state",
+        )?;
+        Ok(RecordingBundle {
+            recording,
+            events,
+            screenshots,
+            window_states,
+        })
+    }
+
+    /// The one JSON column `sql` selects for recording `id`, each row read
+    /// as a `what`.
+    fn json_rows<T: serde::de::DeserializeOwned>(
+        &self,
+        sql: &str,
+        id: &str,
+        what: &str,
+    ) -> Result<Vec<T>> {
+        let mut statement = self.conn.prepare(sql)?;
+        statement
+            .query_map(params![id], |row| row.get::<_, String>(0))?
+            .map(|text| from_json(id, what, &text?))
+            .collect()
+    }
+
+    /// Recording `id`'s own row, its format version checked.
+    fn recording_row(&self, id: &str) -> Result<Recording> {
         let row = self
             .conn
             .query_row(
@@ -217,32 +254,21 @@ impl Store {
                 id: id.to_owned(),
                 reason: err.to_string(),
             })?;
+        Ok(recording)
+    }
 
-        let mut statement = self
-            .conn
-            .prepare("SELECT event FROM action_events WHERE recording_id = ?1 ORDER BY seq")?;
-        let events = statement
-            .query_map(params![id], |row| row.get::<_, String>(0))?
-            .map(|text| from_json(id, "event", &text?))
-            .collect::<Result<Vec<ActionEvent>>>()?;
-
+    /// Recording `id`'s screenshots, in order.
+    fn screenshot_rows(&self, id: &str) -> Result<Vec<Screenshot>> {
         let mut statement = self.conn.prepare(
             "SELECT idx, timestamp, width, height, screen, hash FROM screenshots
              WHERE recording_id = ?1 ORDER BY idx",
         )?;
         let raw_screenshots = statement
             .query_map(params![id], |row| {
-                Ok((
-                    row.get::<_, u32>(0)?,
-                    row.get::<_, f64>(1)?,
-                    row.get::<_, u32>(2)?,
-                    row.get::<_, u32>(3)?,
-                    row.get::<_, String>(4)?,
-                    row.get::<_, String>(5)?,
-                ))
+                <(u32, f64, u32, u32, String, String)>::try_from(row)
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        let screenshots = raw_screenshots
+        raw_screenshots
             .into_iter()
             .map(|(idx, timestamp, width, height, screen, content_hash)| {
                 Ok(Screenshot {
@@ -254,22 +280,7 @@ impl Store {
                     content_hash,
                 })
             })
-            .collect::<Result<Vec<_>>>()?;
-
-        let mut statement = self
-            .conn
-            .prepare("SELECT state FROM window_states WHERE recording_id = ?1 ORDER BY idx")?;
-        let window_states = statement
-            .query_map(params![id], |row| row.get::<_, String>(0))?
-            .map(|text| from_json(id, "window state", &text?))
-            .collect::<Result<Vec<WindowState>>>()?;
-
-        Ok(RecordingBundle {
-            recording,
-            events,
-            screenshots,
-            window_states,
-        })
+            .collect()
     }
 
     /// Stores the names the person gave a recording's parameters.

@@ -41,19 +41,7 @@ type Raw = (
 );
 
 fn raw(row: &Row<'_>) -> rusqlite::Result<Raw> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-        row.get(7)?,
-        row.get(8)?,
-        row.get(9)?,
-        row.get(10)?,
-    ))
+    Raw::try_from(row)
 }
 
 fn finish(raw: Raw) -> Result<Schedule> {

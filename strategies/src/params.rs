@@ -320,66 +320,70 @@ pub fn set_parameters(
     // Later runs first, so earlier indexes stay right.
     edits.sort_by_key(|(run, _)| std::cmp::Reverse((run.step, run.start)));
     for (run, value) in edits {
-        let tree = &mut trees[run.step];
-        if tree.children.is_empty() {
-            *tree = ActionEvent::parent(EventName::Type, vec![tree.clone()]);
-        }
-        let old: Vec<ActionEvent> = tree.children.drain(run.start..run.end).collect();
-        let mut tail = tree.children.split_off(run.start);
-        // The run's own keys go; a release of another key pressed before
-        // it stays, ahead of the new text.
-        let mut pressed: Vec<String> = Vec::new();
-        let mut kept: Vec<ActionEvent> = Vec::new();
-        for leaf in &old {
-            match leaf.name {
-                EventName::Press => pressed.push(leaf.key_identity()),
-                _ => {
-                    let id = leaf.key_identity();
-                    match pressed.iter().position(|other| *other == id) {
-                        Some(at) => {
-                            pressed.remove(at);
-                        }
-                        None => kept.push(leaf.clone()),
-                    }
-                }
-            }
-        }
-        // Releases after the run of keys it pressed go with them.
-        tail.retain(|leaf| {
-            if leaf.name == EventName::Press {
-                return true;
-            }
-            match pressed
-                .iter()
-                .position(|other| *other == leaf.key_identity())
-            {
-                Some(at) => {
-                    pressed.remove(at);
-                    false
-                }
-                None => true,
-            }
-        });
-        let typed = typing_leaves(&old, value);
-        // Typing a longer value takes longer: what follows keeps its order.
-        let overrun = match (typed.last(), tail.first()) {
-            (Some(last), Some(next)) => last.timestamp - next.timestamp,
-            _ => 0.0,
-        };
-        if overrun > 0.0 {
-            for leaf in &mut tail {
-                leaf.timestamp += overrun + 0.01;
-            }
-        }
-        tree.children.extend(kept);
-        tree.children.extend(typed);
-        tree.children.extend(tail);
-        if let Some(first) = tree.children.first() {
-            tree.timestamp = first.timestamp;
-        }
-        tree.fill_text();
+        retype(&mut trees[run.step], run, value);
     }
     Ok(trees)
+}
+
+/// The keys of `run` in `tree` replaced by `value` typed in their place.
+fn retype(tree: &mut ActionEvent, run: &Run, value: &str) {
+    if tree.children.is_empty() {
+        *tree = ActionEvent::parent(EventName::Type, vec![tree.clone()]);
+    }
+    let old: Vec<ActionEvent> = tree.children.drain(run.start..run.end).collect();
+    let mut tail = tree.children.split_off(run.start);
+    // The run's own keys go; a release of another key pressed before it
+    // stays, ahead of the new text.
+    let mut pressed: Vec<String> = Vec::new();
+    let mut kept: Vec<ActionEvent> = Vec::new();
+    for leaf in &old {
+        match leaf.name {
+            EventName::Press => pressed.push(leaf.key_identity()),
+            _ => {
+                let id = leaf.key_identity();
+                match pressed.iter().position(|other| *other == id) {
+                    Some(at) => {
+                        pressed.remove(at);
+                    }
+                    None => kept.push(leaf.clone()),
+                }
+            }
+        }
+    }
+    // Releases after the run of keys it pressed go with them.
+    tail.retain(|leaf| {
+        if leaf.name == EventName::Press {
+            return true;
+        }
+        match pressed
+            .iter()
+            .position(|other| *other == leaf.key_identity())
+        {
+            Some(at) => {
+                pressed.remove(at);
+                false
+            }
+            None => true,
+        }
+    });
+    let typed = typing_leaves(&old, value);
+    // Typing a longer value takes longer: what follows keeps its order.
+    let overrun = match (typed.last(), tail.first()) {
+        (Some(last), Some(next)) => last.timestamp - next.timestamp,
+        _ => 0.0,
+    };
+    if overrun > 0.0 {
+        for leaf in &mut tail {
+            leaf.timestamp += overrun + 0.01;
+        }
+    }
+    tree.children.extend(kept);
+    tree.children.extend(typed);
+    tree.children.extend(tail);
+    if let Some(first) = tree.children.first() {
+        tree.timestamp = first.timestamp;
+    }
+    tree.fill_text();
 }
 
 /// A press and a release per character of `text`, spread evenly over the

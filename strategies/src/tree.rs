@@ -60,47 +60,55 @@ pub fn actions_for(tree: &ActionEvent, mut pause: impl FnMut(f64) -> Action) -> 
             });
         }
         EventName::Press | EventName::Release | EventName::Type => {
-            // A type tree is replayed as its exact presses and releases, so a
-            // chord stays a chord.
-            let mut previous: Option<f64> = None;
-            // The secret typed last, until a key of another is pressed.
-            let mut typed_secret: Option<&str> = None;
-            for leaf in key_leaves(tree) {
-                // A secret's keys are its value, typed once, where its first
-                // key was pressed (a key released in between changes nothing).
-                let secret = leaf.secret.as_deref();
-                if leaf.name == EventName::Press && secret != typed_secret {
-                    typed_secret = None;
-                }
-                if let Some(name) = secret {
-                    if leaf.name == EventName::Press && typed_secret.is_none() {
-                        typed_secret = Some(name);
-                        if let Some(previous) = previous {
-                            actions.push(pause(leaf.timestamp - previous));
-                        }
-                        previous = Some(leaf.timestamp);
-                        actions.push(Action::TypeSecret {
-                            name: name.to_owned(),
-                        });
-                    }
-                    continue;
-                }
-                let Some(key) = KeySpec::of_event(leaf) else {
-                    continue;
-                };
+            key_actions(tree, &mut pause, &mut actions);
+        }
+    }
+    actions
+}
+
+/// A key tree's actions: its exact presses and releases, so a chord stays a
+/// chord, with the recorded pauses between them; a secret's keys are its
+/// value, typed once where its first key was pressed (a key released in
+/// between changes nothing).
+fn key_actions(
+    tree: &ActionEvent,
+    pause: &mut impl FnMut(f64) -> Action,
+    actions: &mut Vec<Action>,
+) {
+    let mut previous: Option<f64> = None;
+    // The secret typed last, until a key of another is pressed.
+    let mut typed_secret: Option<&str> = None;
+    for leaf in key_leaves(tree) {
+        let secret = leaf.secret.as_deref();
+        if leaf.name == EventName::Press && secret != typed_secret {
+            typed_secret = None;
+        }
+        if let Some(name) = secret {
+            if leaf.name == EventName::Press && typed_secret.is_none() {
+                typed_secret = Some(name);
                 if let Some(previous) = previous {
                     actions.push(pause(leaf.timestamp - previous));
                 }
                 previous = Some(leaf.timestamp);
-                actions.push(if leaf.name == EventName::Press {
-                    Action::KeyDown { key }
-                } else {
-                    Action::KeyUp { key }
+                actions.push(Action::TypeSecret {
+                    name: name.to_owned(),
                 });
             }
+            continue;
         }
+        let Some(key) = KeySpec::of_event(leaf) else {
+            continue;
+        };
+        if let Some(previous) = previous {
+            actions.push(pause(leaf.timestamp - previous));
+        }
+        previous = Some(leaf.timestamp);
+        actions.push(if leaf.name == EventName::Press {
+            Action::KeyDown { key }
+        } else {
+            Action::KeyUp { key }
+        });
     }
-    actions
 }
 
 fn key_leaves(tree: &ActionEvent) -> Vec<&ActionEvent> {

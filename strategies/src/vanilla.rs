@@ -72,40 +72,15 @@ pub fn parse_action(value: &Value) -> Result<Option<ModelAction>, Unusable> {
         .get("name")
         .and_then(Value::as_str)
         .ok_or("the action has no \"name\"")?;
-    let point = || -> Result<(f64, f64), Unusable> {
-        let x = object
-            .get("mouse_x")
-            .and_then(Value::as_f64)
-            .ok_or(format!("{name} needs mouse_x"))?;
-        let y = object
-            .get("mouse_y")
-            .and_then(Value::as_f64)
-            .ok_or(format!("{name} needs mouse_y"))?;
-        if !(x.is_finite() && y.is_finite() && x >= 0.0 && y >= 0.0) {
-            return Err(Unusable(format!("{name} has coordinates off the screen")));
-        }
-        Ok((x, y))
-    };
-    let left = reprise_models::MouseButton::Left;
-    let click = |n: usize, (x, y): (f64, f64)| {
-        let mut actions = vec![Action::MoveTo { x, y }];
-        for idx in 0..n {
-            if idx > 0 {
-                actions.push(Action::Pause { seconds: 0.08 });
-            }
-            actions.push(Action::ButtonDown { button: left });
-            actions.push(Action::ButtonUp { button: left });
-        }
-        actions
-    };
+    let point = || point_of(object, name);
     let (target, actions) = match name {
         "singleclick" | "click" => {
             let at = point()?;
-            (Some(at), click(1, at))
+            (Some(at), clicks(1, at))
         }
         "doubleclick" => {
             let at = point()?;
-            (Some(at), click(2, at))
+            (Some(at), clicks(2, at))
         }
         "move" => {
             let (x, y) = point()?;
@@ -146,6 +121,37 @@ pub fn parse_action(value: &Value) -> Result<Option<ModelAction>, Unusable> {
         }
     };
     Ok(Some((name.to_owned(), target, actions)))
+}
+
+/// The point action `name` of the answer `object` aims at: its `mouse_x`
+/// and `mouse_y`, on the screen.
+fn point_of(object: &serde_json::Map<String, Value>, name: &str) -> Result<(f64, f64), Unusable> {
+    let x = object
+        .get("mouse_x")
+        .and_then(Value::as_f64)
+        .ok_or(format!("{name} needs mouse_x"))?;
+    let y = object
+        .get("mouse_y")
+        .and_then(Value::as_f64)
+        .ok_or(format!("{name} needs mouse_y"))?;
+    if !(x.is_finite() && y.is_finite() && x >= 0.0 && y >= 0.0) {
+        return Err(Unusable(format!("{name} has coordinates off the screen")));
+    }
+    Ok((x, y))
+}
+
+/// `n` left clicks at `(x, y)`, a short pause between them.
+fn clicks(n: usize, (x, y): (f64, f64)) -> Vec<Action> {
+    let left = reprise_models::MouseButton::Left;
+    let mut actions = vec![Action::MoveTo { x, y }];
+    for idx in 0..n {
+        if idx > 0 {
+            actions.push(Action::Pause { seconds: 0.08 });
+        }
+        actions.push(Action::ButtonDown { button: left });
+        actions.push(Action::ButtonUp { button: left });
+    }
+    actions
 }
 
 impl ReplayStrategy for VanillaStrategy {

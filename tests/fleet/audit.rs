@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use crate::harness::output_ok;
+
 use super::{Redis, SAMPLE, Server, USER_TOKEN, VIEWER_TOKEN, WORKER_TOKEN};
 
 const ANA: &str = "ana-s-token-0123456789";
@@ -34,19 +36,9 @@ fn every_change_is_logged_with_who_from_where_and_workers_act_only_as_their_own(
     let redis = Redis::start(dir.path());
     let server = Server::start(dir.path(), &redis, &["--tokens", tokens.to_str().unwrap()]);
     // Ana uploads and submits with her own token.
-    let out = server
-        .client()
-        .env("REPRISE_FLEET_TOKEN", ANA)
-        .args([
-            "jobs", "submit", SAMPLE, "--upload", "--json", "--label", "gpu=yes",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = output_ok(server.client().env("REPRISE_FLEET_TOKEN", ANA).args([
+        "jobs", "submit", SAMPLE, "--upload", "--json", "--label", "gpu=yes",
+    ]));
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     let job = answer["jobs"][0]["id"].as_str().unwrap().to_owned();
     let cancel = format!("/api/jobs/{job}/cancel");

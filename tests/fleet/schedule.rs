@@ -7,27 +7,24 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::harness::output_ok;
+
 use super::{Desktop, Redis, Server, USER_TOKEN, state};
 
 /// Submits the sample with `args` asking for a schedule; its id.
 fn schedule(server: &Server, args: &[&str]) -> String {
-    let out = server
-        .client()
-        .args([
-            "jobs",
-            "submit",
-            crate::harness::SAMPLE,
-            "--upload",
-            "--json",
-        ])
-        .args(["--strategy", "naive", "--speed", "4"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = output_ok(
+        server
+            .client()
+            .args([
+                "jobs",
+                "submit",
+                crate::harness::SAMPLE,
+                "--upload",
+                "--json",
+            ])
+            .args(["--strategy", "naive", "--speed", "4"])
+            .args(args),
     );
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["jobs"], Value::Array(vec![]), "{answer}");

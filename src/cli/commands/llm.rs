@@ -13,77 +13,14 @@ pub fn llm(
     command: crate::cli::LlmCommand,
 ) -> Result<()> {
     use crate::cli::LlmCommand;
-    use reprise_strategies::llm::{Llm as _, LlmRequest, Message};
     let file = crate::settings::config::config_file(config)?;
     match command {
-        LlmCommand::Ping { provider, no_cache } => {
-            let flags = crate::llm::LlmFlags { provider, no_cache };
-            let settings =
-                crate::llm::settings::resolve(&flags, &|var| std::env::var(var).ok(), &file)?;
-            let store = Store::open(store_path).context("open the store")?;
-            let mut chain = crate::llm::ChainLlm::new(settings, store)?;
-            let prompt = crate::llm::prompt::render("ping", &Default::default())?;
-            let request = LlmRequest {
-                purpose: "ping".into(),
-                system: "You are a health check.".into(),
-                messages: vec![Message::user_text(prompt)],
-                max_output_tokens: 20,
-            };
-            let reply = chain.complete(&request)?;
-            let answer = reprise_strategies::llm::extract_json(&reply.text);
-            println!(
-                "{} {}: answered in {} ms{} ({} tokens in, {} out): {}",
-                reply.provider,
-                reply.model,
-                reply.latency_ms,
-                if reply.cached { " from the cache" } else { "" },
-                reply.usage.input_tokens,
-                reply.usage.output_tokens,
-                reply.text.trim()
-            );
-            match answer {
-                Ok(value) if value["ok"] == true => Ok(()),
-                _ => bail!(crate::llm::LlmFailure(
-                    "the provider answered, but not with the JSON it was asked for".into()
-                )),
-            }
-        }
-        LlmCommand::Usage { run, json } => {
-            let store = Store::open(store_path).context("open the store")?;
-            let run_id = run.map(|run| store.resolve_run(&run)).transpose()?;
-            let totals = store.llm_usage(run_id.as_deref())?;
-            if json {
-                return print_json(&totals);
-            }
-            if totals.is_empty() {
-                return print_text("no model calls yet\n");
-            }
-            let mut text = format!(
-                "{:<10} {:<28} {:>6} {:>6} {:>8} {:>10} {:>10} {:>10}\n",
-                "PROVIDER",
-                "MODEL",
-                "CALLS",
-                "CACHED",
-                "FAILED",
-                "TOKENS IN",
-                "TOKENS OUT",
-                "COST USD"
-            );
-            for total in &totals {
-                text.push_str(&format!(
-                    "{:<10} {:<28} {:>6} {:>6} {:>8} {:>10} {:>10} {:>10.4}\n",
-                    total.provider,
-                    total.model,
-                    total.calls,
-                    total.cache_hits,
-                    total.failures,
-                    total.input_tokens,
-                    total.output_tokens,
-                    total.cost_usd
-                ));
-            }
-            print_text(&text)
-        }
+        LlmCommand::Ping { provider, no_cache } => ping(
+            store_path,
+            &file,
+            crate::llm::LlmFlags { provider, no_cache },
+        ),
+        LlmCommand::Usage { run, json } => usage(store_path, run, json),
         LlmCommand::Prune { older_than_days } => {
             // At most a century: past that, converting to a duration panics.
             if !(older_than_days.is_finite() && (0.0..=36_500.0).contains(&older_than_days)) {
@@ -98,6 +35,76 @@ pub fn llm(
             Ok(())
         }
     }
+}
+
+/// `reprise llm ping`: one small request through the chain, its answer
+/// and what it cost; an error unless the answer is the JSON asked for.
+fn ping(
+    store_path: &std::path::Path,
+    file: &crate::settings::config::FileConfig,
+    flags: crate::llm::LlmFlags,
+) -> Result<()> {
+    use reprise_strategies::llm::{Llm as _, LlmRequest, Message};
+    let settings = crate::llm::settings::resolve(&flags, &|var| std::env::var(var).ok(), file)?;
+    let store = Store::open(store_path).context("open the store")?;
+    let mut chain = crate::llm::ChainLlm::new(settings, store)?;
+    let prompt = crate::llm::prompt::render("ping", &Default::default())?;
+    let request = LlmRequest {
+        purpose: "ping".into(),
+        system: "You are a health check.".into(),
+        messages: vec![Message::user_text(prompt)],
+        max_output_tokens: 20,
+    };
+    let reply = chain.complete(&request)?;
+    let answer = reprise_strategies::llm::extract_json(&reply.text);
+    println!(
+        "{} {}: answered in {} ms{} ({} tokens in, {} out): {}",
+        reply.provider,
+        reply.model,
+        reply.latency_ms,
+        if reply.cached { " from the cache" } else { "" },
+        reply.usage.input_tokens,
+        reply.usage.output_tokens,
+        reply.text.trim()
+    );
+    match answer {
+        Ok(value) if value["ok"] == true => Ok(()),
+        _ => bail!(crate::llm::LlmFailure(
+            "the provider answered, but not with the JSON it was asked for".into()
+        )),
+    }
+}
+
+/// `reprise llm usage`: the model calls by provider and model, of one run
+/// or of all.
+fn usage(store_path: &std::path::Path, run: Option<String>, json: bool) -> Result<()> {
+    let store = Store::open(store_path).context("open the store")?;
+    let run_id = run.map(|run| store.resolve_run(&run)).transpose()?;
+    let totals = store.llm_usage(run_id.as_deref())?;
+    if json {
+        return print_json(&totals);
+    }
+    if totals.is_empty() {
+        return print_text("no model calls yet\n");
+    }
+    let mut text = format!(
+        "{:<10} {:<28} {:>6} {:>6} {:>8} {:>10} {:>10} {:>10}\n",
+        "PROVIDER", "MODEL", "CALLS", "CACHED", "FAILED", "TOKENS IN", "TOKENS OUT", "COST USD"
+    );
+    for total in &totals {
+        text.push_str(&format!(
+            "{:<10} {:<28} {:>6} {:>6} {:>8} {:>10} {:>10} {:>10.4}\n",
+            total.provider,
+            total.model,
+            total.calls,
+            total.cache_hits,
+            total.failures,
+            total.input_tokens,
+            total.output_tokens,
+            total.cost_usd
+        ));
+    }
+    print_text(&text)
 }
 
 /// `reprise config show`: every setting in effect and where it came from;
@@ -171,25 +178,30 @@ pub fn config_show(
     if json {
         print_json(&rows)?;
     } else {
-        let width = |pick: fn(&Explained) -> &str| {
-            rows.iter()
-                .map(|row| pick(row).chars().count())
-                .max()
-                .unwrap_or(0)
-        };
-        let (setting_width, value_width) = (width(|row| &row.setting), width(|row| &row.value));
-        let mut text = String::new();
-        for row in &rows {
-            text.push_str(&present::terminal_safe(
-                format!(
-                    "{:<setting_width$}  {:<value_width$}  {}",
-                    row.setting, row.value, row.from
-                )
-                .trim_end(),
-            ));
-            text.push('\n');
-        }
-        print_text(&text)?;
+        print_text(&settings_table(&rows))?;
     }
     checked.map_err(|reason| crate::settings::errors::ConfigError(reason).into())
+}
+
+/// Settings as aligned columns: setting, value, where it came from.
+fn settings_table(rows: &[crate::llm::settings::Explained]) -> String {
+    let width = |pick: fn(&crate::llm::settings::Explained) -> &str| {
+        rows.iter()
+            .map(|row| pick(row).chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (setting_width, value_width) = (width(|row| &row.setting), width(|row| &row.value));
+    let mut text = String::new();
+    for row in rows {
+        text.push_str(&present::terminal_safe(
+            format!(
+                "{:<setting_width$}  {:<value_width$}  {}",
+                row.setting, row.value, row.from
+            )
+            .trim_end(),
+        ));
+        text.push('\n');
+    }
+    text
 }

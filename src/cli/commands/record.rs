@@ -23,6 +23,56 @@ pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
             .collect()
     };
     reprise_models::recording::check_name(&args.name).map_err(|err| UsageError(err.to_string()))?;
+    let (secrets, excluded_windows) = secret_rules(args, &stop_sequence)?;
+    // Every argument is checked before the banner.
+    crate::record::check_frame_rate(args.frame_rate)?;
+    let options = crate::record::RecordOptions {
+        name: args.name.clone(),
+        task_description: args.task.clone(),
+        duration,
+        frame_rate: args.frame_rate,
+        stop_sequence: stop_sequence.clone(),
+        queue_frames: args.queue_frames,
+        secrets,
+        excluded_windows,
+        show_status: std::io::IsTerminal::is_terminal(&std::io::stderr()) && !quiet,
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // SIGHUP (the terminal closed) finishes the recording like Ctrl-C.
+    let _signals =
+        crate::platform::signals::StopSignals::set(&stop).context("install the signal handlers")?;
+    let how_to_stop = if stop_sequence.is_empty() {
+        "press Ctrl-C to stop".to_owned()
+    } else {
+        format!("type {} or press Ctrl-C to stop", stop_sequence.join(" "))
+    };
+    let secret_key = options
+        .secrets
+        .toggle
+        .as_ref()
+        .map(|key| format!("; {key} turns secret typing on and off"))
+        .unwrap_or_default();
+    eprintln!("recording {:?}: {how_to_stop}{secret_key}", args.name);
+    let summary = crate::record::record(store, &options, &stop)?;
+    say_recorded(&summary, args.json)?;
+    if summary.stop_reason == crate::record::StopReason::DisplayLost {
+        bail!(
+            "the display's connection was lost; the recording {} keeps everything captured up to then",
+            summary.id
+        );
+    }
+    Ok(())
+}
+
+/// What `record` keeps secret (`--secret-window`, `--secret-key`) and the
+/// windows it leaves out (`--exclude-window`), each checked.
+fn secret_rules(
+    args: &RecordArgs,
+    stop_sequence: &[String],
+) -> Result<(
+    crate::record::secrets::SecretRules,
+    Vec<crate::record::secrets::WindowPattern>,
+)> {
     let patterns = |flag: &str, values: &[String]| {
         values
             .iter()
@@ -49,51 +99,7 @@ pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
         windows: patterns("--secret-window", &args.secret_window)?,
         toggle,
     };
-    let excluded_windows = patterns("--exclude-window", &args.exclude_window)?;
-    // Every argument is checked before the banner.
-    crate::record::check_frame_rate(args.frame_rate)?;
-    let options = crate::record::RecordOptions {
-        name: args.name.clone(),
-        task_description: args.task.clone(),
-        duration,
-        frame_rate: args.frame_rate,
-        stop_sequence: stop_sequence.clone(),
-        queue_frames: args.queue_frames,
-        secrets,
-        excluded_windows,
-        show_status: std::io::IsTerminal::is_terminal(&std::io::stderr()) && !quiet,
-    };
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // SIGHUP (the terminal closed) finishes the recording like Ctrl-C.
-    for signal in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register(signal, std::sync::Arc::clone(&stop))
-            .context("install the signal handler")?;
-    }
-    let how_to_stop = if stop_sequence.is_empty() {
-        "press Ctrl-C to stop".to_owned()
-    } else {
-        format!("type {} or press Ctrl-C to stop", stop_sequence.join(" "))
-    };
-    let secret_key = options
-        .secrets
-        .toggle
-        .as_ref()
-        .map(|key| format!("; {key} turns secret typing on and off"))
-        .unwrap_or_default();
-    eprintln!("recording {:?}: {how_to_stop}{secret_key}", args.name);
-    let summary = crate::record::record(store, &options, &stop)?;
-    say_recorded(&summary, args.json)?;
-    if summary.stop_reason == crate::record::StopReason::DisplayLost {
-        bail!(
-            "the display's connection was lost; the recording {} keeps everything captured up to then",
-            summary.id
-        );
-    }
-    Ok(())
+    Ok((secrets, patterns("--exclude-window", &args.exclude_window)?))
 }
 
 pub fn events_reduce(args: &ReduceArgs) -> Result<()> {

@@ -18,6 +18,27 @@ pub fn replay(
     args: &ReplayArgs,
     quiet: bool,
 ) -> Result<()> {
+    let request = request_of(config, args, quiet)?;
+    apply_retention(store, config)?;
+    if let Some(path) = &args.each {
+        if args.save_healed {
+            bail!(UsageError(
+                "--save-healed saves one run's heals as a version: replay one row (--set) to heal, not --each".into()
+            ));
+        }
+        return replay_each(store, args, request, path);
+    }
+    let result = crate::replay::replay(store, &request)?;
+    super::versions::heals_said(store, &result, args.save_healed)?;
+    said(&result, args.json, args.dry_run)
+}
+
+/// The replay `args` ask for, each argument checked.
+fn request_of(
+    config: Option<&std::path::Path>,
+    args: &ReplayArgs,
+    quiet: bool,
+) -> Result<ReplayRequest> {
     if !(args.speed.is_finite() && args.speed > 0.0) {
         bail!(UsageError("--speed must be a positive number".into()));
     }
@@ -47,7 +68,7 @@ pub fn replay(
         .iter()
         .map(|pair| parse_set(pair))
         .collect::<Result<Vec<_>, _>>()?;
-    let request = crate::replay::ReplayRequest {
+    Ok(ReplayRequest {
         recording: args.recording.clone(),
         parameters,
         secret_overrides: Default::default(),
@@ -66,20 +87,7 @@ pub fn replay(
         release_held: args.release_held_keys,
         launch: args.launch,
         secrets_file: args.secrets_file.clone(),
-        // Once every argument, the recording and its secrets are checked.
-        progress: crate::replay::Progress {
-            banner: Some(format!(
-                "replaying {:?} with {}{}: move the pointer into a screen corner or press {} to abort",
-                args.recording,
-                clap::ValueEnum::to_possible_value(&args.strategy)
-                    .map(|value| value.get_name().to_owned())
-                    .unwrap_or_default(),
-                if args.dry_run { " (dry run)" } else { "" },
-                crate::replay::ABORT_KEYS
-            )),
-            lines: std::io::IsTerminal::is_terminal(&std::io::stderr()) && !quiet,
-            json: args.json,
-        },
+        progress: progress_of(args, quiet),
         config: config.map(std::path::Path::to_path_buf),
         options: reprise_strategies::ReplayOptions {
             max_steps: args.max_steps,
@@ -89,19 +97,41 @@ pub fn replay(
             require_verified: args.require_verified,
             settle,
         },
-    };
-    apply_retention(store, config)?;
-    if let Some(path) = &args.each {
-        if args.save_healed {
-            bail!(UsageError(
-                "--save-healed saves one run's heals as a version: replay one row (--set) to heal, not --each".into()
-            ));
-        }
-        return replay_each(store, args, request, path);
+    })
+}
+
+/// What a replay tells as it goes: its banner (once every argument, the
+/// recording and its secrets are checked), its step lines on a terminal,
+/// and JSON lines where asked.
+fn progress_of(args: &ReplayArgs, quiet: bool) -> crate::replay::Progress {
+    crate::replay::Progress {
+        banner: Some(format!(
+            "replaying {:?} with {}{}: move the pointer into a screen corner or press {} to abort",
+            args.recording,
+            clap::ValueEnum::to_possible_value(&args.strategy)
+                .map(|value| value.get_name().to_owned())
+                .unwrap_or_default(),
+            if args.dry_run { " (dry run)" } else { "" },
+            crate::replay::ABORT_KEYS
+        )),
+        lines: std::io::IsTerminal::is_terminal(&std::io::stderr()) && !quiet,
+        json: args.json,
     }
-    let result = crate::replay::replay(store, &request)?;
-    super::versions::heals_said(store, &result, args.save_healed)?;
-    said(&result, args.json, args.dry_run)
+}
+
+/// The last line of `replay --json`: the outcome, with the run it was.
+#[derive(serde::Serialize)]
+struct OutcomeLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    outcome: &'a reprise_strategies::ReplayOutcome,
+    run_id: &'a str,
+    recording_id: &'a str,
+    seconds: f64,
+    version: u32,
+    heals: &'a [reprise_models::version::TargetChange],
+    coverage: &'a reprise_strategies::replay::Coverage,
 }
 
 /// What a replay (or a resumed one) says at its end: the outcome as JSON
@@ -110,15 +140,20 @@ pub fn replay(
 pub(super) fn said(result: &crate::replay::ReplayResult, json: bool, dry_run: bool) -> Result<()> {
     let run_id = result.run_id.clone();
     if json {
-        let mut outcome = serde_json::to_value(&result.outcome).expect("outcomes serialize");
-        outcome["type"] = "outcome".into();
-        outcome["run_id"] = run_id.clone().into();
-        outcome["recording_id"] = result.recording_id.clone().into();
-        outcome["seconds"] = result.seconds.into();
-        outcome["version"] = result.version.into();
-        outcome["heals"] = serde_json::to_value(&result.heals).expect("heals serialize");
-        outcome["coverage"] = serde_json::to_value(&result.coverage).expect("coverage serializes");
-        println!("{outcome}");
+        let line = OutcomeLine {
+            kind: "outcome",
+            outcome: &result.outcome,
+            run_id: &run_id,
+            recording_id: &result.recording_id,
+            seconds: result.seconds,
+            version: result.version,
+            heals: &result.heals,
+            coverage: &result.coverage,
+        };
+        println!(
+            "{}",
+            serde_json::to_string(&line).expect("outcome lines serialize")
+        );
     }
     if !json && !dry_run && result.coverage.steps > 0 {
         eprintln!("coverage: {}", result.coverage.words());
@@ -166,21 +201,7 @@ fn replay_each(
     let rows = crate::replay::rows::read_rows(path)?;
     let params = crate::replay::parameters_of(store, &args.recording)?;
     check_columns(&rows.columns, &params, &template, path)?;
-    // The secrets no column gives: from the environment, the file or the
-    // person, once, before the first row.
-    let other_secrets: Vec<String> = params
-        .iter()
-        .filter(|param| param.kind == ParameterKind::Secret && !rows.columns.contains(&param.name))
-        .map(|param| param.name.clone())
-        .collect();
-    let environment = |name: &str| std::env::var(name).ok();
-    let file = template.secrets_file.as_deref();
-    let shared_secrets = if template.options.dry_run {
-        SecretValues::check(&other_secrets, file, &environment, true)?;
-        Default::default()
-    } else {
-        SecretValues::resolve(&other_secrets, file, &environment, true)?
-    };
+    let shared_secrets = shared_secrets(&params, &rows.columns, &template)?;
     let n_rows = rows
         .rows
         .len()
@@ -245,6 +266,29 @@ fn replay_each(
         }
     }
     batch_outcome(&batch_id, n_rows, &outcomes, &args.recording)
+}
+
+/// The secrets no column of a batch gives: from the environment, the file
+/// or the person, once, before the first row (a dry run only checks that
+/// each has a source).
+fn shared_secrets(
+    params: &[Parameter],
+    columns: &[String],
+    template: &ReplayRequest,
+) -> Result<SecretValues> {
+    let others: Vec<String> = params
+        .iter()
+        .filter(|param| param.kind == ParameterKind::Secret && !columns.contains(&param.name))
+        .map(|param| param.name.clone())
+        .collect();
+    let environment = |name: &str| std::env::var(name).ok();
+    let file = template.secrets_file.as_deref();
+    Ok(if template.options.dry_run {
+        SecretValues::check(&others, file, &environment, true)?;
+        Default::default()
+    } else {
+        SecretValues::resolve(&others, file, &environment, true)?
+    })
 }
 
 /// A batch run before (`--resume`): its id and its rows' runs by row.

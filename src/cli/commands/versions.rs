@@ -95,29 +95,53 @@ pub fn diff(store: &Store, args: &DiffArgs) -> Result<()> {
             _ => vec!["target"],
         };
         if !fields.is_empty() {
-            changed.push(serde_json::json!({
-                "step": step + 1,
-                "changed": fields,
-                "before": before,
-                "after": after,
-                "why": why,
-            }));
+            changed.push(ChangedStep {
+                step: step + 1,
+                changed: fields,
+                before,
+                after,
+                why,
+            });
         }
     }
     let name = store.load(&from_id)?.recording.name;
     if args.json {
-        return print_json(&serde_json::json!({
-            "recording_id": from_id, "from": from, "to": to, "steps": changed,
-        }));
+        return print_json(&Diff {
+            recording_id: from_id,
+            from,
+            to,
+            steps: changed,
+        });
     }
     print_text(&diff_text(&name, from, to, &changed))
 }
 
+/// `reprise diff --json`: the steps two versions of a recording target
+/// differently.
+#[derive(serde::Serialize)]
+struct Diff {
+    recording_id: String,
+    from: u32,
+    to: u32,
+    steps: Vec<ChangedStep>,
+}
+
+/// A step whose target differs between two versions: which of its fields
+/// (counted from 1), before and after, and why the later version says.
+#[derive(serde::Serialize)]
+struct ChangedStep {
+    step: usize,
+    changed: Vec<&'static str>,
+    before: Option<ElementIdentity>,
+    after: Option<ElementIdentity>,
+    why: String,
+}
+
 /// `diff`'s words: each changed step, before and after.
-fn diff_text(name: &str, from: u32, to: u32, changed: &[serde_json::Value]) -> String {
-    let shown = |identity: &serde_json::Value| -> String {
-        serde_json::from_value::<ElementIdentity>(identity.clone()).map_or_else(
-            |_| "(none)".into(),
+fn diff_text(name: &str, from: u32, to: u32, changed: &[ChangedStep]) -> String {
+    let shown = |identity: &Option<ElementIdentity>| -> String {
+        identity.as_ref().map_or_else(
+            || "(none)".into(),
             |identity| match identity.window.name.as_deref() {
                 Some(window) => format!("{} in {window:?}", identity.label()),
                 None => identity.label(),
@@ -131,20 +155,13 @@ fn diff_text(name: &str, from: u32, to: u32, changed: &[serde_json::Value]) -> S
     for step in changed {
         text.push_str(&format!(
             "step {}: its {}\n  - {}\n  + {}\n",
-            step["step"],
-            step["changed"]
-                .as_array()
-                .map(|fields| fields
-                    .iter()
-                    .filter_map(|f| f.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "))
-                .unwrap_or_default(),
-            shown(&step["before"]),
-            shown(&step["after"]),
+            step.step,
+            step.changed.join(", "),
+            shown(&step.before),
+            shown(&step.after),
         ));
-        if let Some(why) = step["why"].as_str().filter(|why| !why.is_empty()) {
-            text.push_str(&format!("    ({why})\n"));
+        if !step.why.is_empty() {
+            text.push_str(&format!("    ({})\n", step.why));
         }
     }
     text

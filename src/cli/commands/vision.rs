@@ -6,77 +6,16 @@ use super::output::{print_json, print_text};
 use crate::cli::{ScreenshotArgs, SegmentArgs};
 use crate::settings::errors::UsageError;
 use crate::store::Store;
+use reprise_strategies::vision::{PixelRect, Segment};
 
 pub fn segment(store_path: &std::path::Path, args: &SegmentArgs) -> Result<()> {
     let image = image::open(&args.image)
         .with_context(|| format!("read the image {}", args.image.display()))
         .map_err(|err| err.context(UsageError("the image must be a readable PNG".into())))?
         .into_rgba8();
-    let target = match &args.target {
-        None => None,
-        Some(text) => {
-            let numbers: Vec<u32> = text
-                .split(',')
-                .map(|part| part.trim().parse())
-                .collect::<Result<_, _>>()
-                .map_err(|_| {
-                    UsageError(format!(
-                        "--target takes x,y,width,height in whole pixels, not {text:?}"
-                    ))
-                })?;
-            let [x, y, width, height] = numbers[..] else {
-                bail!(UsageError(format!(
-                    "--target takes four numbers, not {text:?}"
-                )));
-            };
-            Some(reprise_strategies::vision::PixelRect {
-                x,
-                y,
-                width,
-                height,
-            })
-        }
-    };
+    let target = args.target.as_deref().map(parse_target).transpose()?;
     let started = std::time::Instant::now();
-    let segmenter: Box<dyn reprise_strategies::vision::Segmenter> = match &args.server {
-        Some(url) => Box::new(crate::vision::segment_server::HttpSegmenter::new(
-            url,
-            std::time::Duration::from_secs(60),
-        )?),
-        None => Box::new(reprise_strategies::vision::classical::ClassicalSegmenter::default()),
-    };
-    // The cache name is the segmenter's own: masks from a server are kept
-    // apart from the built-in ones.
-    let name = segmenter.cache_name();
-    let mut cache = if args.cache {
-        let store = Store::open(store_path).context("open the store")?;
-        Some(reprise_strategies::vision::cache::SegmentationCache::new(
-            Box::new(crate::vision::cache::StoreRows::new(store)),
-        ))
-    } else {
-        None
-    };
-    let probe = reprise_strategies::vision::cache::Probe::of(&image);
-    let cached = cache
-        .as_mut()
-        .and_then(|cache| cache.lookup(&name, &probe, target));
-    let segments = match &cached {
-        Some(cached) => {
-            eprintln!("cache hit: reusing segmentation {}", cached.id);
-            cached.segments.clone()
-        }
-        None => {
-            let segments = segmenter.segment(&image)?;
-            if let Some(cache) = cache.as_mut() {
-                let id = cache.insert(&name, &probe, &segments);
-                eprintln!(
-                    "cache miss: segmented and stored as segmentation {}",
-                    id.map_or("(not stored)".into(), |id| id.to_string())
-                );
-            }
-            segments
-        }
-    };
+    let segments = segmented(store_path, args, &image, target)?;
     let elapsed = started.elapsed();
     let descriptions = if args.describe {
         use reprise_strategies::describe::Describer as _;
@@ -91,20 +30,23 @@ pub fn segment(store_path: &std::path::Path, args: &SegmentArgs) -> Result<()> {
             .save_with_format(path, image::ImageFormat::Png)
             .with_context(|| format!("write {}", path.display()))?;
     }
+    let described = |segment: &Segment| {
+        descriptions
+            .as_ref()
+            .map(|all| all[segment.id].text.clone())
+    };
     if args.json {
-        let listed: Vec<serde_json::Value> = segments
+        let listed: Vec<SegmentLine> = segments
             .iter()
-            .map(|segment| {
-                serde_json::json!({
-                    "id": segment.id,
-                    "kind": segment.kind,
-                    "rect": segment.rect,
-                    "centroid": segment.centroid,
-                    "click_point": segment.click_point,
-                    "parent": segment.parent,
-                    "pixels": segment.mask.count(),
-                    "description": descriptions.as_ref().map(|all| all[segment.id].text.clone()),
-                })
+            .map(|segment| SegmentLine {
+                id: segment.id,
+                kind: segment.kind,
+                rect: segment.rect,
+                centroid: segment.centroid,
+                click_point: segment.click_point,
+                parent: segment.parent,
+                pixels: segment.mask.count(),
+                description: described(segment),
             })
             .collect();
         return print_json(&listed);
@@ -130,11 +72,92 @@ pub fn segment(store_path: &std::path::Path, args: &SegmentArgs) -> Result<()> {
                 .parent
                 .map_or(String::new(), |parent| format!("  in {parent}"))
         ));
-        if let Some(all) = &descriptions {
-            text.push_str(&format!("      {}\n", all[segment.id].text));
+        if let Some(description) = described(segment) {
+            text.push_str(&format!("      {description}\n"));
         }
     }
     print_text(&text)
+}
+
+/// A segment as `reprise segment --json` lists it.
+#[derive(serde::Serialize)]
+struct SegmentLine {
+    id: usize,
+    kind: reprise_strategies::vision::SegmentKind,
+    rect: PixelRect,
+    centroid: (f64, f64),
+    click_point: (u32, u32),
+    parent: Option<usize>,
+    pixels: u64,
+    description: Option<String>,
+}
+
+/// `--target x,y,width,height`, in whole pixels.
+fn parse_target(text: &str) -> Result<PixelRect> {
+    let numbers: Vec<u32> = text
+        .split(',')
+        .map(|part| part.trim().parse())
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            UsageError(format!(
+                "--target takes x,y,width,height in whole pixels, not {text:?}"
+            ))
+        })?;
+    let [x, y, width, height] = numbers[..] else {
+        bail!(UsageError(format!(
+            "--target takes four numbers, not {text:?}"
+        )));
+    };
+    Ok(PixelRect {
+        x,
+        y,
+        width,
+        height,
+    })
+}
+
+/// The segments of `image`: from the store's cache where `--cache` finds
+/// them, else from the segmenter (the server's, or the built-in one), kept
+/// in the cache under the segmenter's own name where `--cache` is on.
+fn segmented(
+    store_path: &std::path::Path,
+    args: &SegmentArgs,
+    image: &image::RgbaImage,
+    target: Option<PixelRect>,
+) -> Result<Vec<Segment>> {
+    let segmenter: Box<dyn reprise_strategies::vision::Segmenter> = match &args.server {
+        Some(url) => Box::new(crate::vision::segment_server::HttpSegmenter::new(
+            url,
+            std::time::Duration::from_secs(60),
+        )?),
+        None => Box::new(reprise_strategies::vision::classical::ClassicalSegmenter::default()),
+    };
+    let name = segmenter.cache_name();
+    let mut cache = if args.cache {
+        let store = Store::open(store_path).context("open the store")?;
+        Some(reprise_strategies::vision::cache::SegmentationCache::new(
+            Box::new(crate::vision::cache::StoreRows::new(store)),
+        ))
+    } else {
+        None
+    };
+    let probe = reprise_strategies::vision::cache::Probe::of(image);
+    if let Some(cached) = cache
+        .as_mut()
+        .and_then(|cache| cache.lookup(&name, &probe, target))
+    {
+        eprintln!("cache hit: reusing segmentation {}", cached.id);
+        return Ok(cached.segments.clone());
+    }
+    let segments = segmenter.segment(image)?;
+    if let Some(cache) = cache.as_mut() {
+        let id = cache.insert(&name, &probe, &segments);
+        eprintln!(
+            "cache miss: segmented and stored as segmentation {}",
+            id.map_or("(not stored)".into(), |id| id.to_string())
+        );
+    }
+    Ok(segments)
 }
 
 pub fn screenshot(args: &ScreenshotArgs) -> Result<()> {

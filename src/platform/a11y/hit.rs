@@ -86,151 +86,185 @@ impl A11yReader {
         let apps = self.applications(pid)?;
         tracing::debug!(?pid, apps = ?apps.iter().map(|(name, app)| (name, app.name_as_str())).collect::<Vec<_>>(), "hit-test");
         for (app_name, app_ref) in apps {
-            let Ok(app) = self.accessible(&app_ref) else {
-                continue;
-            };
-            // A press that arrived in a managed window was in no popup: a
-            // popup is an X window of its own, and the press would have
-            // arrived in it.
-            let in_managed_window = window.is_some_and(|window| !window.popup);
-            let Some((mapping, frame, frame_node)) = self.window_at(&app, &app_ref, window, point)
-            else {
-                tracing::debug!(app = %app_name, "no showing window of it holds the point");
-                continue;
-            };
-            let scale = mapping.scale;
-            let (x, y) = {
-                let (x, y) = mapping.point_back(point);
-                (x.round() as i32, y.round() as i32)
-            };
-            // Down the chain of hit-tested children, from the window, or
-            // from a popup nested in it when the X window under the pointer
-            // is not the window's own (Qt keeps a menu's popup under the
-            // menu bar item that opened it, and its hit-testing of the
-            // window does not reach it).
-            let frame_is_the_window = mapping.moved_by().is_some()
-                || window.is_some_and(|window| {
-                    frame_node
-                        .rect
-                        .is_some_and(|rect| same_box(rect, scale, window.rect))
-                });
-            let popup = window.filter(|_| !frame_is_the_window).and_then(|window| {
-                // Only a press that arrived in a popup may be named by an
-                // element merely inside that popup's box.
-                let point = window.popup.then_some((x, y));
-                self.nested_popup(&frame, &frame_node, window.rect, scale, point)
-            });
-            let (mut chain, mut nodes) = match popup {
-                Some(found) => found,
-                // A press that arrived in a popup is named by what that
-                // popup shows, or not at all: the window under the popup
-                // holds something else at that point.
-                None if window.is_some_and(|window| window.popup) && !frame_is_the_window => {
-                    tracing::debug!(app = %app_name, "the press arrived in a popup that the tree does not show");
-                    continue;
-                }
-                None => (vec![frame], vec![frame_node]),
-            };
-            // Where a part of the window reports its boxes from a stale
-            // origin (reprise_models::displaced), the point is asked in
-            // that part's coordinates and its boxes put back.
-            let mut offset = (0, 0);
-            for _ in 0..32 {
-                let at = chain.last().expect("the chain starts with the window");
-                let Ok(component) = self.proxy_of::<ComponentProxyBlocking>(at) else {
-                    break;
-                };
-                let Ok(child) = component.get_accessible_at_point(
-                    x - offset.0,
-                    y - offset.1,
-                    CoordType::Screen,
-                ) else {
-                    break;
-                };
-                if is_null(&child) || child.path_as_str() == at.path_as_str() {
-                    break;
-                }
-                // AccessKit answers with the deepest element at the point,
-                // not the child of the one asked: the levels in between (a
-                // table's row) are read up the parents, so the path and the
-                // row are those a walk down the tree gives.
-                let hit = child.clone();
-                let mut levels = self.levels_between(at, &child);
-                levels.push(child);
-                for child in levels {
-                    let Ok(proxy) = self.accessible(&child) else {
-                        break;
-                    };
-                    let Some(mut node) = self.node(&child, &proxy, true) else {
-                        break;
-                    };
-                    node.rect = node.rect.map(|rect| shifted(rect, offset));
-                    if let (Some(parent), Some(rect)) =
-                        (nodes.last().and_then(|n| n.rect), node.rect)
-                        && let Some((dx, dy)) = displacement(parent, rect)
-                    {
-                        tracing::debug!(dx, dy, "a displaced part of the window: put back");
-                        offset = (offset.0 + dx, offset.1 + dy);
-                        node.rect = Some(shifted(rect, (dx, dy)));
-                    }
-                    // A menu bar's items are menus too (GTK and LibreOffice
-                    // give an item with a submenu that role): an item, not a
-                    // popup.
-                    let is_menu_bar_item = node.role == accesskit::Role::Menu
-                        && nodes.last().map(|parent| parent.role) == Some(accesskit::Role::MenuBar);
-                    if (opened_since || in_managed_window)
-                        && is_popup(node.role)
-                        && !is_menu_bar_item
-                        && !is_chooser(&proxy)
-                    {
-                        tracing::debug!(
-                            "a popup over the point that the press did not arrive in: not descending into it"
-                        );
-                        break;
-                    }
-                    let idx = nodes.len() as u32;
-                    nodes.last_mut().expect("a parent").children.push(idx);
-                    nodes.push(node);
-                    chain.push(child);
-                }
-                // Stopped short of the element hit: no deeper.
-                if chain.last() != Some(&hit) {
-                    break;
-                }
+            if let Some(found) = self.element_in(&app_name, &app_ref, window, point, opened_since) {
+                return Ok(found);
             }
-            // The hit element is the chain's end; its neighbours come after.
-            // The chain is kept: a popup this press opens is looked for
-            // under it first.
-            *self
-                .last_press
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner()) =
-                Some((chain.clone(), nodes.clone()));
-            let target = nodes.len() as u32 - 1;
-            if chain.len() > 1 {
-                self.add_neighbours(&chain, &mut nodes, offset);
-            }
-            tracing::debug!(
-                chain = ?nodes[..=target as usize]
-                    .iter()
-                    .map(|node| (node.role, node.name.as_deref()))
-                    .collect::<Vec<_>>(),
-                "hit-test chain"
-            );
-            let mut tree = A11yTree {
-                app: app_name.clone(),
-                root: 0,
-                nodes,
-            };
-            to_screen(&mut tree, mapping);
-            return Ok(
-                reprise_models::identity_of(&tree, &app_name, target).map(|element| FoundElement {
-                    element,
-                    mapped_by: mapping.moved_by(),
-                }),
-            );
         }
         Ok(None)
+    }
+
+    /// The element under `point` in the application `app_ref` (see
+    /// [`element_at`](Self::element_at)): `None` where none of its windows
+    /// holds the point, else what its hit-testing names there, if anything.
+    fn element_in(
+        &self,
+        app_name: &str,
+        app_ref: &ObjectRefOwned,
+        window: Option<&ActiveWindow>,
+        point: (f64, f64),
+        opened_since: bool,
+    ) -> Option<Option<FoundElement>> {
+        let app = self.accessible(app_ref).ok()?;
+        // A press that arrived in a managed window was in no popup: a
+        // popup is an X window of its own, and the press would have
+        // arrived in it.
+        let in_managed_window = window.is_some_and(|window| !window.popup);
+        let Some((mapping, frame, frame_node)) = self.window_at(&app, app_ref, window, point)
+        else {
+            tracing::debug!(app = %app_name, "no showing window of it holds the point");
+            return None;
+        };
+        let (x, y) = {
+            let (x, y) = mapping.point_back(point);
+            (x.round() as i32, y.round() as i32)
+        };
+        let (mut chain, mut nodes) =
+            self.chain_start(app_name, window, (frame, frame_node), &mapping, (x, y))?;
+        let offset = self.descend(
+            (&mut chain, &mut nodes),
+            (x, y),
+            opened_since || in_managed_window,
+        );
+        // The hit element is the chain's end; its neighbours come after.
+        // The chain is kept: a popup this press opens is looked for under
+        // it first.
+        *self
+            .last_press
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner()) = Some((chain.clone(), nodes.clone()));
+        let target = nodes.len() as u32 - 1;
+        if chain.len() > 1 {
+            self.add_neighbours(&chain, &mut nodes, offset);
+        }
+        tracing::debug!(
+            chain = ?nodes[..=target as usize]
+                .iter()
+                .map(|node| (node.role, node.name.as_deref()))
+                .collect::<Vec<_>>(),
+            "hit-test chain"
+        );
+        let mut tree = A11yTree {
+            app: app_name.to_owned(),
+            root: 0,
+            nodes,
+        };
+        to_screen(&mut tree, mapping);
+        Some(
+            reprise_models::identity_of(&tree, app_name, target).map(|element| FoundElement {
+                element,
+                mapped_by: mapping.moved_by(),
+            }),
+        )
+    }
+
+    /// Where the descent starts: the window, or a popup nested in it when
+    /// the X window under the pointer is not the window's own (Qt keeps a
+    /// menu's popup under the menu bar item that opened it, and its
+    /// hit-testing of the window does not reach it). `None` for a press
+    /// that arrived in a popup the tree does not show: it is named by what
+    /// that popup shows, or not at all (the window under the popup holds
+    /// something else at that point).
+    fn chain_start(
+        &self,
+        app_name: &str,
+        window: Option<&ActiveWindow>,
+        (frame, frame_node): (ObjectRefOwned, A11yNode),
+        mapping: &Mapping,
+        (x, y): (i32, i32),
+    ) -> Option<(Vec<ObjectRefOwned>, Vec<A11yNode>)> {
+        let scale = mapping.scale;
+        let frame_is_the_window = mapping.moved_by().is_some()
+            || window.is_some_and(|window| {
+                frame_node
+                    .rect
+                    .is_some_and(|rect| same_box(rect, scale, window.rect))
+            });
+        let popup = window.filter(|_| !frame_is_the_window).and_then(|window| {
+            // Only a press that arrived in a popup may be named by an
+            // element merely inside that popup's box.
+            let point = window.popup.then_some((x, y));
+            self.nested_popup(&frame, &frame_node, window.rect, scale, point)
+        });
+        match popup {
+            Some(found) => Some(found),
+            None if window.is_some_and(|window| window.popup) && !frame_is_the_window => {
+                tracing::debug!(app = %app_name, "the press arrived in a popup that the tree does not show");
+                None
+            }
+            None => Some((vec![frame], vec![frame_node])),
+        }
+    }
+
+    /// Down the chain of hit-tested children from its last element, at
+    /// `(x, y)` (the tree's coordinates), adding each level to `chain` and
+    /// `nodes`; at most 32 levels. `no_popups`: a popup over the point that
+    /// the press did not arrive in is not descended into. Where a part of
+    /// the window reports its boxes from a stale origin
+    /// (reprise_models::displaced), the point is asked in that part's
+    /// coordinates and its boxes put back: the offset, returned.
+    fn descend(
+        &self,
+        (chain, nodes): (&mut Vec<ObjectRefOwned>, &mut Vec<A11yNode>),
+        (x, y): (i32, i32),
+        no_popups: bool,
+    ) -> (i32, i32) {
+        let mut offset = (0, 0);
+        for _ in 0..32 {
+            let at = chain.last().expect("the chain starts with the window");
+            let Ok(component) = self.proxy_of::<ComponentProxyBlocking>(at) else {
+                break;
+            };
+            let Ok(child) =
+                component.get_accessible_at_point(x - offset.0, y - offset.1, CoordType::Screen)
+            else {
+                break;
+            };
+            if is_null(&child) || child.path_as_str() == at.path_as_str() {
+                break;
+            }
+            // AccessKit answers with the deepest element at the point, not
+            // the child of the one asked: the levels in between (a table's
+            // row) are read up the parents, so the path and the row are
+            // those a walk down the tree gives.
+            let hit = child.clone();
+            let mut levels = self.levels_between(at, &child);
+            levels.push(child);
+            for child in levels {
+                let Ok(proxy) = self.accessible(&child) else {
+                    break;
+                };
+                let Some(mut node) = self.node(&child, &proxy, true) else {
+                    break;
+                };
+                node.rect = node.rect.map(|rect| shifted(rect, offset));
+                if let (Some(parent), Some(rect)) = (nodes.last().and_then(|n| n.rect), node.rect)
+                    && let Some((dx, dy)) = displacement(parent, rect)
+                {
+                    tracing::debug!(dx, dy, "a displaced part of the window: put back");
+                    offset = (offset.0 + dx, offset.1 + dy);
+                    node.rect = Some(shifted(rect, (dx, dy)));
+                }
+                // A menu bar's items are menus too (GTK and LibreOffice give
+                // an item with a submenu that role): an item, not a popup.
+                let is_menu_bar_item = node.role == accesskit::Role::Menu
+                    && nodes.last().map(|parent| parent.role) == Some(accesskit::Role::MenuBar);
+                if no_popups && is_popup(node.role) && !is_menu_bar_item && !is_chooser(&proxy) {
+                    tracing::debug!(
+                        "a popup over the point that the press did not arrive in: not descending into it"
+                    );
+                    break;
+                }
+                let idx = nodes.len() as u32;
+                nodes.last_mut().expect("a parent").children.push(idx);
+                nodes.push(node);
+                chain.push(child);
+            }
+            // Stopped short of the element hit: no deeper.
+            if chain.last() != Some(&hit) {
+                break;
+            }
+        }
+        offset
     }
 
     /// The window of the application `app` a press at `point` (screen

@@ -1,3 +1,5 @@
+use base64::Engine as _;
+
 use super::*;
 use crate::store::tests_support::sample_bundle;
 

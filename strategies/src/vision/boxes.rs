@@ -79,23 +79,8 @@ fn edge_runs(
     let (w, h) = (width as usize, height as usize);
     let strong = i16::from(options.min_contrast);
     let weak = i16::from(options.min_weak_contrast);
-    // Whether the pixel at `idx` is on a line running across `stride` (the
-    // step to the neighbour across the line); `before2`/`after2`: whether
-    // the pixels two steps across exist. A line is darker (or lighter) than
-    // both sides: strongly on one side, at least weakly on the other (a
-    // button's outer edge often meets a shadow or a fill of nearly its shade).
     let on_line = |idx: usize, stride: usize, before2: bool, after2: bool| {
-        let here = i16::from(luma[idx]);
-        let step = |other: usize| here - i16::from(luma[other]);
-        let between = |a: i16, b: i16| {
-            a.signum() == b.signum()
-                && a.abs().max(b.abs()) >= strong
-                && a.abs().min(b.abs()) >= weak
-        };
-        let (before, after) = (step(idx - stride), step(idx + stride));
-        between(before, after)
-            || (after2 && after.abs() < weak && between(before, step(idx + 2 * stride)))
-            || (before2 && before.abs() < weak && between(step(idx - 2 * stride), after))
+        on_line(luma, (idx, stride), (before2, after2), (strong, weak))
     };
     let mut runs = Vec::new();
     // A run of `line` that ended before `pos`, if long enough.
@@ -149,6 +134,29 @@ fn edge_runs(
         runs.sort_unstable_by_key(|run| (run.at, run.start));
     }
     runs
+}
+
+/// Whether the pixel at `idx` is on a line running across `stride` (the
+/// step to the neighbour across the line); `before2`/`after2`: whether the
+/// pixels two steps across exist. A line is darker (or lighter) than both
+/// sides: strongly on one side, at least weakly on the other (a button's
+/// outer edge often meets a shadow or a fill of nearly its shade).
+#[inline]
+fn on_line(
+    luma: &[u8],
+    (idx, stride): (usize, usize),
+    (before2, after2): (bool, bool),
+    (strong, weak): (i16, i16),
+) -> bool {
+    let here = i16::from(luma[idx]);
+    let step = |other: usize| here - i16::from(luma[other]);
+    let between = |a: i16, b: i16| {
+        a.signum() == b.signum() && a.abs().max(b.abs()) >= strong && a.abs().min(b.abs()) >= weak
+    };
+    let (before, after) = (step(idx - stride), step(idx + stride));
+    between(before, after)
+        || (after2 && after.abs() < weak && between(before, step(idx + 2 * stride)))
+        || (before2 && before.abs() < weak && between(step(idx - 2 * stride), after))
 }
 
 /// How many of the rows `from..=to` a side must cover.

@@ -97,36 +97,7 @@ fn along(
     max_thickness: u32,
     options: &SliderOptions,
 ) -> Vec<PixelRect> {
-    // Luminance at a position along the track's axis and across it.
-    let (length, across_len) = if horizontal {
-        (width, height)
-    } else {
-        (height, width)
-    };
-    let at = |along: u32, across: u32| {
-        let (x, y) = if horizontal {
-            (along, across)
-        } else {
-            (across, along)
-        };
-        luma[(y * width + x) as usize]
-    };
-    // Pieces: an edge run and the nearest run a track's thickness further
-    // across with the same extent.
-    let mut pieces: Vec<Piece> = Vec::new();
-    for (idx, first) in runs.iter().enumerate() {
-        let second = same_extent_after(runs, idx, max_thickness, options.slack)
-            .find(|run| run.at >= first.at + options.min_track_thickness);
-        if let Some(second) = second {
-            pieces.push(Piece {
-                top: first.at,
-                bottom: second.at,
-                start: first.start.min(second.start),
-                end: first.end.max(second.end),
-            });
-        }
-    }
-    pieces.sort_by_key(|piece| (piece.top, piece.start));
+    let pieces = pieces(runs, max_thickness, options);
     let same_line =
         |a: &Piece, b: &Piece| a.top.abs_diff(b.top) <= 1 && a.bottom.abs_diff(b.bottom) <= 1;
     // Whether `after` continues the track of `before` past a knob's gap.
@@ -136,66 +107,32 @@ fn along(
             && (options.min_knob_gap..=options.max_knob_gap)
                 .contains(&(after.start - before.end - 1))
     };
+    let plane = Plane {
+        luma,
+        width,
+        horizontal,
+        across_len: if horizontal { height } else { width },
+    };
+    let length = if horizontal { width } else { height };
     let mut found = Vec::new();
     for (idx, first) in pieces.iter().enumerate() {
         // Only tracks that start here: no piece of this line ends just before.
         if pieces[..idx].iter().any(|before| continues(before, first)) {
             continue;
         }
-        // The track: its pieces left to right, the widest gap between them
-        // and the longest piece.
-        let (mut last, mut gap, mut longest): (Piece, Option<(u32, u32)>, Piece) =
-            (*first, None, *first);
-        while let Some(next) = pieces[idx + 1..]
-            .iter()
-            .filter(|after| continues(&last, after))
-            .min_by_key(|after| after.start)
-        {
-            let this_gap = (last.end + 1, next.start - 1);
-            if gap.is_none_or(|(lo, hi)| this_gap.1 - this_gap.0 > hi - lo) {
-                gap = Some(this_gap);
-            }
-            if next.end - next.start > longest.end - longest.start {
-                longest = *next;
-            }
-            last = *next;
-        }
-        let Some((gap_start, gap_end)) = gap else {
+        let Some(track) = track_from(&pieces, idx, continues) else {
             continue;
         };
-        if last.end - first.start + 1 < options.min_track_length {
+        if track.last.end - first.start + 1 < options.min_track_length {
             continue;
         }
-        // The knob: across the track at the gap's middle, the outermost
-        // pixels that differ from the same place across the track's longest
-        // piece. A knob is a bump on the track; two boxes whose borders run
-        // side by side look the same all along.
-        let centre_along = (gap_start + gap_end) / 2;
-        let centre_across = (first.top + first.bottom) / 2;
-        let reach = gap_end - gap_start + 1;
-        let beside = (longest.start + longest.end) / 2;
-        let from = centre_across.saturating_sub(reach);
-        let to = (centre_across + reach).min(across_len - 1);
-        let differs = |across: &u32| {
-            at(centre_along, *across).abs_diff(at(beside, *across)) >= options.min_knob_contrast
-        };
-        let (Some(knob_top), Some(knob_bottom)) =
-            ((from..=to).find(differs), (from..=to).rev().find(differs))
-        else {
+        let Some((knob_top, knob_bottom)) = plane.knob(&track, options) else {
             continue;
         };
-        // A knob stands out of its track on both sides, and is about as
-        // thick as it is long.
-        let knob = f64::from(knob_bottom - knob_top + 1);
-        if knob_top + 2 > first.top
-            || knob_bottom < first.bottom + 2
-            || !(0.6..=1.5).contains(&(knob / f64::from(reach)))
-        {
-            continue;
-        }
+        let reach = track.gap.1 - track.gap.0 + 1;
         let half_knob = reach / 2;
         let start = first.start.saturating_sub(half_knob);
-        let end = (last.end + half_knob).min(length - 1);
+        let end = (track.last.end + half_knob).min(length - 1);
         let (along_from, track_length) = (start, end - start + 1);
         let (across_from, thickness) = (knob_top, knob_bottom - knob_top + 1);
         found.push(if horizontal {
@@ -215,6 +152,116 @@ fn along(
         });
     }
     found
+}
+
+/// The pieces of tracks among edge `runs`: an edge run and the nearest run
+/// a track's thickness further across with the same extent; sorted by line,
+/// then along.
+fn pieces(runs: &[Run], max_thickness: u32, options: &SliderOptions) -> Vec<Piece> {
+    let mut pieces: Vec<Piece> = Vec::new();
+    for (idx, first) in runs.iter().enumerate() {
+        let second = same_extent_after(runs, idx, max_thickness, options.slack)
+            .find(|run| run.at >= first.at + options.min_track_thickness);
+        if let Some(second) = second {
+            pieces.push(Piece {
+                top: first.at,
+                bottom: second.at,
+                start: first.start.min(second.start),
+                end: first.end.max(second.end),
+            });
+        }
+    }
+    pieces.sort_by_key(|piece| (piece.top, piece.start));
+    pieces
+}
+
+/// A track: its first and last pieces, the widest gap between two of its
+/// pieces (along) and its longest piece.
+struct Track {
+    first: Piece,
+    last: Piece,
+    gap: (u32, u32),
+    longest: Piece,
+}
+
+/// The track that starts with piece `idx`: its pieces left to right, each
+/// continuing the one before; `None` without a gap (no knob).
+fn track_from(
+    pieces: &[Piece],
+    idx: usize,
+    continues: impl Fn(&Piece, &Piece) -> bool,
+) -> Option<Track> {
+    let first = pieces[idx];
+    let (mut last, mut gap, mut longest): (Piece, Option<(u32, u32)>, Piece) = (first, None, first);
+    while let Some(next) = pieces[idx + 1..]
+        .iter()
+        .filter(|after| continues(&last, after))
+        .min_by_key(|after| after.start)
+    {
+        let this_gap = (last.end + 1, next.start - 1);
+        if gap.is_none_or(|(lo, hi)| this_gap.1 - this_gap.0 > hi - lo) {
+            gap = Some(this_gap);
+        }
+        if next.end - next.start > longest.end - longest.start {
+            longest = *next;
+        }
+        last = *next;
+    }
+    Some(Track {
+        first,
+        last,
+        gap: gap?,
+        longest,
+    })
+}
+
+/// An image's luminance seen along a track's axis and across it.
+struct Plane<'a> {
+    luma: &'a [u8],
+    width: u32,
+    horizontal: bool,
+    across_len: u32,
+}
+
+impl Plane<'_> {
+    /// Luminance at a position along the track's axis and across it.
+    fn at(&self, along: u32, across: u32) -> u8 {
+        let (x, y) = if self.horizontal {
+            (along, across)
+        } else {
+            (across, along)
+        };
+        self.luma[(y * self.width + x) as usize]
+    }
+
+    /// The knob of `track`, from its top to its bottom (across): across the
+    /// track at its gap's middle, the outermost pixels that differ from the
+    /// same place across the track's longest piece. A knob is a bump on the
+    /// track (two boxes whose borders run side by side look the same all
+    /// along): it stands out of its track on both sides, and is about as
+    /// thick as it is long.
+    fn knob(&self, track: &Track, options: &SliderOptions) -> Option<(u32, u32)> {
+        let (gap_start, gap_end) = track.gap;
+        let first = track.first;
+        let centre_along = (gap_start + gap_end) / 2;
+        let centre_across = (first.top + first.bottom) / 2;
+        let reach = gap_end - gap_start + 1;
+        let beside = (track.longest.start + track.longest.end) / 2;
+        let from = centre_across.saturating_sub(reach);
+        let to = (centre_across + reach).min(self.across_len - 1);
+        let differs = |across: &u32| {
+            self.at(centre_along, *across)
+                .abs_diff(self.at(beside, *across))
+                >= options.min_knob_contrast
+        };
+        let (knob_top, knob_bottom) =
+            ((from..=to).find(differs)?, (from..=to).rev().find(differs)?);
+        let knob = f64::from(knob_bottom - knob_top + 1);
+        (knob_top + 2 <= first.top
+            && knob_bottom >= first.bottom + 2
+            && (0.6..=1.5).contains(&(knob / f64::from(reach))))
+        .then_some((knob_top, knob_bottom))
+    }
 }
 
 #[cfg(test)]

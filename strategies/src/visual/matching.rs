@@ -101,7 +101,8 @@ fn nested(a: &Segment, b: &Segment) -> bool {
     a.rect.contains(&b.rect) || b.rect.contains(&a.rect)
 }
 
-/// Finds the recorded target among the live segments.
+/// Finds the recorded target among the live segments: by its exact
+/// description, else by its text as OCR may read it, else by its look.
 pub fn find_target(
     fingerprint: &Fingerprint,
     segments: &[Segment],
@@ -109,44 +110,10 @@ pub fn find_target(
     window: &RgbaImage,
     options: &MatchOptions,
 ) -> Result<Found, MatchError> {
-    let wanted = &fingerprint.description;
-    // 1. The exact description.
-    let exact: Vec<usize> = (0..segments.len())
-        .filter(|&idx| descriptions[idx].text == wanted.text)
-        .collect();
-    match exact.len() {
-        1 => {
-            return Ok(Found {
-                segment_idx: exact[0],
-                how: "its exact description".into(),
-                by: FoundBy::Exact,
-            });
-        }
-        0 => {}
-        n_same if n_same > MAX_LOOK_ALIKES => {
-            return Err(MatchError::Ambiguous(format!(
-                "{n_same} elements look like {}: too many to tell apart by their place",
-                wanted.text
-            )));
-        }
-        n_same if n_same == fingerprint.n_same => {
-            let ordered = reading_order(segments, exact);
-            return Ok(Found {
-                segment_idx: ordered[fingerprint.nth],
-                how: format!(
-                    "its description and its place among {n_same} look-alikes (number {})",
-                    fingerprint.nth + 1
-                ),
-                by: FoundBy::Place,
-            });
-        }
-        n_same => {
-            return Err(MatchError::Ambiguous(format!(
-                "{n_same} elements look like {} and the recording had {}",
-                wanted.text, fingerprint.n_same
-            )));
-        }
+    if let Some(found) = by_exact_description(fingerprint, segments, descriptions)? {
+        return Ok(found);
     }
+    let wanted = &fingerprint.description;
     // A candidate that reads another text than the target is another
     // element, however similar it reads or looks ("Olson" for "Olsen",
     // invoice 1043 for 1042); only OCR's confusions are forgiven. One that
@@ -156,36 +123,10 @@ pub fn find_target(
             || descriptions[idx].label.is_empty()
             || same_reading(&wanted.label, &descriptions[idx].label)
     };
-    // 2. The same text as OCR may read it, when the target has text.
-    if !wanted.label.is_empty() {
-        let mut scored: Vec<(usize, f64)> = (0..segments.len())
-            .filter(|&idx| !descriptions[idx].label.is_empty() && may_be_it(idx))
-            .map(|idx| {
-                let mut score = text_similarity(&descriptions[idx].label, &wanted.label);
-                if descriptions[idx].role == wanted.role {
-                    score += 0.05;
-                }
-                (idx, score)
-            })
-            .filter(|(_, score)| *score >= options.min_text_similarity)
-            .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        if let Some(&(best, best_score)) = scored.first() {
-            let rival = scored.iter().skip(1).find(|(idx, score)| {
-                *score > best_score - options.margin && !nested(&segments[*idx], &segments[best])
-            });
-            if let Some((rival, _)) = rival {
-                return Err(MatchError::Ambiguous(format!(
-                    "{} and {} both read like {:?}",
-                    descriptions[best].text, descriptions[*rival].text, wanted.label
-                )));
-            }
-            return Ok(Found {
-                segment_idx: best,
-                how: format!("text similar to {:?} ({best_score:.2})", wanted.label),
-                by: FoundBy::Text,
-            });
-        }
+    if !wanted.label.is_empty()
+        && let Some(found) = by_text(wanted, segments, descriptions, options, &may_be_it)?
+    {
+        return Ok(found);
     }
     // 3. Visual similarity of the recorded crop, among the same kind.
     let mut scored: Vec<(usize, f64)> = (0..segments.len())
@@ -217,6 +158,89 @@ pub fn find_target(
             })
         }
     }
+}
+
+/// The first way, the exact description: one segment, or as many look-alikes as the
+/// recording had (then its place among them in reading order); `None`
+/// where no segment has it.
+fn by_exact_description(
+    fingerprint: &Fingerprint,
+    segments: &[Segment],
+    descriptions: &[Description],
+) -> Result<Option<Found>, MatchError> {
+    let wanted = &fingerprint.description;
+    let exact: Vec<usize> = (0..segments.len())
+        .filter(|&idx| descriptions[idx].text == wanted.text)
+        .collect();
+    match exact.len() {
+        0 => Ok(None),
+        1 => Ok(Some(Found {
+            segment_idx: exact[0],
+            how: "its exact description".into(),
+            by: FoundBy::Exact,
+        })),
+        n_same if n_same > MAX_LOOK_ALIKES => Err(MatchError::Ambiguous(format!(
+            "{n_same} elements look like {}: too many to tell apart by their place",
+            wanted.text
+        ))),
+        n_same if n_same == fingerprint.n_same => {
+            let ordered = reading_order(segments, exact);
+            Ok(Some(Found {
+                segment_idx: ordered[fingerprint.nth],
+                how: format!(
+                    "its description and its place among {n_same} look-alikes (number {})",
+                    fingerprint.nth + 1
+                ),
+                by: FoundBy::Place,
+            }))
+        }
+        n_same => Err(MatchError::Ambiguous(format!(
+            "{n_same} elements look like {} and the recording had {}",
+            wanted.text, fingerprint.n_same
+        ))),
+    }
+}
+
+/// The second way, the same text as OCR may read it (the target has
+/// text): the best
+/// reading above the threshold, unless another not nested in it reads
+/// nearly as well; `None` where none reads like it.
+fn by_text(
+    wanted: &Description,
+    segments: &[Segment],
+    descriptions: &[Description],
+    options: &MatchOptions,
+    may_be_it: &dyn Fn(usize) -> bool,
+) -> Result<Option<Found>, MatchError> {
+    let mut scored: Vec<(usize, f64)> = (0..segments.len())
+        .filter(|&idx| !descriptions[idx].label.is_empty() && may_be_it(idx))
+        .map(|idx| {
+            let mut score = text_similarity(&descriptions[idx].label, &wanted.label);
+            if descriptions[idx].role == wanted.role {
+                score += 0.05;
+            }
+            (idx, score)
+        })
+        .filter(|(_, score)| *score >= options.min_text_similarity)
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let Some(&(best, best_score)) = scored.first() else {
+        return Ok(None);
+    };
+    let rival = scored.iter().skip(1).find(|(idx, score)| {
+        *score > best_score - options.margin && !nested(&segments[*idx], &segments[best])
+    });
+    if let Some((rival, _)) = rival {
+        return Err(MatchError::Ambiguous(format!(
+            "{} and {} both read like {:?}",
+            descriptions[best].text, descriptions[*rival].text, wanted.label
+        )));
+    }
+    Ok(Some(Found {
+        segment_idx: best,
+        how: format!("text similar to {:?} ({best_score:.2})", wanted.label),
+        by: FoundBy::Text,
+    }))
 }
 
 /// How many candidates a failed search reports.

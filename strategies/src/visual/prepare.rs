@@ -217,53 +217,17 @@ fn prepare_one(
         planned.push(PlannedStep::unchanged(tree, relative));
         return Ok(());
     };
-    // The frame at the press may show the target hovered (a highlighted
-    // menu item, a lit button): where an earlier frame showed the same
-    // element before the pointer came to it, that look is its fingerprint,
-    // the one replay will see.
     let target = image_rect_on_screen(&mapping, &segments[hit].rect);
-    let at_rest = match frame_before_entry(recorded, &target, tree.timestamp)
-        .filter(|&id| Some(id) != tree.screenshot_id)
-        .and_then(&mut *frame_of)
-        .filter(|rest| !crate::settle::same_region(&frame, rest, Some(target)))
-        .and_then(|rest| window_image(&rest, &area_rect))
-        .filter(|(rest, _)| rest.dimensions() == image.dimensions())
-    {
-        Some((rest, _)) => {
-            let (rest_segments, rest_descriptions) = vision.analyse(&rest, None)?;
-            hit_segment(&rest_segments, &rest_descriptions, point)
-                .filter(|&rest_hit| {
-                    same_element_at_rest(
-                        (&descriptions[hit], &segments[hit].rect),
-                        (&rest_descriptions[rest_hit], &rest_segments[rest_hit].rect),
-                    )
-                })
-                .map(|rest_hit| (rest, rest_segments, rest_descriptions, rest_hit))
-        }
-        None => None,
+    let seen = Analysed {
+        image,
+        segments,
+        descriptions,
+        hit,
     };
-    let (image, segments, descriptions, hit) =
-        at_rest.unwrap_or((image, segments, descriptions, hit));
-    let description = descriptions[hit].clone();
-    let mut same: Vec<usize> = (0..segments.len())
-        .filter(|&idx| descriptions[idx].text == description.text)
-        .collect();
-    same.sort_by_key(|&idx| segments[idx].rect.reading_order());
-    let rect = segments[hit].rect;
-    // Where the press was inside the target, as shares of its size.
-    let share = |at: f64, origin: u32, length: u32| {
-        ((at - f64::from(origin)) / f64::from(length.max(1))).clamp(0.0, 1.0)
-    };
-    let press = (
-        share(px, rect.x, rect.width),
-        share(py, rect.y, rect.height),
-    );
-    let fingerprint = Fingerprint {
-        crop: image::imageops::crop_imm(&image, rect.x, rect.y, rect.width, rect.height).to_image(),
-        nth: same.iter().position(|&idx| idx == hit).unwrap_or(0),
-        n_same: same.len(),
-        description,
-    };
+    let areas = (&tree, &frame, &area_rect);
+    let chosen = at_rest(seen, recorded, frame_of, vision, areas, (target, point))?;
+    let rect = chosen.segments[chosen.hit].rect;
+    let (fingerprint, press) = fingerprint_of(&chosen, (px, py));
     planned.push(PlannedStep {
         tree,
         target: Target::Element {
@@ -275,6 +239,89 @@ fn prepare_one(
         expects_change: false,
     });
     Ok(())
+}
+
+/// A window's image analysed, and the segment pressed in it.
+struct Analysed {
+    image: image::RgbaImage,
+    segments: Vec<Segment>,
+    descriptions: Vec<Description>,
+    hit: usize,
+}
+
+/// The press's element at rest: the frame at the press may show the target
+/// hovered (a highlighted menu item, a lit button); where an earlier frame
+/// showed the same element (at `target` on the screen, `point` in the
+/// window's image) before the pointer came to it, that look is its
+/// fingerprint, the one replay will see. Else `seen`, as it is.
+fn at_rest(
+    seen: Analysed,
+    recorded: &Recorded<'_>,
+    frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
+    vision: &mut Vision,
+    (tree, frame, area_rect): (&ActionEvent, &Frame, &reprise_models::Rect),
+    (target, point): (reprise_models::Rect, (u32, u32)),
+) -> Result<Analysed, AnalysisError> {
+    let Some((rest, _)) = frame_before_entry(recorded, &target, tree.timestamp)
+        .filter(|&id| Some(id) != tree.screenshot_id)
+        .and_then(&mut *frame_of)
+        .filter(|rest| !crate::settle::same_region(frame, rest, Some(target)))
+        .and_then(|rest| window_image(&rest, area_rect))
+        .filter(|(rest, _)| rest.dimensions() == seen.image.dimensions())
+    else {
+        return Ok(seen);
+    };
+    let (segments, descriptions) = vision.analyse(&rest, None)?;
+    let hit = hit_segment(&segments, &descriptions, point).filter(|&rest_hit| {
+        same_element_at_rest(
+            (&seen.descriptions[seen.hit], &seen.segments[seen.hit].rect),
+            (&descriptions[rest_hit], &segments[rest_hit].rect),
+        )
+    });
+    Ok(match hit {
+        Some(hit) => Analysed {
+            image: rest,
+            segments,
+            descriptions,
+            hit,
+        },
+        None => seen,
+    })
+}
+
+/// The fingerprint of the segment pressed (its crop, its description,
+/// its place among the segments described the same in reading order), and
+/// where the press at `(px, py)` was inside it, as shares of its size.
+fn fingerprint_of(
+    Analysed {
+        image: window,
+        segments,
+        descriptions,
+        hit,
+    }: &Analysed,
+    (px, py): (f64, f64),
+) -> (Fingerprint, (f64, f64)) {
+    let hit = *hit;
+    let description = descriptions[hit].clone();
+    let mut same: Vec<usize> = (0..segments.len())
+        .filter(|&idx| descriptions[idx].text == description.text)
+        .collect();
+    same.sort_by_key(|&idx| segments[idx].rect.reading_order());
+    let rect = segments[hit].rect;
+    let share = |at: f64, origin: u32, length: u32| {
+        ((at - f64::from(origin)) / f64::from(length.max(1))).clamp(0.0, 1.0)
+    };
+    let press = (
+        share(px, rect.x, rect.width),
+        share(py, rect.y, rect.height),
+    );
+    let fingerprint = Fingerprint {
+        crop: image::imageops::crop_imm(window, rect.x, rect.y, rect.width, rect.height).to_image(),
+        nth: same.iter().position(|&idx| idx == hit).unwrap_or(0),
+        n_same: same.len(),
+        description,
+    };
+    (fingerprint, press)
 }
 
 /// An action at `(x, y)` outside any window the recording knows (or where

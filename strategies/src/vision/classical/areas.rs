@@ -49,49 +49,32 @@ impl ClassicalSegmenter {
         for (label, stats) in stats.iter().enumerate() {
             let Some(stats) = stats else { continue };
             let rect = stats.rect();
-            let fill = f64::from(stats.count) / rect.area() as f64;
-            // A straight rule one or two pixels thick is a separator or a
-            // piece of a border, not a glyph: as ink it would join the text
-            // on both sides of it.
-            let rule = rect.width.min(rect.height) <= self.max_rule_thickness
-                && rect.width.max(rect.height) >= self.min_rule_length;
-            let glyph_sized = stats.count <= self.max_glyph_pixels
-                && rect.width.max(rect.height) <= self.max_glyph_side
-                && !rule;
-            // A glyph-sized shape drawn with strokes (a letter or an icon at
-            // a high DPI) is ink even when it is big enough to be a region.
-            let stroked = glyph_sized && fill < self.min_glyph_region_fill;
-            if stats.count >= self.min_region_pixels
-                && rect.width >= self.min_region_side
-                && rect.height >= self.min_region_side
-                && fill >= self.min_region_fill
-                && !stroked
-                && !bands[label]
-            {
-                let mask = filled_mask(&labels, label as u32, rect);
-                if let Some(segment) = Segment::from_mask(SegmentKind::Region, mask) {
-                    if self.check_box_sides.contains(&rect.width)
-                        && self.check_box_sides.contains(&rect.height)
-                    {
-                        small_boxes.push(rect);
+            match self.area_kind(stats, bands[label]) {
+                Some(AreaKind::Region) => {
+                    let mask = filled_mask(&labels, label as u32, rect);
+                    if let Some(segment) = Segment::from_mask(SegmentKind::Region, mask) {
+                        if self.check_box_sides.contains(&rect.width)
+                            && self.check_box_sides.contains(&rect.height)
+                        {
+                            small_boxes.push(rect);
+                        }
+                        segments.push(segment);
                     }
-                    segments.push(segment);
                 }
-            } else if glyph_sized {
-                for y in rect.y..rect.bottom() {
-                    for x in rect.x..rect.right() {
-                        if labels.get_pixel(x, y).0[0] == label as u32 {
-                            ink[(y * width + x) as usize] = true;
+                Some(AreaKind::Glyph) => {
+                    for y in rect.y..rect.bottom() {
+                        for x in rect.x..rect.right() {
+                            if labels.get_pixel(x, y).0[0] == label as u32 {
+                                ink[(y * width + x) as usize] = true;
+                            }
                         }
                     }
                 }
-            } else if fill < self.min_region_fill
-                && rect.width >= self.min_outline_side
-                && rect.height >= self.min_outline_side
-                && stats.count >= self.min_outline_pixels
-            {
                 // A thin frame with no fill of its own: an outlined box.
-                segments.extend(Segment::full(SegmentKind::Outline, rect));
+                Some(AreaKind::Outline) => {
+                    segments.extend(Segment::full(SegmentKind::Outline, rect))
+                }
+                None => {}
             }
         }
         // Ink inside a region's box (or a pixel outside it) but outside its
@@ -116,6 +99,51 @@ impl ClassicalSegmenter {
             small_boxes,
         }
     }
+
+    /// What a connected area of one colour is: a region (big and full
+    /// enough, not a gradient's band), a glyph's ink (small, or drawn with
+    /// strokes), an outlined box (a thin frame with no fill), or nothing.
+    fn area_kind(&self, stats: &AreaStats, gradient_band: bool) -> Option<AreaKind> {
+        let rect = stats.rect();
+        let fill = f64::from(stats.count) / rect.area() as f64;
+        // A straight rule one or two pixels thick is a separator or a piece
+        // of a border, not a glyph: as ink it would join the text on both
+        // sides of it.
+        let rule = rect.width.min(rect.height) <= self.max_rule_thickness
+            && rect.width.max(rect.height) >= self.min_rule_length;
+        let glyph_sized = stats.count <= self.max_glyph_pixels
+            && rect.width.max(rect.height) <= self.max_glyph_side
+            && !rule;
+        // A glyph-sized shape drawn with strokes (a letter or an icon at a
+        // high DPI) is ink even when it is big enough to be a region.
+        let stroked = glyph_sized && fill < self.min_glyph_region_fill;
+        if stats.count >= self.min_region_pixels
+            && rect.width >= self.min_region_side
+            && rect.height >= self.min_region_side
+            && fill >= self.min_region_fill
+            && !stroked
+            && !gradient_band
+        {
+            Some(AreaKind::Region)
+        } else if glyph_sized {
+            Some(AreaKind::Glyph)
+        } else if fill < self.min_region_fill
+            && rect.width >= self.min_outline_side
+            && rect.height >= self.min_outline_side
+            && stats.count >= self.min_outline_pixels
+        {
+            Some(AreaKind::Outline)
+        } else {
+            None
+        }
+    }
+}
+
+/// What a connected area of one colour is (see `area_kind`).
+enum AreaKind {
+    Region,
+    Glyph,
+    Outline,
 }
 
 /// Per-label statistics of connected areas.

@@ -72,33 +72,38 @@ impl ClassicalSegmenter {
                     start += 1;
                     continue;
                 }
-                let run = &bands[start..=end];
-                for (idx, band) in run.iter().enumerate() {
-                    // Half-way to the neighbours; at the ends of the run, the
-                    // same margin as on the other side.
-                    let gap_above = idx
-                        .checked_sub(1)
-                        .map(|before| band.0.saturating_sub(run[before].1));
-                    let gap_below = run.get(idx + 1).map(|after| after.0.saturating_sub(band.1));
-                    let (above, below) = match (gap_above, gap_below) {
-                        (Some(above), Some(below)) => (above, below),
-                        (Some(gap), None) | (None, Some(gap)) => (gap, gap),
-                        (None, None) => (0, 0),
-                    };
-                    let top = band.0.saturating_sub(above / 2).max(container.y);
-                    let bottom = (band.1 + below.div_ceil(2)).min(container.bottom());
-                    if bottom > top {
-                        rows.push(PixelRect {
-                            x: container.x,
-                            y: top,
-                            width: container.width,
-                            height: bottom - top,
-                        });
-                    }
-                }
+                rows.extend(run_rows(container, &bands[start..=end]));
                 start = end;
             }
         }
         rows
     }
+}
+
+/// The rows of a regular run of item bands in `container`: each band
+/// widened half-way to its neighbours (at the ends of the run, by the same
+/// margin as on its other side), across the container.
+fn run_rows<'a>(
+    container: &'a PixelRect,
+    run: &'a [(u32, u32)],
+) -> impl Iterator<Item = PixelRect> + 'a {
+    run.iter().enumerate().filter_map(move |(idx, band)| {
+        let gap_above = idx
+            .checked_sub(1)
+            .map(|before| band.0.saturating_sub(run[before].1));
+        let gap_below = run.get(idx + 1).map(|after| after.0.saturating_sub(band.1));
+        let (above, below) = match (gap_above, gap_below) {
+            (Some(above), Some(below)) => (above, below),
+            (Some(gap), None) | (None, Some(gap)) => (gap, gap),
+            (None, None) => (0, 0),
+        };
+        let top = band.0.saturating_sub(above / 2).max(container.y);
+        let bottom = (band.1 + below.div_ceil(2)).min(container.bottom());
+        (bottom > top).then(|| PixelRect {
+            x: container.x,
+            y: top,
+            width: container.width,
+            height: bottom - top,
+        })
+    })
 }
