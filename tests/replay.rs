@@ -815,3 +815,43 @@ fn a_batch_stopped_by_sigterm_in_row_3_resumes_there_and_does_each_row_once() {
         "{resumed}"
     );
 }
+
+#[test]
+fn a_replay_killed_outright_resumes_without_typing_twice_and_refuses_to_guess_over_a_half_typed_step()
+ {
+    let display = crate::identity::run_scenario("kill-resume.sh", 1280, 800);
+    let file = |name: &str| std::fs::read_to_string(display.dir.path().join(name)).ok();
+    let result = |case: &str, what: &str| crate::identity::result(&display, case, what);
+    // Killed after the text's keys were all sent, while its effect was
+    // checked: the store kept the step as done, unchecked.
+    let mark = result("made", "mark");
+    assert!(
+        mark.starts_with("unverified\n") && mark.contains("before its effect was checked"),
+        "{mark}"
+    );
+    assert_eq!(file("made.at-kill").as_deref(), Some("hello kill"));
+    // The resume went on with the Save: the entry and the saved line hold
+    // the text once. The typed step's effect was never checked, and the
+    // run says so (12, done unverified), not "verified".
+    assert_eq!(result("made", "code"), "12", "{}", result("made", "err"));
+    assert_eq!(file("made.saved.entry").as_deref(), Some("hello kill"));
+    assert_eq!(file("made.saved").as_deref(), Some("hello kill\n"));
+    // Killed while the keys were being sent: part of the text typed, the
+    // step interrupted; the resume refuses, naming both ways on, and
+    // types nothing more and saves nothing.
+    let mark = result("begun", "mark");
+    assert!(mark.starts_with("interrupted\n"), "{mark}");
+    let typed = file("begun.at-kill").unwrap_or_default();
+    assert!(
+        !typed.is_empty() && "hello kill".starts_with(&typed) && typed != "hello kill",
+        "the kill came mid-text: {typed:?}"
+    );
+    assert_eq!(result("begun", "code"), "2");
+    let refused = result("begun", "err");
+    assert!(
+        refused.contains("--from 2") && refused.contains("--from 3"),
+        "{refused}"
+    );
+    assert_eq!(file("begun.saved.entry"), Some(typed));
+    assert_eq!(file("begun.saved"), None);
+}

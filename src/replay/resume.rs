@@ -42,6 +42,14 @@ pub enum ResumeError {
         from: usize,
         halted: usize,
     },
+    #[error(
+        "run {run} was killed while step {step}'s input was being made: part of it may have reached the application. Look at the screen, then resume with --from {step} to make the step again, or --from {next} to go on after it"
+    )]
+    HalfMade {
+        run: String,
+        step: usize,
+        next: usize,
+    },
     #[error("run {run} has no record of step {step}: it cannot be resumed after it")]
     Gap { run: String, step: usize },
 }
@@ -60,7 +68,56 @@ pub fn plan(
     if run.strategy == "vanilla" {
         return Err(ResumeError::Vanilla(id()));
     }
-    let halted = match &run.outcome {
+    let halted = halted_at(run, steps)?;
+    // Killed between a step's first input and its last: neither making it
+    // again nor going on after it is safe to guess; the person says which.
+    let half_made = steps.get(halted).is_some_and(|stored| {
+        stored.step.record.step_idx == halted
+            && stored.step.record.status == StepStatus::Interrupted
+    });
+    let last = halted + 1 + usize::from(half_made);
+    let from = match from {
+        None if half_made => {
+            return Err(ResumeError::HalfMade {
+                run: id(),
+                step: halted + 1,
+                next: halted + 2,
+            });
+        }
+        None => halted,
+        Some(n) if (1..=last).contains(&n) => n - 1,
+        Some(n) => {
+            return Err(ResumeError::From {
+                run: id(),
+                from: n,
+                halted: halted + 1,
+            });
+        }
+    };
+    let done: Vec<StepRecord> = steps
+        .iter()
+        .take(from)
+        .map(|step| went_on_after(step.step.record.clone()))
+        .collect();
+    if let Some(step) = (0..from).find(|idx| done.get(*idx).is_none_or(|r| r.step_idx != *idx)) {
+        return Err(ResumeError::Gap {
+            run: id(),
+            step: step + 1,
+        });
+    }
+    Ok(Resume {
+        run: run.clone(),
+        from,
+        done,
+        halted: crate::present::outcome_words(run.outcome.as_ref(), false),
+    })
+}
+
+/// The step a run halted at (counted from 0): the first not done, a step
+/// whose input was made counting as done.
+fn halted_at(run: &RunRecord, steps: &[RunStep]) -> Result<usize, ResumeError> {
+    let id = || run.id.clone();
+    Ok(match &run.outcome {
         Some(ReplayOutcome::Failed { step, .. }) => *step,
         // Stopped while its effect was checked, its input made: the step
         // is done, and making it again would type or press twice.
@@ -82,42 +139,30 @@ pub fn plan(
             if let Some(pid) = run.arguments.pid.filter(|pid| is_reprise(*pid)) {
                 return Err(ResumeError::Running { run: id(), pid });
             }
-            // The step it was at when killed has no record: it goes on
-            // from there (the first step not stored as done).
+            // The step it was at when killed: the first not stored as
+            // done (one whose input was made is stored as done).
             steps
                 .iter()
                 .take_while(|step| is_done(step.step.record.status))
                 .count()
         }
-    };
-    let from = match from {
-        None => halted,
-        Some(n) if (1..=halted + 1).contains(&n) => n - 1,
-        Some(n) => {
-            return Err(ResumeError::From {
-                run: id(),
-                from: n,
-                halted: halted + 1,
-            });
-        }
-    };
-    let done: Vec<StepRecord> = steps
-        .iter()
-        .take(from)
-        .map(|step| step.step.record.clone())
-        .collect();
-    if let Some(step) = (0..from).find(|idx| done.get(*idx).is_none_or(|r| r.step_idx != *idx)) {
-        return Err(ResumeError::Gap {
-            run: id(),
-            step: step + 1,
-        });
-    }
-    Ok(Resume {
-        run: run.clone(),
-        from,
-        done,
-        halted: crate::present::outcome_words(run.outcome.as_ref(), false),
     })
+}
+
+/// A step the resumption goes on after: one interrupted (`--from` past
+/// it) counts as done, unchecked, as the person said.
+fn went_on_after(record: StepRecord) -> StepRecord {
+    if record.status != StepStatus::Interrupted {
+        return record;
+    }
+    StepRecord {
+        status: StepStatus::Unverified,
+        check: Some(
+            "its input was being made when the run was killed; the run was resumed after it, as asked (--from)"
+                .to_owned(),
+        ),
+        ..record
+    }
 }
 
 /// A step that was done (its input injected), checked or not.
@@ -218,6 +263,38 @@ mod tests {
         );
         let after_input = after_input.unwrap();
         assert_eq!((after_input.from, after_input.done.len()), (2, 2));
+    }
+
+    #[test]
+    fn a_run_killed_mid_input_asks_which_and_one_killed_before_its_check_never_redoes_the_step() {
+        use StepStatus::*;
+        // Killed after step 2's input, before its check: stored as made,
+        // so the resume goes on at step 3.
+        let made = plan(&run(None, "visual"), &steps(&[Verified, Unverified]), None);
+        assert_eq!(made.unwrap().from, 2);
+        // Killed while step 2's input was being made: refused, naming both
+        // ways on.
+        let stored = steps(&[Verified, Interrupted]);
+        let err = plan(&run(None, "visual"), &stored, None).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ResumeError::HalfMade {
+                    step: 2,
+                    next: 3,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("--from 2"), "{err}");
+        // --from 2 makes it again; --from 3 goes on after it, counted as
+        // done unchecked; --from 4 is past the halt.
+        assert_eq!(plan_from(&None, &stored, 2), Ok(1));
+        let after = plan(&run(None, "visual"), &stored, Some(3)).unwrap();
+        assert_eq!(after.from, 2);
+        assert_eq!(after.done[1].status, Unverified);
+        assert!(plan_from(&None, &stored, 4).is_err());
     }
 
     fn plan_from(

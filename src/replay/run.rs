@@ -10,7 +10,7 @@ use reprise_models::screenshot::content_hash;
 use reprise_models::{ActionEvent, RecordingBundle, ReduceOptions, WindowState, reduce};
 use reprise_strategies::llm::SharedLlm;
 use reprise_strategies::replay::Coverage;
-use reprise_strategies::{Frame, StepRecord, run_replay_from};
+use reprise_strategies::{Frame, StepRecord, StepSink, run_replay_into};
 
 use super::desktop::SecretFields;
 use super::progress::{StepLine, step_line};
@@ -72,7 +72,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     };
     let aborted = watcher.flag();
     let stop = request.hooks.stop.clone();
-    let outcome = run_replay_from(
+    let outcome = run_replay_into(
         strategy.as_mut(),
         &mut desktop,
         &request.options,
@@ -82,7 +82,7 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
                 || signalled.load(Ordering::SeqCst)
                 || stop.as_ref().is_some_and(|stop| stop())
         },
-        &mut |record, frame| keeper.keep(record, frame),
+        &mut keeper,
     );
     let seconds = started.elapsed().as_secs_f64() + seconds_before(request);
     drop(watcher);
@@ -441,6 +441,23 @@ struct StepKeeper<'a> {
     error: Option<anyhow::Error>,
 }
 
+/// A step's marks are stored, not told: a run killed at one leaves the
+/// step as [`reprise_strategies::replay::as_begun`] or
+/// [`reprise_strategies::replay::as_made`] says, and its end replaces the mark.
+impl StepSink for StepKeeper<'_> {
+    fn begun(&mut self, record: &StepRecord) {
+        self.store_step(&reprise_strategies::replay::as_begun(record), None);
+    }
+
+    fn made(&mut self, record: &StepRecord) {
+        self.store_step(&reprise_strategies::replay::as_made(record), None);
+    }
+
+    fn done(&mut self, record: &StepRecord, frame: Option<&Frame>) {
+        self.keep(record, frame);
+    }
+}
+
 impl StepKeeper<'_> {
     fn keep(&mut self, record: &StepRecord, frame: Option<&Frame>) {
         self.n_steps += 1;
@@ -455,6 +472,12 @@ impl StepKeeper<'_> {
         if progress.lines {
             eprintln!("{}", step_line(record, self.total));
         }
+        self.store_step(record, frame);
+    }
+
+    /// Stores `record` (in place of its mark, if one was stored), with its
+    /// frame; the first error is kept.
+    fn store_step(&mut self, record: &StepRecord, frame: Option<&Frame>) {
         let png = frame.map(|frame| self.masked_png(frame));
         let step = StoredStep {
             record: record.clone(),

@@ -278,7 +278,8 @@ impl Store {
         Ok(())
     }
 
-    /// Stores one step, with its frame (PNG, stored once per content hash).
+    /// Stores one step, with its frame (PNG, stored once per content hash),
+    /// in place of what was stored for it before (its mark while it ran).
     pub fn insert_run_step(
         &mut self,
         run_id: &str,
@@ -295,7 +296,7 @@ impl Store {
             )?;
         }
         tx.execute(
-            "INSERT INTO replay_steps (run_id, idx, step, screenshot_hash) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT OR REPLACE INTO replay_steps (run_id, idx, step, screenshot_hash) VALUES (?1, ?2, ?3, ?4)",
             params![run_id, idx, step, frame.map(|(hash, _)| hash)],
         )?;
         tx.commit()?;

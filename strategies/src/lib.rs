@@ -31,8 +31,8 @@ pub use action::{Action, Button, Candidate, FoundBy, KeySpec, Sought, Step};
 pub use desktop::{Desktop, DesktopError, Frame};
 pub use naive::NaiveStrategy;
 pub use replay::{
-    FailedBy, Prepared, ReplayOptions, ReplayOutcome, StepRecord, StepStatus, run_replay,
-    run_replay_from,
+    FailedBy, Prepared, ReplayOptions, ReplayOutcome, StepRecord, StepSink, StepStatus, run_replay,
+    run_replay_from, run_replay_into,
 };
 pub use strategy::{
     Decision, Evidence, EvidenceKind, Missed, Observation, ReplayStrategy, StrategyError,

@@ -70,6 +70,10 @@ pub enum StepStatus {
     /// the recording's steps) was tried again from its start.
     Retried,
     Aborted,
+    /// Its input was begun and the run ended before it was known to be
+    /// made whole (the process was killed): part of it may have reached
+    /// the application. Only a stored run says this of a step.
+    Interrupted,
 }
 
 impl StepStatus {
@@ -83,6 +87,7 @@ impl StepStatus {
             StepStatus::Failed => "failed",
             StepStatus::Retried => "retried",
             StepStatus::Aborted => "aborted",
+            StepStatus::Interrupted => "interrupted",
         }
     }
 }
@@ -239,6 +244,27 @@ pub fn run_replay_from(
     abort: &dyn Fn() -> bool,
     on_step: &mut dyn FnMut(&StepRecord, Option<&Frame>),
 ) -> ReplayOutcome {
+    run_replay_into(
+        strategy,
+        desktop,
+        options,
+        done,
+        abort,
+        &mut sink::OnlyDone(on_step),
+    )
+}
+
+/// [`run_replay_from`] telling `steps` each step's marks as well as its end
+/// ([`StepSink`]): what a run that must survive its process being killed
+/// stores.
+pub fn run_replay_into(
+    strategy: &mut dyn ReplayStrategy,
+    desktop: &mut dyn Desktop,
+    options: &ReplayOptions,
+    done: Vec<StepRecord>,
+    abort: &dyn Fn() -> bool,
+    steps: &mut dyn StepSink,
+) -> ReplayOutcome {
     let replay_started = desktop.now();
     let start = done.len();
     let mut history: Vec<StepRecord> = done;
@@ -247,6 +273,7 @@ pub fn run_replay_from(
         desktop,
         options,
         abort,
+        steps,
     };
     for step_idx in start..options.max_steps {
         // Known to be over: no look at the screen is waited for to learn it.
@@ -289,7 +316,7 @@ pub fn run_replay_from(
             ),
         };
         record.sought = run.strategy.sought(step_idx);
-        on_step(&record, last_frame.as_ref());
+        run.steps.done(&record, last_frame.as_ref());
         history.push(record);
         if let Some(outcome) = outcome {
             return outcome;
@@ -358,6 +385,8 @@ struct Replaying<'a> {
     desktop: &'a mut dyn Desktop,
     options: &'a ReplayOptions,
     abort: &'a dyn Fn() -> bool,
+    /// Where each step goes, with its marks.
+    steps: &'a mut dyn StepSink,
 }
 
 enum AttemptResult {
@@ -418,6 +447,7 @@ fn attempt(
     if !wait(run.desktop, pause, run.abort) {
         return Ok(AttemptResult::Aborted);
     }
+    run.steps.begun(record);
     if !recheck::make_rechecked(
         run.strategy,
         run.desktop,
@@ -429,6 +459,7 @@ fn attempt(
         return Ok(AttemptResult::Aborted);
     }
     record.input_ended = Some(run.desktop.now());
+    run.steps.made(record);
     let Some(verification) = check_effect(
         run,
         step_idx,
@@ -517,12 +548,14 @@ mod effect;
 mod input;
 
 mod recheck;
+mod sink;
 use attempts::{Attempted, attempts};
 pub use coverage::Coverage;
 use decide::{Decided, decide};
 use effect::check_effect;
 use input::{make, wait};
 pub use recheck::{Recheck, RecheckBy};
+pub use sink::{BEGUN_UNFINISHED, MADE_UNCHECKED, StepSink, as_begun, as_made};
 
 #[cfg(test)]
 mod tests;

@@ -902,3 +902,79 @@ fn a_replay_known_to_be_over_ends_without_waiting_for_the_screen() {
         "asked {asked}, known {known}"
     );
 }
+
+/// A sink that notes each mark and end with how many inputs the desktop
+/// had been given by then.
+struct Marks {
+    injections: std::rc::Rc<std::cell::Cell<usize>>,
+    seen: Vec<(&'static str, usize, StepStatus)>,
+}
+
+impl StepSink for Marks {
+    fn begun(&mut self, record: &StepRecord) {
+        let stored = as_begun(record);
+        self.seen
+            .push(("begun", self.injections.get(), stored.status));
+    }
+    fn made(&mut self, record: &StepRecord) {
+        let stored = as_made(record);
+        self.seen
+            .push(("made", self.injections.get(), stored.status));
+    }
+    fn done(&mut self, record: &StepRecord, _: Option<&Frame>) {
+        self.seen
+            .push(("done", self.injections.get(), record.status));
+    }
+}
+
+#[test]
+fn a_steps_marks_come_before_its_first_input_and_after_its_last_and_never_in_a_dry_run() {
+    let seen = Verification::Verified(crate::Evidence::new(
+        crate::EvidenceKind::State,
+        "the box is checked",
+    ));
+    let mut desktop = ScriptedDesktop::new();
+    let mut marks = Marks {
+        injections: desktop.injections.clone(),
+        seen: Vec::new(),
+    };
+    let mut strategy = Checked { answer: Ok(seen) };
+    let outcome = run_replay_into(
+        &mut strategy,
+        &mut desktop,
+        &options(),
+        Vec::new(),
+        &|| false,
+        &mut marks,
+    );
+    assert!(matches!(outcome, ReplayOutcome::Completed { steps: 1, .. }));
+    // Killed at the first mark, the step is interrupted (nothing known);
+    // at the second, done unchecked, its three inputs all made.
+    assert_eq!(
+        marks.seen,
+        [
+            ("begun", 0, StepStatus::Interrupted),
+            ("made", 3, StepStatus::Unverified),
+            ("done", 3, StepStatus::Verified),
+        ]
+    );
+    let dry = ReplayOptions {
+        dry_run: true,
+        ..options()
+    };
+    let mut desktop = ScriptedDesktop::new();
+    marks.seen.clear();
+    marks.injections = desktop.injections.clone();
+    let mut strategy = Checked {
+        answer: Ok(Verification::Unverified("no check".into())),
+    };
+    run_replay_into(
+        &mut strategy,
+        &mut desktop,
+        &dry,
+        Vec::new(),
+        &|| false,
+        &mut marks,
+    );
+    assert_eq!(marks.seen, [("done", 0, StepStatus::DryRun)]);
+}
