@@ -19,7 +19,20 @@ export OMP_THREAD_LIMIT=1
 cargo build --locked -q --workspace
 reprise=$PWD/target/debug/reprise fixture=$PWD/target/debug/reprise-fixture
 work=$(mktemp -d) pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+# The teardown is bounded: what has not ended 10 s after SIGTERM is killed.
+teardown() {
+  kill "${pids[@]}" 2>/dev/null || true
+  for _ in $(seq 100); do
+    local alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    ((alive)) || break
+    sleep 0.1
+  done
+  kill -9 "${pids[@]}" 2>/dev/null || true
+  wait 2>/dev/null
+  rm -rf "$work"
+}
+trap teardown EXIT
 source scripts/display.sh
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 redis_port=$(free_port) port=$(free_port)
@@ -46,7 +59,7 @@ done
 export REPRISE_FLEET_TOKEN=$REPRISE_FLEET_USER_TOKEN
 wait_for 30 "the fleet server's answer (its log: $work/serve.log)" "$reprise" jobs list
 # Each worker copies the recording once: a first job, not timed.
-"$reprise" jobs submit recordings/fixture-demo.reprise --upload --speed "$speed" "${dry[@]}" >"$work/warm"
+"$reprise" jobs submit recordings/fixture-demo.reprise --upload --strategy naive --speed "$speed" "${dry[@]}" >"$work/warm"
 now() { date +%s.%N; }
 final() { # every job of the file $1 in a final state
   "$reprise" jobs list --json | python3 -c '
@@ -59,7 +72,7 @@ wait_for 300 "the end of the first job" final "$work/warm"
 # The batch: JOBS rows in one submission.
 { echo text; for i in $(seq "$jobs"); do echo "user$i"; done; } >"$work/rows.csv"
 started=$(now)
-"$reprise" jobs submit demo --each "$work/rows.csv" --speed "$speed" "${dry[@]}" >"$work/batch"
+"$reprise" jobs submit demo --each "$work/rows.csv" --strategy naive --speed "$speed" "${dry[@]}" >"$work/batch"
 wait_for 3600 "the end of the batch's $jobs jobs" final "$work/batch"
 fleet_seconds=$(python3 -c "print($(now) - $started)")
 "$reprise" jobs list --json >"$work/jobs.json"
@@ -68,7 +81,7 @@ export DISPLAY=$display1 REPRISE_STORE=$work/sequential.sqlite
 "$reprise" import recordings/fixture-demo.reprise >/dev/null
 started=$(now)
 for i in $(seq "$jobs"); do
-  "$reprise" replay demo --speed "$speed" --set "text=user$i" "${dry[@]}" >/dev/null 2>&1 || true
+  "$reprise" replay demo --strategy naive --speed "$speed" --set "text=user$i" "${dry[@]}" >/dev/null 2>&1 || true
 done
 sequential_seconds=$(python3 -c "print($(now) - $started)")
 unset REPRISE_STORE
@@ -76,7 +89,7 @@ unset REPRISE_STORE
 # first step; the time until another worker starts it.
 recovery=-
 if ((workers >= 2)); then
-  id=$("$reprise" jobs submit demo --speed 0.2 --retry restart "${dry[@]}" 2>/dev/null)
+  id=$("$reprise" jobs submit demo --strategy naive --speed 0.2 --retry restart "${dry[@]}" 2>/dev/null)
   stepped() { "$reprise" jobs show "$id" --json | grep -q '"kind": "step"'; }
   wait_for 120 "the slow job's first step" stepped
   owner=$("$reprise" jobs show "$id" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["job"]["worker"])')
