@@ -555,7 +555,7 @@ use decide::{Decided, decide};
 use effect::check_effect;
 use input::{make, wait};
 pub use recheck::{Recheck, RecheckBy};
-pub use sink::{BEGUN_UNFINISHED, MADE_UNCHECKED, StepSink, as_begun, as_made};
+pub use sink::{StepSink, as_begun, as_made};
 
 #[cfg(test)]
 mod tests;

@@ -30,11 +30,11 @@ impl StepSink for OnlyDone<'_> {
 
 /// Why a step stored at its [`StepSink::made`] mark, and never ended, is
 /// unverified: the run died after its input, before its check.
-pub const MADE_UNCHECKED: &str = "the step's input was made and the run ended (its process was killed) before its effect was checked";
+const MADE_UNCHECKED: &str = "the step's input was made and the run ended (its process was killed) before its effect was checked";
 
 /// Why a step stored at its [`StepSink::begun`] mark, and never ended, is
 /// interrupted.
-pub const BEGUN_UNFINISHED: &str = "the run ended (its process was killed) while the step's input was being made: part of it may have reached the application";
+const BEGUN_UNFINISHED: &str = "the run ended (its process was killed) while the step's input was being made: part of it may have reached the application";
 
 /// The record a durable store keeps at the [`StepSink::begun`] mark: the
 /// step as a run killed there leaves it.
