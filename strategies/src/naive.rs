@@ -1,12 +1,10 @@
 //! The naive strategy: the recorded actions at the recorded coordinates, with
 //! the recorded timing (scaled by a speed factor).
 
-use std::time::Duration;
-
 use reprise_models::{ActionEvent, WindowState};
 
-use crate::tree::{actions_for, end_time};
-use crate::{Action, Decision, FoundBy, Observation, ReplayStrategy, Step, StrategyError};
+use crate::tree::{actions_for, end_time, inner_pause};
+use crate::{Decision, FoundBy, Observation, ReplayStrategy, Step, StrategyError};
 
 #[derive(Debug)]
 pub struct NaiveStrategy {
@@ -28,10 +26,6 @@ impl NaiveStrategy {
 
     fn scaled(&self, seconds: f64) -> f64 {
         (seconds / self.speed).max(0.0)
-    }
-
-    fn inner_pause(&self, seconds: f64) -> Action {
-        Action::pause(Duration::from_secs_f64(self.scaled(seconds)))
     }
 }
 
@@ -63,7 +57,7 @@ impl ReplayStrategy for NaiveStrategy {
             Some(previous) => self.scaled(tree.timestamp - end_time(previous)),
             None => 0.0,
         };
-        let actions = actions_for(tree, |seconds| self.inner_pause(seconds));
+        let actions = actions_for(tree, |seconds| inner_pause(seconds, self.speed));
         let recorded_window = tree
             .window_state_id
             .and_then(|id| self.window_states.get(id as usize));

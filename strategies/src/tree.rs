@@ -5,6 +5,15 @@ use reprise_models::{ActionEvent, EventName};
 
 use crate::{Action, KeySpec};
 
+/// A pause inside a step (between a double-click's clicks, a chord's
+/// keys) at replay `speed`: shortened when replaying faster, never
+/// stretched when slower, which would make a double-click two clicks.
+pub fn inner_pause(seconds: f64, speed: f64) -> Action {
+    Action::pause(std::time::Duration::from_secs_f64(
+        (seconds / speed.max(1.0)).max(0.0),
+    ))
+}
+
 /// The last timestamp in a tree.
 pub fn end_time(event: &ActionEvent) -> f64 {
     event

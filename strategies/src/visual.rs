@@ -27,7 +27,7 @@ use crate::describe::Description;
 use crate::desktop::TreeRequest;
 use crate::identity::{StructuralAnswer, locate};
 use crate::strategy::{Effect, Missed, Verification};
-use crate::tree::{actions_for, end_time};
+use crate::tree::{actions_for, end_time, inner_pause};
 use crate::vision::PixelRect;
 use crate::vision::scale::ImagePoint;
 use crate::{Action, Decision, FoundBy, Observation, ReplayStrategy, Step, StrategyError};
@@ -298,11 +298,7 @@ impl VisualStrategy {
     /// The tree's actions with every pointer position moved to `point`.
     fn actions_at(&self, tree: &ActionEvent, point: Option<(f64, f64)>) -> Vec<Action> {
         let speed = self.speed;
-        let mut actions = actions_for(tree, |seconds| {
-            Action::pause(std::time::Duration::from_secs_f64(
-                (seconds / speed).max(0.0),
-            ))
-        });
+        let mut actions = actions_for(tree, |seconds| inner_pause(seconds, speed));
         if let Some((x, y)) = point {
             for action in &mut actions {
                 if let Action::MoveTo { x: ax, y: ay } = action {

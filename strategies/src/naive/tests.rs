@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::*;
 use crate::scripted::ScriptedDesktop;
-use crate::{Desktop, KeySpec, run_replay};
+use crate::{Action, Desktop, KeySpec, run_replay};
 
 fn trees(raw: serde_json::Value) -> Vec<ActionEvent> {
     reduce(
@@ -106,6 +106,36 @@ fn clicks_scrolls_and_timing_follow_the_recording() {
             Action::Scroll { dx: 0, dy: -2 }
         ]
     );
+}
+
+#[test]
+fn a_slower_replay_stretches_the_pauses_between_steps_not_a_double_clicks() {
+    let mut strategy = NaiveStrategy::new(
+        trees(json!([
+            {"name": "click", "timestamp": 1.0, "mouse_x": 10, "mouse_y": 20, "mouse_button_name": "left", "mouse_pressed": true},
+            {"name": "click", "timestamp": 1.05, "mouse_x": 10, "mouse_y": 20, "mouse_button_name": "left", "mouse_pressed": false},
+            {"name": "click", "timestamp": 1.15, "mouse_x": 10, "mouse_y": 20, "mouse_button_name": "left", "mouse_pressed": true},
+            {"name": "click", "timestamp": 1.2, "mouse_x": 10, "mouse_y": 20, "mouse_button_name": "left", "mouse_pressed": false},
+            {"name": "scroll", "timestamp": 3.2, "mouse_x": 50, "mouse_y": 60, "mouse_dx": 0, "mouse_dy": -1}
+        ])),
+        vec![],
+        0.25,
+    );
+    let steps = decide_all(&mut strategy);
+    let inner: f64 = steps[0]
+        .actions
+        .iter()
+        .map(|action| match action {
+            Action::Pause { seconds } => *seconds,
+            _ => 0.0,
+        })
+        .sum();
+    assert!(
+        (inner - 0.2).abs() < 1e-9,
+        "the double-click as recorded: {inner}"
+    );
+    // Two seconds between the steps, four times as long at speed 0.25.
+    assert!((steps[1].delay_before_seconds - 8.0).abs() < 1e-9);
 }
 
 #[test]
