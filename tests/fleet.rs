@@ -18,6 +18,7 @@ mod audit;
 mod console;
 mod partition;
 mod reconcile;
+mod resume;
 mod retention;
 mod schedule;
 mod starve;

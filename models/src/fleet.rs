@@ -6,51 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// How a job's replay runs (a subset of `reprise replay`'s flags).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct JobOptions {
-    pub strategy: Strategy,
-    pub speed: f64,
-    /// Attempts per step (`--max-retries`).
-    pub max_retries: u32,
-    /// Decide every step but inject nothing (`--dry-run`).
-    pub dry_run: bool,
-    /// An unverified step fails the job (`--require-verified`).
-    pub require_verified: bool,
-}
+pub use options::{JobOptions, Priority, RetryPolicy, Strategy};
 
-impl Default for JobOptions {
-    fn default() -> Self {
-        JobOptions {
-            strategy: Strategy::Visual,
-            speed: 1.0,
-            max_retries: 3,
-            dry_run: false,
-            require_verified: false,
-        }
-    }
-}
-
-/// `--strategy` of a job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Strategy {
-    Naive,
-    Visual,
-    Vanilla,
-}
-
-/// What may happen to a job whose worker died after injecting input.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RetryPolicy {
-    /// It ends `abandoned`: input is injected at most once.
-    #[default]
-    Never,
-    /// It starts again on another worker (the task is safe to redo).
-    Restart,
-}
+mod options;
 
 /// `POST /api/jobs`: one job, or one per row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,6 +34,9 @@ pub struct SubmitRequest {
     pub attempts: u32,
     #[serde(default)]
     pub retry: RetryPolicy,
+    /// Which waiting jobs of the pool go first.
+    #[serde(default)]
+    pub priority: Priority,
     /// Seconds from submission after which the job ends `expired`.
     #[serde(default)]
     pub deadline_seconds: Option<f64>,
@@ -175,6 +136,9 @@ pub struct JobSpec {
     pub parameters: BTreeMap<String, String>,
     pub attempts: u32,
     pub retry: RetryPolicy,
+    /// `normal` in jobs stored before priorities.
+    #[serde(default)]
+    pub priority: Priority,
     /// RFC 3339.
     pub deadline: Option<String>,
     pub batch: Option<String>,
@@ -192,6 +156,33 @@ pub struct JobSpec {
     /// The dead letter it was requeued from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requeued_from: Option<String>,
+    /// It goes on with that job's halted run, where it halted, instead of
+    /// replaying from the first step (`jobs resume`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<ResumeSpec>,
+}
+
+/// A halted job gone on with: on the desktop whose application holds its
+/// half-done task, by the worker whose store holds its run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeSpec {
+    /// The worker that ran the halted job: no other may take this one.
+    pub worker: String,
+    /// That worker's run of the job, continued as one run.
+    pub run: String,
+    /// The step to go on from, counted from 1, as `reprise resume --from`
+    /// (at most the halted step); `None`: the halted step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<usize>,
+}
+
+/// `POST /api/jobs/{id}/resume`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<usize>,
 }
 
 /// A job's state. The last seven are final.
@@ -296,6 +287,8 @@ pub struct Job {
     /// The worker's replay run.
     pub run_id: Option<String>,
     pub created: String,
+    /// When its current attempt was given to its worker (a job taken over
+    /// or retried starts again).
     pub started: Option<String>,
     pub ended: Option<String>,
     /// The stream entry carrying it (internal: which delivery is current).
@@ -337,6 +330,11 @@ impl Job {
             retry_at: None,
             settled: None,
         }
+    }
+
+    /// The queue lane it waits in: its pool's, at its priority.
+    pub fn lane(&self) -> String {
+        self.spec.priority.lane(&self.pool)
     }
 }
 

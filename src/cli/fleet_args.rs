@@ -107,6 +107,21 @@ pub enum JobsCommand {
         #[command(flatten)]
         server: ServerArg,
     },
+    /// Go on with a job that halted at a step (failed, aborted or
+    /// abandoned) from that step, as `reprise resume` does: a new job,
+    /// whose id is printed, that only the worker that ran it takes (its
+    /// desktop holds the half-done task, its store the run), without
+    /// --reset-with. The steps done before are not done again.
+    Resume {
+        /// The job's id.
+        id: String,
+        /// Go on from this step (counted from 1; at most the halted step,
+        /// or the one after a step its worker was stopped in).
+        #[arg(long, value_name = "STEP")]
+        from: Option<usize>,
+        #[command(flatten)]
+        server: ServerArg,
+    },
     /// Set a dead letter aside: it leaves `jobs dead`, its record stays.
     Discard {
         /// The job's id.
@@ -211,6 +226,10 @@ pub struct JobsSubmitArgs {
     /// `never` (it ends abandoned) or `restart` (another desktop redoes it).
     #[arg(long, value_parser = crate::fleet::parse_retry, default_value = "never")]
     pub retry: crate::fleet::RetryPolicy,
+    /// high, normal or low: a worker of the pool takes every waiting job
+    /// of a higher priority first (first in, first out within one).
+    #[arg(long, value_parser = crate::fleet::parse_priority, default_value = "normal")]
+    pub priority: crate::fleet::Priority,
     /// The job ends `expired` if not done this many seconds after submission.
     #[arg(long, value_name = "SECONDS")]
     pub deadline: Option<f64>,

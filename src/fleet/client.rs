@@ -387,15 +387,16 @@ pub fn list(api: &Api, state: Option<JobState>, json: bool) -> anyhow::Result<()
         return Ok(());
     }
     println!(
-        "{:<36}  {:<10}  {:<10}  {:>7}  {:<24}  reason",
-        "job", "state", "pool", "attempt", "worker"
+        "{:<36}  {:<10}  {:<10}  {:<8}  {:>7}  {:<24}  reason",
+        "job", "state", "pool", "priority", "attempt", "worker"
     );
     for job in jobs {
         println!(
-            "{:<36}  {:<10}  {:<10}  {:>7}  {:<24}  {}",
+            "{:<36}  {:<10}  {:<10}  {:<8}  {:>7}  {:<24}  {}",
             job.id,
             job.state.as_str(),
             crate::present::terminal_safe(&job.pool),
+            job.spec.priority.as_str(),
             job.attempt,
             crate::present::terminal_safe(job.worker.as_deref().unwrap_or("-")),
             crate::present::terminal_safe(job.reason.as_deref().unwrap_or(""))
@@ -421,11 +422,12 @@ pub fn show(api: &Api, id: &str, json: bool) -> anyhow::Result<()> {
     let job: Job = serde_json::from_value(body["job"].clone())
         .map_err(|err| CallError::BadAnswer(err.to_string()))?;
     println!(
-        "job {} ({}), recording {}, pool {}, attempt {} of {}",
+        "job {} ({}), recording {}, pool {} ({} priority), attempt {} of {}",
         job.id,
         job.state.as_str(),
         job.recording_id,
         crate::present::terminal_safe(&job.pool),
+        job.spec.priority.as_str(),
         job.attempt,
         job.spec.attempts
     );

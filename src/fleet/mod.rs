@@ -1,6 +1,6 @@
 //! The fleet: replay jobs across many desktops. `reprise serve` holds the
 //! durable record (the store) and an HTTP API; the queue is Redis Streams
-//! (one stream per pool, one consumer group, a worker's pending entries as
+//! (one stream per pool and priority, one consumer group, a worker's pending entries as
 //! its lease); `reprise worker` on each desktop pulls jobs of its pool and
 //! replays them as `reprise replay` does; `reprise jobs` is the API's client.
 //!
@@ -87,6 +87,15 @@ pub fn parse_retry(text: &str) -> Result<RetryPolicy, crate::settings::errors::U
     }
 }
 
+/// `--priority` of `jobs submit`.
+pub fn parse_priority(text: &str) -> Result<Priority, crate::settings::errors::UsageError> {
+    Priority::parse(text).ok_or_else(|| {
+        crate::settings::errors::UsageError(format!(
+            "no priority {text:?}; one of high, normal, low"
+        ))
+    })
+}
+
 /// `k=v` of `--label`.
 pub fn parse_label(text: &str) -> Result<(String, String), crate::settings::errors::UsageError> {
     match text.split_once('=') {
@@ -166,6 +175,13 @@ mod tests {
         }
         assert_eq!(parse_strategy("visual").unwrap(), Strategy::Visual);
         assert_eq!(parse_retry("restart").unwrap(), RetryPolicy::Restart);
+        for priority in Priority::ALL {
+            assert_eq!(parse_priority(priority.as_str()).unwrap(), priority);
+        }
+        assert!(parse_priority("urgent").is_err());
+        assert_eq!(Priority::High.lane("default"), "default:high");
+        assert_eq!(Priority::Normal.lane("default"), "default");
+        assert_eq!(Priority::Low.lane("a.b"), "a.b:low");
         assert_eq!(
             serde_json::to_string(&Strategy::Visual).unwrap(),
             "\"visual\""

@@ -1,5 +1,6 @@
-//! The queue: Redis Streams with one consumer group. A pool is a stream
-//! (`reprise:pool:NAME`) whose entries carry a job's id; a worker reads with
+//! The queue: Redis Streams with one consumer group. A pool's lane (the
+//! pool at one priority: `NAME`, `NAME:high`, `NAME:low`) is a stream
+//! (`reprise:pool:LANE`) whose entries carry a job's id; a worker reads with
 //! `XREADGROUP` under its own consumer name, so an entry it was given stays
 //! in its pending list until `XACK`, and the entry's idle time is the
 //! worker's lease: each heartbeat claims it again (`XCLAIM` to itself, which
@@ -37,7 +38,7 @@ pub struct Entry {
     pub job: Option<String>,
 }
 
-/// A pool's stream as Redis has it.
+/// A lane's stream as Redis has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamState {
     pub length: usize,
@@ -84,8 +85,10 @@ pub fn shown(url: &str) -> String {
     }
 }
 
-pub fn stream(pool: &str) -> String {
-    format!("reprise:pool:{pool}")
+/// The stream of a queue lane: a pool at a priority
+/// ([`crate::fleet::Priority::lane`]).
+pub fn stream(lane: &str) -> String {
+    format!("reprise:pool:{lane}")
 }
 
 impl Queue {
@@ -134,20 +137,20 @@ impl Queue {
         }
     }
 
-    /// The pool's stream and group, made once per process (and again after
+    /// The lane's stream and group, made once per process (and again after
     /// a `NOGROUP`).
-    async fn ensure_group(&self, pool: &str) -> Result<(), QueueError> {
+    async fn ensure_group(&self, lane: &str) -> Result<(), QueueError> {
         if self
             .groups
             .lock()
-            .map(|groups| groups.contains(pool))
+            .map(|groups| groups.contains(lane))
             .unwrap_or(false)
         {
             return Ok(());
         }
         let mut cmd = redis::cmd("XGROUP");
         cmd.arg("CREATE")
-            .arg(stream(pool))
+            .arg(stream(lane))
             .arg(GROUP)
             .arg("0")
             .arg("MKSTREAM");
@@ -158,27 +161,27 @@ impl Queue {
             Err(err) => return Err(self.error(err)),
         }
         if let Ok(mut groups) = self.groups.lock() {
-            groups.insert(pool.to_owned());
+            groups.insert(lane.to_owned());
         }
         Ok(())
     }
 
-    /// Adds a job to its pool; returns the entry's id.
-    pub async fn add(&self, pool: &str, job: &str) -> Result<String, QueueError> {
-        self.ensure_group(pool).await?;
+    /// Adds a job to its lane; returns the entry's id.
+    pub async fn add(&self, lane: &str, job: &str) -> Result<String, QueueError> {
+        self.ensure_group(lane).await?;
         let mut cmd = redis::cmd("XADD");
-        cmd.arg(stream(pool)).arg("*").arg("job").arg(job);
+        cmd.arg(stream(lane)).arg("*").arg("job").arg(job);
         self.query(&cmd).await
     }
 
     /// Entries never delivered, for `consumer` (at most `count`).
     pub async fn read_new(
         &self,
-        pool: &str,
+        lane: &str,
         consumer: &str,
         count: usize,
     ) -> Result<Vec<Entry>, QueueError> {
-        self.ensure_group(pool).await?;
+        self.ensure_group(lane).await?;
         let mut cmd = redis::cmd("XREADGROUP");
         cmd.arg("GROUP")
             .arg(GROUP)
@@ -186,7 +189,7 @@ impl Queue {
             .arg("COUNT")
             .arg(count)
             .arg("STREAMS")
-            .arg(stream(pool))
+            .arg(stream(lane))
             .arg(">");
         let reply: Option<StreamReadReply> = self.query(&cmd).await?;
         Ok(reply
@@ -204,14 +207,14 @@ impl Queue {
     /// heart-beating, or they were parked), now `consumer`'s.
     pub async fn claim_stale(
         &self,
-        pool: &str,
+        lane: &str,
         consumer: &str,
         min_idle: Duration,
         count: usize,
     ) -> Result<Vec<Entry>, QueueError> {
-        self.ensure_group(pool).await?;
+        self.ensure_group(lane).await?;
         let mut cmd = redis::cmd("XAUTOCLAIM");
-        cmd.arg(stream(pool))
+        cmd.arg(stream(lane))
             .arg(GROUP)
             .arg(consumer)
             .arg(min_idle.as_millis() as u64)
@@ -242,13 +245,13 @@ impl Queue {
     /// idle time instead (parking).
     async fn claim(
         &self,
-        pool: &str,
+        lane: &str,
         consumer: &str,
         entry: &str,
         idle: Option<Duration>,
     ) -> Result<bool, QueueError> {
         let mut cmd = redis::cmd("XCLAIM");
-        cmd.arg(stream(pool))
+        cmd.arg(stream(lane))
             .arg(GROUP)
             .arg(consumer)
             .arg(0)
@@ -264,29 +267,29 @@ impl Queue {
     /// A heartbeat: the entry's idle time starts again.
     pub async fn refresh(
         &self,
-        pool: &str,
+        lane: &str,
         consumer: &str,
         entry: &str,
     ) -> Result<bool, QueueError> {
-        self.claim(pool, consumer, entry, None).await
+        self.claim(lane, consumer, entry, None).await
     }
 
     /// Gives an entry back to `consumer`, idle for `idle` already.
     pub async fn give_back(
         &self,
-        pool: &str,
+        lane: &str,
         consumer: &str,
         entry: &str,
         idle: Duration,
     ) -> Result<(), QueueError> {
-        self.claim(pool, consumer, entry, Some(idle))
+        self.claim(lane, consumer, entry, Some(idle))
             .await
             .map(|_| ())
     }
 
     /// Gives an entry back to the group for another worker at once.
-    pub async fn park(&self, pool: &str, entry: &str, lease: Duration) -> Result<(), QueueError> {
-        self.claim(pool, PARKED, entry, Some(lease + Duration::from_secs(1)))
+    pub async fn park(&self, lane: &str, entry: &str, lease: Duration) -> Result<(), QueueError> {
+        self.claim(lane, PARKED, entry, Some(lease + Duration::from_secs(1)))
             .await
             .map(|_| ())
     }
@@ -294,17 +297,17 @@ impl Queue {
     /// Done with an entry (only after what it led to is stored): out of
     /// the pending list, then out of the stream, which so holds only what
     /// is queued or held (the store keeps the record).
-    pub async fn ack(&self, pool: &str, entry: &str) -> Result<(), QueueError> {
+    pub async fn ack(&self, lane: &str, entry: &str) -> Result<(), QueueError> {
         let mut cmd = redis::cmd("XACK");
-        cmd.arg(stream(pool)).arg(GROUP).arg(entry);
+        cmd.arg(stream(lane)).arg(GROUP).arg(entry);
         self.query::<i64>(&cmd).await?;
-        self.delete(pool, entry).await
+        self.delete(lane, entry).await
     }
 
     /// Removes an entry never delivered (a job cancelled while queued).
-    pub async fn delete(&self, pool: &str, entry: &str) -> Result<(), QueueError> {
+    pub async fn delete(&self, lane: &str, entry: &str) -> Result<(), QueueError> {
         let mut cmd = redis::cmd("XDEL");
-        cmd.arg(stream(pool)).arg(entry);
+        cmd.arg(stream(lane)).arg(entry);
         self.query::<i64>(&cmd).await.map(|_| ())
     }
 
@@ -327,11 +330,11 @@ impl Queue {
         self.lost.swap(false, std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// The pool's stream as Redis has it: how many entries it holds and
+    /// The lane's stream as Redis has it: how many entries it holds and
     /// the last id it generated; `None` where it is missing.
-    pub async fn stream_state(&self, pool: &str) -> Result<Option<StreamState>, QueueError> {
+    pub async fn stream_state(&self, lane: &str) -> Result<Option<StreamState>, QueueError> {
         let mut cmd = redis::cmd("XINFO");
-        cmd.arg("STREAM").arg(stream(pool));
+        cmd.arg("STREAM").arg(stream(lane));
         let mut con = self.con.clone();
         let info: std::collections::HashMap<String, redis::Value> =
             match cmd.query_async(&mut con).await {
@@ -347,15 +350,15 @@ impl Queue {
         }))
     }
 
-    /// The ids of every entry the pool's stream holds, read a page at a
+    /// The ids of every entry the lane's stream holds, read a page at a
     /// time.
-    pub async fn entry_ids(&self, pool: &str) -> Result<HashSet<String>, QueueError> {
+    pub async fn entry_ids(&self, lane: &str) -> Result<HashSet<String>, QueueError> {
         const PAGE: usize = 1_000;
         let mut ids = HashSet::new();
         let mut from = "-".to_owned();
         loop {
             let mut cmd = redis::cmd("XRANGE");
-            cmd.arg(stream(pool))
+            cmd.arg(stream(lane))
                 .arg(&from)
                 .arg("+")
                 .arg("COUNT")

@@ -265,7 +265,9 @@ impl Rule<'_> {
                     self.push(Effect::Ack(entry.to_owned()));
                     return Reply::Nothing;
                 }
-                if !labels_match(&self.job.spec.labels, taker.labels) {
+                if !labels_match(&self.job.spec.labels, taker.labels)
+                    || self.pinned_elsewhere(taker.id).is_some()
+                {
                     self.push(Effect::Park(entry.to_owned()));
                     return Reply::Nothing;
                 }
@@ -325,6 +327,19 @@ impl Rule<'_> {
             return false;
         }
         self.push(Effect::Count(Counter::Reclaims));
+        if let Some(pinned) = self.pinned_elsewhere(taker.id) {
+            self.end(
+                JobState::Abandoned,
+                format!(
+                    "worker {owner} stopped answering; a resumed job goes on only on the desktop of worker {pinned}, where its task was halted"
+                ),
+            );
+            self.push(Effect::Ack(entry.to_owned()));
+            self.push(Effect::DeadLetter(
+                self.job.reason.clone().unwrap_or_default(),
+            ));
+            return false;
+        }
         if !self.may_run_again() {
             self.abandon(format!(
                 "worker {owner} stopped answering after it had injected input"
@@ -341,6 +356,16 @@ impl Rule<'_> {
             self.job.attempt = self.job.attempt.saturating_sub(1);
         }
         true
+    }
+
+    /// The worker a resumed job is pinned to, where it is not `taker`.
+    fn pinned_elsewhere(&self, taker: &str) -> Option<String> {
+        self.job
+            .spec
+            .resume
+            .as_ref()
+            .filter(|resume| resume.worker != taker)
+            .map(|resume| resume.worker.clone())
     }
 
     /// Whether an attempt that ended half way may run again: nothing was
@@ -370,13 +395,16 @@ impl Rule<'_> {
         self.job.worker = Some(taker.id.to_owned());
         self.job.injected = false;
         self.job.state = JobState::Assigned;
-        if self.job.started.is_none() {
-            self.job.started = Some(stamp(self.now));
-            if let Some(wait) =
+        // `started` is the current attempt's: a job taken over or retried
+        // ran only since (its history keeps the earlier ones). The wait
+        // measured is until its first start.
+        let first = self.job.started.is_none();
+        self.job.started = Some(stamp(self.now));
+        if first
+            && let Some(wait) =
                 seconds_between(Some(&self.job.created), self.job.started.as_deref())
-            {
-                self.push(Effect::Observe(Measure::WaitSeconds, wait));
-            }
+        {
+            self.push(Effect::Observe(Measure::WaitSeconds, wait));
         }
         let reason = reclaimed_from.map(|from| format!("taken over from worker {from}"));
         self.save_state(JobState::Assigned, reason, Some(taker.id.to_owned()));

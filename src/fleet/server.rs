@@ -226,7 +226,7 @@ impl Fleet {
 
     /// One effect of a rule on `job`.
     async fn carry_out(&self, job: &mut Job, effect: Effect) -> ApiResult<()> {
-        let pool = job.pool.clone();
+        let lane = job.lane();
         match effect {
             Effect::Save { note, step_seconds } => {
                 let new = self.save(job, note.map(new_event))?;
@@ -239,19 +239,21 @@ impl Fleet {
             Effect::Touch(worker) => {
                 self.store().touch_worker(&worker, &super::now())?;
             }
-            Effect::Enqueue => job.entry = Some(self.queue.add(&pool, &job.id).await?),
-            Effect::Ack(entry) => self.queue.ack(&pool, &entry).await?,
-            Effect::Delete(entry) => self.queue.delete(&pool, &entry).await.unwrap_or(()),
-            Effect::Park(entry) => self.queue.park(&pool, &entry, self.lease).await?,
+            Effect::Enqueue => job.entry = Some(self.queue.add(&lane, &job.id).await?),
+            Effect::Ack(entry) => self.queue.ack(&lane, &entry).await?,
+            Effect::Delete(entry) => self.queue.delete(&lane, &entry).await.unwrap_or(()),
+            Effect::Park(entry) => self.queue.park(&lane, &entry, self.lease).await?,
             Effect::Refresh { owner, entry } => {
-                self.queue.refresh(&pool, &owner, &entry).await?;
+                self.queue.refresh(&lane, &owner, &entry).await?;
             }
             Effect::GiveBack {
                 owner,
                 entry,
                 silent,
-            } => self.queue.give_back(&pool, &owner, &entry, silent).await?,
-            Effect::DeadLetter(reason) => self.queue.dead_letter(&pool, &job.id, &reason).await?,
+            } => self.queue.give_back(&lane, &owner, &entry, silent).await?,
+            Effect::DeadLetter(reason) => {
+                self.queue.dead_letter(&job.pool, &job.id, &reason).await?
+            }
             Effect::Observe(measure, value) => self.metrics().observe(measure, value),
             Effect::Count(counter) => self.metrics().count(counter),
         }
@@ -412,6 +414,7 @@ fn router(fleet: Shared, max_upload: usize) -> Router {
         .route("/api/jobs", post(jobs::submit))
         .route("/api/jobs/{id}/cancel", post(jobs::cancel))
         .route("/api/jobs/{id}/requeue", post(dead::requeue))
+        .route("/api/jobs/{id}/resume", post(dead::resume))
         .route("/api/jobs/{id}/discard", post(dead::discard))
         .route("/api/audit", get(audit::list))
         .route(

@@ -327,10 +327,14 @@ fn run_job(
             .spawn(move || report_loop(&attempt, queue, beat))
             .context("start the reporter thread")?
     };
+    // A resumed job goes on with the desktop as its halt left it.
+    let reset_with = options
+        .reset_with
+        .as_deref()
+        .filter(|_| job.spec.resume.is_none());
     let result = ensure_recording(api, store, &job.recording_id, job.spec.version)
         .and_then(|()| {
-            crate::replay::reset::reset(options.reset_with.as_deref())
-                .context("put the desktop back (--reset-with)")
+            crate::replay::reset::reset(reset_with).context("put the desktop back (--reset-with)")
         })
         .and_then(|()| replay_job(&attempt, store, options, &reports, stop));
     let stops = Stops {
@@ -428,6 +432,7 @@ fn replay_job(
             .collect(),
         secret_overrides: Default::default(),
         batch: None,
+        resume: resumed_run(store, job)?,
         hooks: Hooks {
             before_input: Some(before_input),
             on_step: Some(on_step),
@@ -436,9 +441,30 @@ fn replay_job(
                 Arc::new(move || attempt.must_stop())
             }),
         },
-        resume: None,
     };
     crate::replay::replay(store, &request)
+}
+
+/// The halted run a resumed job goes on with, as this worker's store
+/// holds it, and the step it goes on from (`reprise resume`'s rules).
+fn resumed_run(
+    store: &Store,
+    job: &crate::fleet::Job,
+) -> anyhow::Result<Option<crate::replay::resume::Resume>> {
+    let Some(resume) = &job.spec.resume else {
+        return Ok(None);
+    };
+    let (run, steps) = store.load_run(&resume.run).with_context(|| {
+        format!(
+            "go on with run {}: this worker's store does not hold it",
+            resume.run
+        )
+    })?;
+    Ok(Some(crate::replay::resume::plan(
+        &run,
+        &steps,
+        resume.from,
+    )?))
 }
 
 /// Asked just before the first input: the server records that input is

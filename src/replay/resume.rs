@@ -136,7 +136,12 @@ fn halted_at(run: &RunRecord, steps: &[RunStep]) -> Result<usize, ResumeError> {
         }
         // Not ended: killed (its process is gone), or still running.
         None => {
-            if let Some(pid) = run.arguments.pid.filter(|pid| is_reprise(*pid)) {
+            // (A worker going on with its own run is not running it.)
+            if let Some(pid) = run
+                .arguments
+                .pid
+                .filter(|pid| *pid != std::process::id() && is_reprise(*pid))
+            {
                 return Err(ResumeError::Running { run: id(), pid });
             }
             // The step it was at when killed: the first not stored as

@@ -94,6 +94,7 @@ fn submit(args: &crate::cli::JobsSubmitArgs) -> Result<()> {
         rows,
         attempts: args.attempts,
         retry: args.retry,
+        priority: args.priority,
         deadline_seconds: args.deadline,
         at: args.at.clone(),
         delay_seconds: args.delay,
@@ -113,7 +114,7 @@ fn submit(args: &crate::cli::JobsSubmitArgs) -> Result<()> {
 /// `reprise jobs …`.
 pub fn jobs(command: crate::cli::JobsCommand) -> Result<()> {
     use crate::cli::JobsCommand;
-    use crate::fleet::client::{self, Api};
+    use crate::fleet::client::{self, Api, dead::Settle};
     match command {
         JobsCommand::Submit(args) => submit(&args),
         JobsCommand::List {
@@ -126,10 +127,13 @@ pub fn jobs(command: crate::cli::JobsCommand) -> Result<()> {
         }
         JobsCommand::Dead { json, server } => client::dead::list(&Api::new(&server.server)?, json),
         JobsCommand::Requeue { id, server } => {
-            client::dead::settle(&Api::new(&server.server)?, &id, true)
+            client::dead::settle(&Api::new(&server.server)?, &id, Settle::Requeue)
+        }
+        JobsCommand::Resume { id, from, server } => {
+            client::dead::settle(&Api::new(&server.server)?, &id, Settle::Resume { from })
         }
         JobsCommand::Discard { id, server } => {
-            client::dead::settle(&Api::new(&server.server)?, &id, false)
+            client::dead::settle(&Api::new(&server.server)?, &id, Settle::Discard)
         }
         JobsCommand::Audit {
             limit,

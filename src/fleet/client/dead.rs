@@ -37,25 +37,55 @@ pub fn list(api: &Api, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `reprise jobs requeue ID` and `reprise jobs discard ID`.
-pub fn settle(api: &Api, id: &str, requeue: bool) -> anyhow::Result<()> {
-    let verb = if requeue { "requeue" } else { "discard" };
+/// What becomes of a job that ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settle {
+    /// Run again from its first step, as a new job.
+    Requeue,
+    /// Gone on with from its halted step (or `from`, counted from 1), as a
+    /// new job on its desktop.
+    Resume { from: Option<usize> },
+    /// Set aside.
+    Discard,
+}
+
+/// `reprise jobs requeue ID`, `jobs resume ID [--from N]` and `jobs
+/// discard ID`.
+pub fn settle(api: &Api, id: &str, how: Settle) -> anyhow::Result<()> {
+    let (verb, body) = match how {
+        Settle::Requeue => ("requeue", None),
+        Settle::Resume { from } => ("resume", Some(crate::fleet::ResumeRequest { from })),
+        Settle::Discard => ("discard", None),
+    };
     let answer: Answered<Job> = api
         .call(
             reqwest::Method::POST,
             &format!("/api/jobs/{}/{verb}", path_part(id)),
-            None::<&()>,
+            body.as_ref(),
             CALL,
         )
         .with_context(|| format!("{verb} job {id}"))?;
     let job = answer
         .body
         .ok_or_else(|| CallError::BadAnswer("no job in the answer".into()))?;
-    if requeue {
-        println!("{}", job.id);
-        eprintln!("job {id} requeued as {}", job.id);
-    } else {
-        eprintln!("job {} discarded from the dead letters", job.id);
+    match how {
+        Settle::Discard => eprintln!("job {} discarded from the dead letters", job.id),
+        Settle::Requeue => {
+            println!("{}", job.id);
+            eprintln!("job {id} requeued as {}", job.id);
+        }
+        Settle::Resume { .. } => {
+            println!("{}", job.id);
+            let worker = job
+                .spec
+                .resume
+                .as_ref()
+                .map_or("-", |resume| &resume.worker);
+            eprintln!(
+                "job {id} resumed as {}: it goes on with its run on the desktop of worker {worker}",
+                job.id
+            );
+        }
     }
     Ok(())
 }

@@ -38,6 +38,7 @@ fn job(state: JobState) -> Job {
             parameters: BTreeMap::new(),
             attempts: 3,
             retry: RetryPolicy::Never,
+            priority: Default::default(),
             deadline: None,
             batch: None,
             row: None,
@@ -45,6 +46,7 @@ fn job(state: JobState) -> Job {
             schedule: None,
             slot: None,
             requeued_from: None,
+            resume: None,
         },
         state,
         attempt: u32::from(state != JobState::Queued),
@@ -294,6 +296,9 @@ fn a_reclaimed_job_that_may_restart_is_taken_over_as_a_new_attempt() {
     assert_eq!(after.job.state, JobState::Assigned);
     assert_eq!(after.job.attempt, 2);
     assert!(!after.job.injected);
+    // Its attempt starts now, not when the lost worker's did; no second
+    // wait is measured.
+    assert_eq!(after.job.started.as_deref(), Some(NOW));
     assert_eq!(
         after.effects,
         vec![
@@ -310,6 +315,54 @@ fn a_reclaimed_job_that_may_restart_is_taken_over_as_a_new_attempt() {
             },
         ]
     );
+}
+
+/// A job resumed on worker `w1`'s desktop.
+fn resumed(state: JobState) -> Job {
+    let mut job = job(state);
+    job.spec.resume = Some(crate::fleet::ResumeSpec {
+        worker: "w1".into(),
+        run: "run-1".into(),
+        from: None,
+    });
+    job
+}
+
+#[test]
+fn a_resumed_job_waits_for_the_worker_whose_desktop_it_halted_on() {
+    let after = delivered(resumed(JobState::Queued), "w2", false, None);
+    assert_eq!(after.job.state, JobState::Queued);
+    assert_eq!(after.effects, vec![Effect::Park("e1".into())]);
+    assert_eq!(after.reply, Reply::Nothing);
+    let after = delivered(resumed(JobState::Queued), "w1", false, None);
+    assert_eq!(after.reply, Reply::Assigned);
+    assert_eq!(after.job.worker.as_deref(), Some("w1"));
+}
+
+#[test]
+fn a_resumed_job_whose_worker_went_silent_is_never_taken_over() {
+    // Not even one that may restart, nor one that had injected nothing:
+    // no other desktop holds its half-done task.
+    for injected in [true, false] {
+        let mut before = resumed(JobState::Running);
+        before.spec.retry = RetryPolicy::Restart;
+        before.injected = injected;
+        let after = delivered(before, "w2", true, None);
+        assert_eq!(after.job.state, JobState::Abandoned, "injected {injected}");
+        assert!(
+            after
+                .job
+                .reason
+                .as_deref()
+                .unwrap()
+                .contains("only on the desktop of worker w1"),
+            "{:?}",
+            after.job.reason
+        );
+        assert_eq!(after.job.worker.as_deref(), Some("w1"));
+        assert!(after.effects.contains(&ack("e1")));
+        assert_eq!(after.reply, Reply::Nothing);
+    }
 }
 
 #[test]

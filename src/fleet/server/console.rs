@@ -267,7 +267,7 @@ async fn job_page(
     }
 }
 
-/// `POST /console/jobs/{id}/{cancel,requeue,discard}`.
+/// `POST /console/jobs/{id}/{cancel,requeue,resume,discard}`.
 async fn job_action(
     State(fleet): State<Shared>,
     headers: HeaderMap,
@@ -281,15 +281,23 @@ async fn job_action(
     let done = match action.as_str() {
         "cancel" => super::jobs::cancel(State(Arc::clone(&fleet)), Path(id.clone())).await,
         "requeue" => super::dead::requeue(State(Arc::clone(&fleet)), Path(id.clone())).await,
+        "resume" => {
+            super::dead::resume(
+                State(Arc::clone(&fleet)),
+                Path(id.clone()),
+                Ok(Default::default()),
+            )
+            .await
+        }
         "discard" => super::dead::discard(State(Arc::clone(&fleet)), Path(id.clone())).await,
         _ => Err(Fail::not_found("no such action")),
     };
     match done {
         Ok(answer) => {
             tracing::info!("console: a user asked to {action} job {id}");
-            // A requeue shows the new job; the others, the job.
+            // A requeue or a resume shows the new job; the others, the job.
             let next = match action.as_str() {
-                "requeue" => new_job_id(answer).await.unwrap_or(id),
+                "requeue" | "resume" => new_job_id(answer).await.unwrap_or(id),
                 _ => id,
             };
             Redirect::to(&format!(
@@ -386,7 +394,8 @@ async fn submit_page(State(fleet): State<Shared>, headers: HeaderMap) -> Respons
 }
 
 /// The submit form: a recording, its parameters (`NAME=VALUE` a line),
-/// a pool, labels (the same), a strategy, attempts, and optionally a cron
+/// a pool, labels (the same), a strategy, a priority, attempts, and
+/// optionally a cron
 /// expression with its time zone.
 #[derive(Debug, Deserialize)]
 struct SubmitForm {
@@ -398,6 +407,8 @@ struct SubmitForm {
     labels: String,
     pool: String,
     strategy: String,
+    #[serde(default)]
+    priority: String,
     attempts: u32,
     #[serde(default)]
     every: String,
@@ -423,6 +434,10 @@ fn pairs(text: &str, what: &str) -> ApiResult<BTreeMap<String, String>> {
 
 fn request_of(form: &SubmitForm) -> ApiResult<SubmitRequest> {
     let strategy = crate::fleet::parse_strategy(&form.strategy).map_err(|err| Fail::bad(err.0))?;
+    let priority = match form.priority.trim() {
+        "" => Default::default(),
+        text => crate::fleet::parse_priority(text).map_err(|err| Fail::bad(err.0))?,
+    };
     let every = Some(form.every.trim().to_owned()).filter(|every| !every.is_empty());
     let zone = Some(form.time_zone.trim().to_owned()).filter(|zone| !zone.is_empty());
     Ok(SubmitRequest {
@@ -437,6 +452,7 @@ fn request_of(form: &SubmitForm) -> ApiResult<SubmitRequest> {
         rows: None,
         attempts: form.attempts,
         retry: Default::default(),
+        priority,
         deadline_seconds: None,
         at: None,
         delay_seconds: None,

@@ -177,7 +177,7 @@ pub(super) fn queued_event() -> NewEvent {
 /// when Redis is back.
 pub(super) async fn queue_new(fleet: &Fleet, mut jobs: Vec<Job>) -> ApiResult<Vec<Job>> {
     for job in &mut jobs {
-        match fleet.queue.add(&job.pool, &job.id).await {
+        match fleet.queue.add(&job.lane(), &job.id).await {
             Ok(entry) => {
                 job.entry = Some(entry);
                 fleet.save(job, None)?;
@@ -266,6 +266,7 @@ pub(super) fn jobs_for(
                 parameters: values,
                 attempts: request.attempts,
                 retry: request.retry,
+                priority: request.priority,
                 deadline: deadline.clone(),
                 batch: batch.clone(),
                 row: row.map(|_| index + 1),
@@ -273,6 +274,7 @@ pub(super) fn jobs_for(
                 schedule: slot.map(|(schedule, _)| schedule.to_owned()),
                 slot: slot.map(|(_, slot)| slot.to_owned()),
                 requeued_from: None,
+                resume: None,
             },
             crate::fleet::now(),
         ));

@@ -16,27 +16,38 @@ use crate::fleet::{Job, JobState, rules};
 /// Ticks between two cheap checks of the streams against the store.
 pub(super) const EVERY_TICKS: u32 = 10;
 
-/// Jobs the queue must hold an entry for, by pool.
+/// Jobs the queue must hold an entry for, by lane, first submitted first
+/// (the order they are entered again in).
 fn expected(fleet: &Fleet) -> ApiResult<BTreeMap<String, Vec<Job>>> {
-    let mut pools: BTreeMap<String, Vec<Job>> = BTreeMap::new();
+    let mut lanes: BTreeMap<String, Vec<Job>> = BTreeMap::new();
     for state in [JobState::Queued, JobState::Assigned, JobState::Running] {
-        for job in fleet.store().jobs(Some(state), usize::MAX >> 1)? {
+        // The store lists the newest first.
+        for job in fleet
+            .store()
+            .jobs(Some(state), usize::MAX >> 1)?
+            .into_iter()
+            .rev()
+        {
             if job.entry.is_some() {
-                pools.entry(job.pool.clone()).or_default().push(job);
+                lanes.entry(job.lane()).or_default().push(job);
             }
         }
     }
-    Ok(pools)
+    for jobs in lanes.values_mut() {
+        // Stable: jobs made in the same millisecond stay in their order.
+        jobs.sort_by(|a, b| a.created.cmp(&b.created));
+    }
+    Ok(lanes)
 }
 
-/// Mends each pool's stream from the store (every pool's ids read where
+/// Mends each lane's stream from the store (every lane's ids read where
 /// `thorough`, else only where the stream disagrees); returns how many
-/// jobs were entered again.
+/// jobs were entered again, in the order they were submitted.
 pub(super) async fn reconcile(fleet: &Fleet, thorough: bool) -> ApiResult<usize> {
     let thorough = thorough | fleet.queue.take_lost();
     let mut mended = 0;
-    for (pool, jobs) in expected(fleet)? {
-        let state = fleet.queue.stream_state(&pool).await?;
+    for (lane, jobs) in expected(fleet)? {
+        let state = fleet.queue.stream_state(&lane).await?;
         let agrees = state.as_ref().is_some_and(|state| {
             state.length == jobs.len()
                 && !jobs
@@ -48,7 +59,7 @@ pub(super) async fn reconcile(fleet: &Fleet, thorough: bool) -> ApiResult<usize>
             continue;
         }
         let ids = match state {
-            Some(_) => fleet.queue.entry_ids(&pool).await?,
+            Some(_) => fleet.queue.entry_ids(&lane).await?,
             None => Default::default(),
         };
         let lost: Vec<Job> = jobs
@@ -64,7 +75,7 @@ pub(super) async fn reconcile(fleet: &Fleet, thorough: bool) -> ApiResult<usize>
             mended += 1;
         }
         tracing::warn!(
-            "reconciled pool {pool:?} from the store: Redis had lost the entries of {}, entered again: {}",
+            "reconciled queue lane {lane:?} from the store: Redis had lost the entries of {}, entered again: {}",
             crate::present::plural(names.len(), "job"),
             names.join(", ")
         );

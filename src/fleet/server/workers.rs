@@ -126,19 +126,8 @@ pub(super) async fn pull(
                 .store()
                 .worker(&worker)?
                 .ok_or_else(|| Fail::not_found(format!("no worker {worker:?}: register first")))?;
-            let stale = fleet
-                .queue
-                .claim_stale(&row.pool, &worker, fleet.lease, 10)
-                .await?;
-            for entry in stale {
-                if let Some(job) = consider(&fleet, &row, entry, true).await? {
-                    return Ok(assigned(&fleet, job));
-                }
-            }
-            for entry in fleet.queue.read_new(&row.pool, &worker, 1).await? {
-                if let Some(job) = consider(&fleet, &row, entry, false).await? {
-                    return Ok(assigned(&fleet, job));
-                }
+            if let Some(job) = next_for(&fleet, &row).await? {
+                return Ok(assigned(&fleet, job));
             }
         }
         if Instant::now() >= until || *fleet.stopping.borrow() {
@@ -146,6 +135,30 @@ pub(super) async fn pull(
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// The job `worker` is given now, if any: its pool's lanes looked in from
+/// the highest priority down, in each the entries whose holder lost its
+/// lease first, then one never delivered.
+async fn next_for(fleet: &Fleet, worker: &WorkerRow) -> ApiResult<Option<Job>> {
+    for priority in crate::fleet::Priority::ALL {
+        let lane = priority.lane(&worker.pool);
+        let stale = fleet
+            .queue
+            .claim_stale(&lane, &worker.id, fleet.lease, 10)
+            .await?;
+        for entry in stale {
+            if let Some(job) = consider(fleet, worker, &lane, entry, true).await? {
+                return Ok(Some(job));
+            }
+        }
+        for entry in fleet.queue.read_new(&lane, &worker.id, 1).await? {
+            if let Some(job) = consider(fleet, worker, &lane, entry, false).await? {
+                return Ok(Some(job));
+            }
+        }
+    }
+    Ok(None)
 }
 
 pub(super) fn assigned(fleet: &Fleet, job: Job) -> Response {
@@ -161,6 +174,7 @@ pub(super) fn assigned(fleet: &Fleet, job: Job) -> Response {
 pub(super) async fn consider(
     fleet: &Fleet,
     worker: &WorkerRow,
+    lane: &str,
     entry: Entry,
     reclaimed: bool,
 ) -> ApiResult<Option<Job>> {
@@ -170,7 +184,7 @@ pub(super) async fn consider(
     };
     let Some(mut job) = job else {
         // An entry of no job the store knows.
-        fleet.queue.ack(&worker.pool, &entry.id).await?;
+        fleet.queue.ack(lane, &entry.id).await?;
         return Ok(None);
     };
     // Whether the job's owner still holds its lease matters only for a job

@@ -33,7 +33,7 @@
   function newRow(table, id) {
     const row = document.createElement("tr");
     row.dataset.job = id;
-    for (const name of ["id", "state", "pool", "worker", "attempt", "steps", "created", "waited", "ran", "reason"]) {
+    for (const name of ["id", "state", "pool", "priority", "worker", "attempt", "steps", "created", "waited", "ran", "reason"]) {
       const cell = document.createElement("td");
       cell.className = name;
       row.appendChild(cell);
@@ -58,6 +58,7 @@
     const cell = (name) => row.querySelector("td." + name);
     text(cell("state"), job.state);
     text(cell("pool"), job.pool);
+    text(cell("priority"), (job.spec && job.spec.priority) || "normal");
     text(cell("worker"), job.worker || "-");
     text(cell("attempt"), String(job.attempt));
     text(cell("steps"), String(steps));

@@ -132,7 +132,7 @@ pub(super) fn jobs(
                 data-pool=(filter.pool.unwrap_or_default())
                 data-label=(label.unwrap_or_default()) {
                 thead { tr {
-                    th { "job" } th { "state" } th { "pool" } th { "worker" } th { "attempt" }
+                    th { "job" } th { "state" } th { "pool" } th { "priority" } th { "worker" } th { "attempt" }
                     th { "steps" } th { "submitted" } th { "waited" } th { "ran" } th { "reason" }
                 } }
                 tbody {
@@ -141,6 +141,7 @@ pub(super) fn jobs(
                             td.id { a href={ "/console/jobs/" (job.id) } { (short(&job.id)) } }
                             td.state { (job.state.as_str()) }
                             td.pool { (job.pool) }
+                            td.priority { (job.spec.priority.as_str()) }
                             td.worker { (job.worker.as_deref().unwrap_or("-")) }
                             td.attempt { (job.attempt) }
                             td.steps { (steps.get(&(job.id.clone(), job.attempt)).copied().unwrap_or(0)) }
@@ -165,6 +166,11 @@ pub(super) fn job(session: &Session, job: &Job, events: &[JobEvent], report: boo
     });
     let user = session.role == Role::User;
     let base = format!("/console/jobs/{}", job.id);
+    // The server says why where it cannot be resumed.
+    let resumable = matches!(
+        job.state,
+        JobState::Failed | JobState::Aborted | JobState::Abandoned
+    ) && job.run_id.is_some();
     layout(
         &format!("Job {}", short(&job.id)),
         Some(session),
@@ -174,6 +180,7 @@ pub(super) fn job(session: &Session, job: &Job, events: &[JobEvent], report: boo
                 dt { "state" } dd id="state" { (job.state.as_str()) }
                 dt { "recording" } dd { (job.recording_id) @if let Some(version) = job.spec.version { " version " (version) } }
                 dt { "pool" } dd { (job.pool) }
+                dt { "priority" } dd { (job.spec.priority.as_str()) }
                 @for (key, value) in &job.spec.labels { dt { "label" } dd { (key) "=" (value) } }
                 @for (key, value) in &job.spec.parameters { dt { "parameter" } dd { (key) "=" (value) } }
                 dt { "attempt" } dd { (job.attempt) " of " (job.spec.attempts) }
@@ -184,6 +191,7 @@ pub(super) fn job(session: &Session, job: &Job, events: &[JobEvent], report: boo
                 @if let Some(reason) = &job.reason { dt { "reason" } dd id="reason" { (reason) } }
                 @if let Some(schedule) = &job.spec.schedule { dt { "schedule" } dd { (schedule) " slot " (job.spec.slot.as_deref().unwrap_or("-")) } }
                 @if let Some(from) = &job.spec.requeued_from { dt { "requeued from" } dd { a href={ "/console/jobs/" (from) } { (from) } } }
+                @if let Some(resume) = &job.spec.resume { dt { "resumes" } dd id="resumes" { "run " (resume.run) " on worker " (resume.worker) @if let Some(from) = resume.from { " from step " (from) } } }
                 @if let Some(settled) = &settled { dt { "settled" } dd id="settled" { (settled) } }
             }
             @if report { p { a href={ "/api/jobs/" (job.id) "/report" } id="report" { "The replay's report" } } }
@@ -191,6 +199,7 @@ pub(super) fn job(session: &Session, job: &Job, events: &[JobEvent], report: boo
                 div.actions {
                     @if !job.state.is_final() { (action(session, &format!("{base}/cancel"), "Cancel", "cancel")) }
                     @if job.state.is_final() && job.settled.is_none() { (action(session, &format!("{base}/requeue"), "Requeue", "requeue")) }
+                    @if resumable && job.settled.is_none() { (action(session, &format!("{base}/resume"), "Resume where it halted", "resume")) }
                     @if job.state.is_dead() && job.settled.is_none() { (action(session, &format!("{base}/discard"), "Discard", "discard")) }
                 }
             }
@@ -314,6 +323,9 @@ pub(super) fn submit(session: &Session, recordings: &[RecordingSummary]) -> Mark
                 label { "Labels the desktop must have (KEY=VALUE, a line each) " textarea name="labels" id="labels" rows="2" {} }
                 label { "Strategy "
                     select name="strategy" { option value="visual" { "visual" } option value="naive" { "naive" } option value="vanilla" { "vanilla" } }
+                }
+                label { "Priority "
+                    select name="priority" id="priority" { option value="high" { "high" } option value="normal" selected { "normal" } option value="low" { "low" } }
                 }
                 label { "Attempts " input type="number" name="attempts" value="1" min="1" max="20"; }
                 label { "Every (a cron expression; empty: now) " input name="every" id="every" placeholder="*/15 9-17 * * MON-FRI"; }
