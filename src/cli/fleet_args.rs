@@ -195,7 +195,8 @@ pub struct JobsSubmitArgs {
     /// visual, naive or vanilla (as `reprise replay --strategy`).
     #[arg(long, value_parser = crate::fleet::parse_strategy, default_value = "visual")]
     pub strategy: crate::fleet::Strategy,
-    /// Scale the recorded pauses: 2 replays twice as fast.
+    /// Scale the recorded pauses: 2 replays twice as fast; below 1 only
+    /// the pauses between steps grow (a double-click stays one).
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
     pub speed: f64,
     /// Attempts per step.

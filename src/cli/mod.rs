@@ -274,7 +274,8 @@ pub struct ReplayArgs {
     /// (default: only list them).
     #[arg(long)]
     pub save_healed: bool,
-    /// Scale the recorded pauses: 2 replays twice as fast.
+    /// Scale the recorded pauses: 2 replays twice as fast; below 1 only
+    /// the pauses between steps grow (a double-click stays one).
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
     pub speed: f64,
     /// Decide every step and report where it would land, but inject nothing.
