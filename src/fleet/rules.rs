@@ -61,6 +61,9 @@ pub enum Event<'a> {
     /// restarted without its data, or from an older file): the store is
     /// the truth, and the queue is mended from it.
     EntryLost,
+    /// A worker left for good (`reprise worker` stopped): a resumed job
+    /// waiting for it can never run.
+    WorkerGone(&'a str),
 }
 
 /// A line of the job's history, stored with the job.
@@ -194,6 +197,10 @@ pub fn decide(job: Job, event: Event<'_>, now: DateTime<Utc>) -> Decision {
         }
         Event::EntryLost => {
             rule.entry_lost();
+            Reply::Nothing
+        }
+        Event::WorkerGone(worker) => {
+            rule.worker_gone(worker);
             Reply::Nothing
         }
     };
@@ -458,6 +465,29 @@ impl Rule<'_> {
             )),
             worker,
         );
+    }
+
+    /// A resumed job still waiting for `worker`, which left, ends
+    /// abandoned (a dead letter): no other desktop holds its task.
+    fn worker_gone(&mut self, worker: &str) {
+        let waiting = matches!(self.job.state, JobState::Queued | JobState::Retrying);
+        let pinned = self
+            .job
+            .spec
+            .resume
+            .as_ref()
+            .is_some_and(|resume| resume.worker == worker);
+        if !(waiting && pinned) {
+            return;
+        }
+        if let Some(entry) = self.job.entry.clone() {
+            self.push(Effect::Delete(entry));
+        }
+        let reason = format!(
+            "worker {worker}, on whose desktop it was to go on, left before it could: requeue it to run it from the start"
+        );
+        self.end(JobState::Abandoned, reason.clone());
+        self.push(Effect::DeadLetter(reason));
     }
 
     /// Time passed: a retry that is due goes back in the queue; a job past

@@ -366,6 +366,29 @@ fn a_resumed_job_whose_worker_went_silent_is_never_taken_over() {
 }
 
 #[test]
+fn a_resumed_job_whose_worker_left_ends_a_dead_letter_and_others_are_untouched() {
+    let after = decide(resumed(JobState::Queued), Event::WorkerGone("w1"), now());
+    assert_eq!(after.job.state, JobState::Abandoned);
+    let reason = after.job.reason.clone().unwrap();
+    assert!(
+        reason.contains("worker w1") && reason.contains("requeue"),
+        "{reason}"
+    );
+    assert_eq!(after.effects.first(), Some(&Effect::Delete("e1".into())));
+    assert_eq!(after.effects.last(), Some(&Effect::DeadLetter(reason)));
+    // Another worker left; a job not resumed; one already running.
+    for (before, gone) in [
+        (resumed(JobState::Queued), "w2"),
+        (job(JobState::Queued), "w1"),
+        (resumed(JobState::Running), "w1"),
+    ] {
+        let after = decide(before.clone(), Event::WorkerGone(gone), now());
+        assert_eq!(after.job, before);
+        assert!(after.effects.is_empty());
+    }
+}
+
+#[test]
 fn restarts_stop_after_the_attempts_and_the_extra_restarts() {
     let mut before = job(JobState::Running);
     before.spec.retry = RetryPolicy::Restart;

@@ -91,6 +91,23 @@ pub(super) async fn leave(
     let mut row = row.ok_or_else(|| Fail::not_found(format!("no worker {worker:?}")))?;
     row.gone = true;
     fleet.store().upsert_worker(&row)?;
+    // Resumed jobs waiting for it never will run: dead letters now.
+    let _decide = fleet.decide.lock().await;
+    for state in [JobState::Queued, JobState::Retrying] {
+        let jobs = fleet.store().jobs(Some(state), usize::MAX >> 1)?;
+        for mut job in jobs {
+            if job
+                .spec
+                .resume
+                .as_ref()
+                .is_some_and(|resume| resume.worker == worker)
+            {
+                fleet
+                    .apply(&mut job, rules::Event::WorkerGone(&worker))
+                    .await?;
+            }
+        }
+    }
     Ok(axum::Json(json!({"id": worker, "state": "gone"})).into_response())
 }
 
