@@ -234,6 +234,15 @@ impl JobState {
         )
     }
 
+    /// Ended at a step of its replay (failed there, aborted, or its worker
+    /// stopped): its run may be gone on with (`jobs resume`).
+    pub fn halted_at_a_step(self) -> bool {
+        matches!(
+            self,
+            JobState::Failed | JobState::Aborted | JobState::Abandoned
+        )
+    }
+
     /// Ended without doing its task, and not by a user's cancel: a dead
     /// letter until it is requeued or discarded.
     pub fn is_dead(self) -> bool {

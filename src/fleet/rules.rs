@@ -334,23 +334,19 @@ impl Rule<'_> {
             return false;
         }
         self.push(Effect::Count(Counter::Reclaims));
-        if let Some(pinned) = self.pinned_elsewhere(taker.id) {
-            self.end(
-                JobState::Abandoned,
-                format!(
-                    "worker {owner} stopped answering; a resumed job goes on only on the desktop of worker {pinned}, where its task was halted"
+        let pinned = self.pinned_elsewhere(taker.id);
+        if pinned.is_some() || !self.may_run_again() {
+            match pinned {
+                Some(pinned) => self.end(
+                    JobState::Abandoned,
+                    format!(
+                        "worker {owner} stopped answering; a resumed job goes on only on the desktop of worker {pinned}, where its task was halted"
+                    ),
                 ),
-            );
-            self.push(Effect::Ack(entry.to_owned()));
-            self.push(Effect::DeadLetter(
-                self.job.reason.clone().unwrap_or_default(),
-            ));
-            return false;
-        }
-        if !self.may_run_again() {
-            self.abandon(format!(
-                "worker {owner} stopped answering after it had injected input"
-            ));
+                None => self.abandon(format!(
+                    "worker {owner} stopped answering after it had injected input"
+                )),
+            }
             self.push(Effect::Ack(entry.to_owned()));
             self.push(Effect::DeadLetter(
                 self.job.reason.clone().unwrap_or_default(),

@@ -100,10 +100,7 @@ fn resumable(fleet: &Fleet, old: &Job, from: Option<usize>) -> ApiResult<ResumeS
             format!("job {}: {why}", old.id),
         ))
     };
-    if !matches!(
-        old.state,
-        JobState::Failed | JobState::Aborted | JobState::Abandoned
-    ) {
+    if !old.state.halted_at_a_step() {
         return refuse(format!(
             "it ended {}, not halted at a step: requeue it to run it again",
             old.state.as_str()

@@ -167,10 +167,7 @@ pub(super) fn job(session: &Session, job: &Job, events: &[JobEvent], report: boo
     let user = session.role == Role::User;
     let base = format!("/console/jobs/{}", job.id);
     // The server says why where it cannot be resumed.
-    let resumable = matches!(
-        job.state,
-        JobState::Failed | JobState::Aborted | JobState::Abandoned
-    ) && job.run_id.is_some();
+    let resumable = job.state.halted_at_a_step() && job.run_id.is_some();
     layout(
         &format!("Job {}", short(&job.id)),
         Some(session),
