@@ -124,6 +124,32 @@ fn an_edited_recording_waits_reads_a_value_checks_it_and_types_it() {
         ),
         "{wrong}"
     );
+
+    // The total read as a secret: the Target received it and the checks
+    // passed on it, and Reprise wrote it nowhere (what it printed, its
+    // messages, the run's report), its name in its place.
+    let steps = result(&display, "steps-3", "toml");
+    assert!(
+        steps.contains("into = \"total\", secret = true }"),
+        "{steps}"
+    );
+    assert_eq!(
+        result(&display, "hidden", "code"),
+        "0",
+        "{}",
+        said("hidden")
+    );
+    assert_eq!(result(&display, "hidden", "out"), "123.45");
+    let stdout = result(&display, "hidden", "stdout");
+    assert!(
+        stdout.contains("holds {total}, kept as {total}"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("which equals {total}"), "{stdout}");
+    for what in ["stdout", "err", "html"] {
+        let text = result(&display, "hidden", what);
+        assert!(!text.contains("123.45"), "{what}: {text}");
+    }
 }
 
 #[test]

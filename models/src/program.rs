@@ -162,6 +162,11 @@ pub struct Assertion {
 pub struct Read {
     pub element: Query,
     pub into: String,
+    /// A secret (a password read off one window, typed into another):
+    /// typed and compared like any value, never shown by Reprise (not in a
+    /// check, an error, a report, `--json` or a stored step).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secret: bool,
 }
 
 /// How a value is compared; the expected texts may name variables.
@@ -248,6 +253,20 @@ impl Program {
                 if !names.contains(&name) {
                     names.push(name);
                 }
+            }
+        }
+        names
+    }
+
+    /// The variables read as secrets, each once, in order.
+    pub fn secret_variables(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for entry in &self.entries {
+            if let Entry::Read(read) = entry
+                && read.secret
+                && !names.contains(&read.into)
+            {
+                names.push(read.into.clone());
             }
         }
         names

@@ -105,6 +105,12 @@ impl Injector {
                 "the secret {{{name}}} has no value here: only the replay's desktop holds secrets"
             ))),
             Action::TypeText { text } => self.type_text(text, TEXT_PACE),
+            Action::TypeHidden { name, value } => match value.reveal() {
+                Some(text) => self.type_text(text, TEXT_PACE),
+                None => Err(inject_err(format!(
+                    "the secret {{{name}}} read in this run has no value here (a stored step keeps its name only)"
+                ))),
+            },
         }
     }
 

@@ -132,10 +132,13 @@ fn entry_lines(entry: &Entry, steps: &[RecordedStep]) -> Vec<String> {
             "assert = {}",
             query_table(&assertion.element, &compare_fields(&assertion.compare))
         )],
-        Entry::Read(read) => vec![format!(
-            "read = {}",
-            query_table(&read.element, &[("into".into(), quoted(&read.into))])
-        )],
+        Entry::Read(read) => {
+            let mut more = vec![("into".to_owned(), quoted(&read.into))];
+            if read.secret {
+                more.push(("secret".into(), "true".into()));
+            }
+            vec![format!("read = {}", query_table(&read.element, &more))]
+        }
     }
 }
 
@@ -191,7 +194,7 @@ const HELP: &str = "\
 #   wait = { role = \"label\", name = \"Status\", equals = \"Done\", timeout = 30 }
 #   assert = { role = \"text field\", name = \"Total\", equals = \"42\" }
 #     (or contains = \"…\", matches = \"Invoice *\", near = 42.5 with within = 0.01)
-#   read = { role = \"text field\", name = \"Total\", into = \"total\" }
+#   read = { role = \"text field\", name = \"Total\", into = \"total\" }   (secret = true: never shown)
 # An element is looked for in the window of the recorded step after it
 # unless `window` (and `app`) name another. A value read is typed as
 # {total} in a value under [values]; write {{ for a brace itself.

@@ -87,6 +87,36 @@ pub enum Action {
     TypeText {
         text: String,
     },
+    /// Types a value the replay read into a secret variable, as text: only
+    /// its name is ever shown or stored (read back, the value is gone).
+    TypeHidden {
+        name: String,
+        #[serde(skip)]
+        value: Hidden,
+    },
+}
+
+/// A text typed but never shown: its `Debug` prints a mask and it is never
+/// serialized.
+#[derive(Clone, Default, PartialEq)]
+pub struct Hidden(Option<String>);
+
+impl Hidden {
+    pub fn new(text: String) -> Hidden {
+        Hidden(Some(text))
+    }
+
+    /// The text, where this process read it (not where a stored step was
+    /// read back).
+    pub fn reveal(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+impl std::fmt::Debug for Hidden {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Hidden(…)")
+    }
 }
 
 impl Action {

@@ -27,7 +27,7 @@ pub mod vanilla;
 pub mod vision;
 pub mod visual;
 
-pub use action::{Action, Button, Candidate, FoundBy, KeySpec, Sought, Step};
+pub use action::{Action, Button, Candidate, FoundBy, Hidden, KeySpec, Sought, Step};
 pub use desktop::{Desktop, DesktopError, Frame};
 pub use naive::NaiveStrategy;
 pub use replay::{

@@ -63,6 +63,8 @@ pub struct Compiled {
     pub slots: Vec<Slot>,
     /// The variables the program reads (never secrets of the recording).
     pub variables: Vec<String>,
+    /// Those read as secrets: typed and compared, never shown.
+    pub secrets: Vec<String>,
 }
 
 impl Compiled {
@@ -81,6 +83,7 @@ pub struct ProgramStrategy {
     inner: Box<dyn ReplayStrategy>,
     slots: Vec<Slot>,
     variables: Vec<String>,
+    secrets: Vec<String>,
     /// What the program read so far.
     values: BTreeMap<String, String>,
     /// The evidence of the instruction decided last.
@@ -116,6 +119,7 @@ impl ProgramStrategy {
             inner,
             slots: compiled.slots.clone(),
             variables: compiled.variables.clone(),
+            secrets: compiled.secrets.clone(),
             values: BTreeMap::new(),
             checked: None,
             typed: Vec::new(),
@@ -186,8 +190,15 @@ impl ProgramStrategy {
                         ))
                     })?;
                     typed.push(value.clone());
-                    *action = Action::TypeText {
-                        text: value.clone(),
+                    *action = if self.secrets.contains(name) {
+                        Action::TypeHidden {
+                            name: name.clone(),
+                            value: crate::Hidden::new(value.clone()),
+                        }
+                    } else {
+                        Action::TypeText {
+                            text: value.clone(),
+                        }
                     };
                 }
             }
@@ -199,14 +210,12 @@ impl ProgramStrategy {
             Decision::Done => Decision::Done,
         })
     }
-}
 
-impl ReplayStrategy for ProgramStrategy {
-    fn name(&self) -> &'static str {
-        self.inner.name()
-    }
-
-    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+    /// The step at `observation`, secrets' values as they are.
+    fn decide_unhidden(
+        &mut self,
+        observation: &Observation<'_>,
+    ) -> Result<Decision, StrategyError> {
         let step_idx = observation.step_idx;
         let slot = match self.flow.slot_of(&self.slots, step_idx) {
             flow::Place::Done => return Ok(Decision::Done),
@@ -227,6 +236,29 @@ impl ReplayStrategy for ProgramStrategy {
                 "the program's flow stopped at an else or end (a fault of Reprise's)".into(),
             )),
         }
+    }
+
+    /// What hides the secrets read so far.
+    fn hider(&self) -> hide::Hider {
+        hide::Hider::new(
+            self.values
+                .iter()
+                .filter(|(name, _)| self.secrets.contains(name)),
+        )
+    }
+}
+
+impl ReplayStrategy for ProgramStrategy {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+        let decided = self.decide_unhidden(observation);
+        let hider = self.hider();
+        decided
+            .map(|decision| hider.decision(decision))
+            .map_err(|err| hider.error(err))
     }
 
     fn finished(&self, step_idx: usize) -> bool {
@@ -278,6 +310,28 @@ impl ReplayStrategy for ProgramStrategy {
     }
 
     fn verify(&mut self, step_idx: usize, effect: &Effect<'_>) -> Result<Verification, Missed> {
+        let hider = self.hider();
+        match self.verify_unhidden(step_idx, effect) {
+            Ok(verdict) => Ok(hider.verification(verdict)),
+            Err(missed) => Err(Missed {
+                reason: hider.text(missed.reason),
+                ..missed
+            }),
+        }
+    }
+
+    fn checked(&self, step_idx: usize) -> Option<Evidence> {
+        let evidence = self.checked_unhidden(step_idx)?;
+        Some(self.hider().evidence(evidence))
+    }
+}
+
+impl ProgramStrategy {
+    fn verify_unhidden(
+        &mut self,
+        step_idx: usize,
+        effect: &Effect<'_>,
+    ) -> Result<Verification, Missed> {
         match self.inner_of(step_idx) {
             Some(inner) => {
                 let verdict = self.inner.verify(inner, effect)?;
@@ -294,14 +348,14 @@ impl ReplayStrategy for ProgramStrategy {
                     verdict => self.window_closed(inner, effect).unwrap_or(verdict),
                 })
             }
-            None => Ok(self.checked(step_idx).map_or_else(
+            None => Ok(self.checked_unhidden(step_idx).map_or_else(
                 || Verification::Unverified("the instruction was not decided".into()),
                 Verification::Verified,
             )),
         }
     }
 
-    fn checked(&self, step_idx: usize) -> Option<Evidence> {
+    fn checked_unhidden(&self, step_idx: usize) -> Option<Evidence> {
         match &self.checked {
             Some((idx, evidence)) if *idx == step_idx && self.inner_of(step_idx).is_none() => {
                 Some(evidence.clone())
@@ -314,6 +368,7 @@ impl ReplayStrategy for ProgramStrategy {
 mod blocks;
 mod compile;
 mod flow;
+mod hide;
 mod instruct;
 pub use compile::compile;
 pub use instruct::find;

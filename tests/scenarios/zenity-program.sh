@@ -113,3 +113,14 @@ run() {
 }
 run right 123.45
 run wrong 99.10
+
+# The total read as a secret (version 3; the Source's check no longer
+# names the number): typed and checked as before, never shown by Reprise.
+sed -e 's/into = "total" }/into = "total", secret = true }/' \
+  -e 's/near = 123.45, within = 0.005/matches = "???.??"/' "$OUT/edited.toml" >"$OUT/secret.toml"
+"$REPRISE" edit copy --file "$OUT/secret.toml" >/dev/null
+"$REPRISE" steps copy >"$OUT/steps-3.toml"
+dialogs hidden 123.45 3
+replay_as hidden copy --json
+"$REPRISE" report last -o "$OUT/hidden.html" >/dev/null
+finish

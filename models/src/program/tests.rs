@@ -38,6 +38,7 @@ fn read_then_type() -> Program {
             Entry::Read(Read {
                 element: field("Total"),
                 into: "total".into(),
+                secret: false,
             }),
             Entry::Recorded { step: 1 },
             Entry::Recorded { step: 2 },
@@ -100,6 +101,7 @@ fn mistakes_name_their_entry_and_field() {
     nameless.entries[0] = Entry::Read(Read {
         element: Query::default(),
         into: "total".into(),
+        secret: false,
     });
     assert!(
         nameless

@@ -45,6 +45,7 @@ struct RawElement {
     within: Option<Number>,
     timeout: Option<Number>,
     into: Option<String>,
+    secret: Option<bool>,
     value: Option<String>,
     rows: Option<String>,
     max: Option<Number>,
@@ -132,6 +133,7 @@ fn stray(raw: &RawElement, allowed: &[&str]) -> Option<&'static str> {
         ("within", raw.within.is_some()),
         ("timeout", raw.timeout.is_some()),
         ("into", raw.into.is_some()),
+        ("secret", raw.secret.is_some()),
         ("value", raw.value.is_some()),
         ("rows", raw.rows.is_some()),
         ("max", raw.max.is_some()),
@@ -203,7 +205,7 @@ pub(super) fn entry_of(raw: &RawEntry, steps: &[RecordedStep]) -> Result<Entry, 
         return assert_entry(check);
     }
     let read = raw.read.as_ref().expect("one kind is there");
-    if let Some(field) = stray(read, &["into"]) {
+    if let Some(field) = stray(read, &["into", "secret"]) {
         return Err((format!("read.{field}"), "a read does not take it".into()));
     }
     Ok(Entry::Read(Read {
@@ -214,6 +216,7 @@ pub(super) fn entry_of(raw: &RawEntry, steps: &[RecordedStep]) -> Result<Entry, 
                 "say which variable to read into: into = \"total\"".into(),
             )
         })?,
+        secret: read.secret.unwrap_or(false),
     }))
 }
 

@@ -89,18 +89,24 @@ assert = { role = \"text field\", window = \"Target\", near = 999, within = 0.5 
 ";
     let text = text.replacen(
         "[[step]]\nrecorded = 1",
-        "[[step]]\nread = { role = \"text field\", name = \"Total\", window = \"Source\", into = \"total\" }\n\n[[step]]\nrecorded = 1",
+        "[[step]]\nread = { role = \"text field\", name = \"Total\", window = \"Source\", into = \"total\", secret = true }\n\n[[step]]\nrecorded = 1",
         1,
     );
     let program = parse(&text, &steps(), &parameters(), &no_rows).unwrap();
     assert_eq!(program.entries.len(), 6);
     assert_eq!(program.values["copy_here"], "{total} EUR");
-    assert!(matches!(&program.entries[0], Entry::Read(read) if read.into == "total"));
+    assert!(
+        matches!(&program.entries[0], Entry::Read(read) if read.into == "total" && read.secret)
+    );
     assert!(
         matches!(&program.entries[4], Entry::Wait(Wait { until: Until::Holds { .. }, timeout_seconds }) if *timeout_seconds == 2.5)
     );
     // What is parsed renders to a text that parses to the same program.
     let again = rendered(&program);
+    assert!(
+        again.contains("into = \"total\", secret = true }"),
+        "{again}"
+    );
     assert_eq!(
         parse(&again, &steps(), &parameters(), &no_rows).unwrap(),
         program

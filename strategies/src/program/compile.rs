@@ -83,6 +83,7 @@ pub fn compile(
         trees: chosen,
         slots,
         variables,
+        secrets: program.secret_variables(),
     })
 }
 

@@ -83,6 +83,7 @@ fn read_total_then_type_it() -> Program {
             Entry::Read(Read {
                 element: query(Role::TextInput, "Total"),
                 into: "total".into(),
+                secret: false,
             }),
             Entry::Recorded { step: 1 },
             Entry::Recorded { step: 2 },
@@ -262,6 +263,7 @@ fn a_program_that_breaks_its_rules_is_refused_before_anything_runs() {
                 ..Default::default()
             },
             into: "x".into(),
+            secret: false,
         })],
         values: BTreeMap::new(),
     };
@@ -513,4 +515,64 @@ fn a_retry_block_is_tried_again_when_a_step_in_it_fails_and_no_more_than_its_tim
         "{outcome:?}"
     );
     assert_eq!(records.len(), 2);
+}
+
+#[test]
+fn a_value_read_as_a_secret_is_typed_and_compared_but_never_shown() {
+    let mut program = read_total_then_type_it();
+    if let Entry::Read(read) = &mut program.entries[0] {
+        read.secret = true;
+    }
+    let mut desktop = ScriptedDesktop::new().with_window("Target", Rect::new(0, 0, 200, 100));
+    desktop
+        .trees
+        .push_back(tree(&[(Role::TextInput, "Total", Some("4711"))]));
+    let (outcome, records) = replay(&program, &mut desktop);
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { steps: 3, .. }),
+        "{outcome:?}"
+    );
+    let typed: Vec<Option<&str>> = desktop
+        .injected
+        .iter()
+        .filter_map(|action| match action {
+            Action::TypeHidden { name, value } if name == "total" => Some(value.reveal()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(typed, [Some("4711")], "{:?}", desktop.injected);
+    let shown = serde_json::to_string(&records).unwrap() + &format!("{records:?}");
+    assert!(!shown.contains("4711"), "{shown}");
+    assert!(
+        records[0]
+            .check
+            .as_deref()
+            .unwrap()
+            .contains("holds {total}"),
+        "{records:#?}"
+    );
+
+    // A check that fails on it says so with the secret's name in its place.
+    program.entries.insert(
+        1,
+        Entry::Assert(Assertion {
+            element: query(Role::TextInput, "Total"),
+            compare: Compare::Contains("{total}0".into()),
+        }),
+    );
+    let mut desktop = ScriptedDesktop::new().with_window("Target", Rect::new(0, 0, 200, 100));
+    desktop
+        .trees
+        .push_back(tree(&[(Role::TextInput, "Total", Some("4711"))]));
+    let (outcome, records) = replay(&program, &mut desktop);
+    let ReplayOutcome::Failed { reason, .. } = &outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        reason.contains("holds {total}; expected a value that contains \"{total}0\""),
+        "{reason}"
+    );
+    let shown = format!("{outcome:?}{records:?}");
+    assert!(!shown.contains("4711"), "{shown}");
+    assert!(desktop.injected.is_empty(), "{:?}", desktop.injected);
 }
