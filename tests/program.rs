@@ -333,4 +333,47 @@ fn an_edit_asked_in_plain_language_is_checked_shown_and_kept_only_when_accepted(
     ))
     .unwrap();
     assert_eq!(versions["latest"], 1);
+
+    // With --frames: the screen before each step goes with the text, each
+    // image named by its step, and the person is told before it is sent.
+    let server = reprise::testing::ScriptedServer::start(vec![answer(&fenced(&edited))]);
+    let out = asking(&never, &server.url)
+        .args([
+            "edit",
+            "demo",
+            "--instruct",
+            instruction,
+            "--frames",
+            "--yes",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let n_steps = steps.matches("\nrecorded = ").count();
+    assert!(
+        err.contains(&format!("the frames of {n_steps} steps")),
+        "{err}"
+    );
+    let body: Value = serde_json::from_str(&server.received()[0].body).unwrap();
+    let parts = body["messages"][1]["content"].as_array().unwrap();
+    let images: Vec<&str> = parts
+        .iter()
+        .filter_map(|part| part["image_url"]["url"].as_str())
+        .collect();
+    assert_eq!(images.len(), n_steps, "{parts:#?}");
+    assert!(
+        images
+            .iter()
+            .all(|url| url.starts_with("data:image/png;base64,"))
+    );
+    let texts: Vec<&str> = parts
+        .iter()
+        .filter_map(|part| part["text"].as_str())
+        .collect();
+    assert!(texts[0].contains("Images follow"), "{}", texts[0]);
+    assert!(
+        texts[1].starts_with("The screen before step 1 (recorded = 1)"),
+        "{texts:#?}"
+    );
 }

@@ -53,6 +53,11 @@ pub struct EditArgs {
     /// Keep the change --instruct shows without asking (for scripts).
     #[arg(long, requires = "instruct")]
     pub yes: bool,
+    /// Send the model, with the steps, the screen before each step cropped
+    /// to its window (at most 8, spread over the steps; password fields
+    /// masked as recorded): for an instruction about what the screen shows.
+    #[arg(long, requires = "instruct")]
+    pub frames: bool,
     /// Why, kept with the new version (default: "edited", or the
     /// instruction).
     #[arg(long, value_name = "TEXT")]

@@ -230,6 +230,7 @@ pub fn run_report(store: &Store, run_id: &str) -> Result<String> {
 
 mod arguments;
 mod crops;
+pub(crate) use crops::window_crop;
 mod step;
 mod summary;
 

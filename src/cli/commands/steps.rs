@@ -25,7 +25,11 @@ pub(super) struct Subject {
     pub(super) task: String,
     version: u32,
     latest: u32,
-    planned: Vec<reprise_models::ActionEvent>,
+    pub(super) planned: Vec<reprise_models::ActionEvent>,
+    /// The recording's frames, and its windows' places and titles (by id),
+    /// for the frames `--instruct --frames` sends.
+    pub(super) screenshots: Vec<reprise_models::Screenshot>,
+    pub(super) windows: Vec<(reprise_models::Rect, String)>,
     names: reprise_strategies::params::Names,
     steps: Vec<RecordedStep>,
     parameters: Vec<reprise_strategies::params::Parameter>,
@@ -48,6 +52,12 @@ fn subject(store: &Store, query: &str) -> Result<Subject> {
         latest,
         steps: steps::recorded_steps(&planned),
         planned,
+        windows: bundle
+            .window_states
+            .iter()
+            .map(|state| (state.rect, state.title.clone()))
+            .collect(),
+        screenshots: bundle.screenshots,
         names,
         parameters,
         program,
@@ -126,7 +136,8 @@ pub fn edit(store: &mut Store, config: Option<&Path>, args: &EditArgs) -> Result
             })?
         }
         (None, Some(instruction)) => {
-            let program = super::instruct::instructed(store, config, &subject, instruction)?;
+            let program =
+                super::instruct::instructed(store, config, &subject, instruction, args.frames)?;
             let change = steps::diff(&subject.text(), &subject.text_of(&program));
             if !args.json {
                 print_text(&change)?;

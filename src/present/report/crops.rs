@@ -95,7 +95,7 @@ const CROP_MARGIN: i32 = 24;
 /// them, inside the screen), as PNG with its size and the geometry the crop
 /// shows (for the markers); the whole frame where no window is known or it
 /// is off the frame.
-pub(super) fn window_crop(
+pub(crate) fn window_crop(
     store: &Store,
     hash: &str,
     screen: &ScreenGeometry,
