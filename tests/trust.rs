@@ -261,6 +261,34 @@ fn a_twin_taught_once_is_chosen_by_the_resumed_run_and_every_later_one() {
         "{}",
         result(&display, "three", "err")
     );
+    // Taught again by a click on the third: read, never passed to the
+    // list (its OK then submitted no row of it), kept as version 3, and
+    // the halted run goes on with the third (id 10).
+    let clicked = result(&display, "clicked", "err");
+    assert_eq!(result(&display, "clicked", "code"), "0", "{clicked}");
+    assert!(
+        result(&display, "clicked", "stdout")
+            .contains("taught step 1: the 3rd of 3 twins in reading order"),
+        "{clicked}"
+    );
+    assert_eq!(result(&display, "three", "ok"), "closed", "OK was answered");
+    assert_eq!(
+        result(&display, "three", "out"),
+        "",
+        "the click reached the list"
+    );
+    let versions: Value = serde_json::from_str(&result(&display, "clicked", "versions")).unwrap();
+    assert_eq!(versions["latest"], 3, "{versions:#}");
+    assert_eq!(
+        result(&display, "clickresumed", "code"),
+        "0",
+        "{}",
+        said(&display, "clickresumed")
+    );
+    assert_eq!(
+        result(&display, "clickresumed", "out"),
+        "Maria Olsen|Tromsø|10"
+    );
 }
 
 /// No blind presses: in GTK 3's file chooser (zenity --file-selection),

@@ -75,6 +75,11 @@ pub struct TeachArgs {
     /// report list them); asked at the terminal when not given.
     #[arg(long, value_name = "N")]
     pub pick: Option<usize>,
+    /// Say which twin by clicking it on the screen (the click is read, not
+    /// passed to the application; the right button gives up): the screen
+    /// must show the twins where the run saw them.
+    #[arg(long, conflicts_with = "pick")]
+    pub click: bool,
     /// Print the outcome as JSON.
     #[arg(long)]
     pub json: bool,

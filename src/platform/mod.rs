@@ -326,6 +326,27 @@ pub struct FoundElement {
     pub mapped_by: Option<(i32, i32)>,
 }
 
+/// The point (logical screen coordinates) of the next click of the left
+/// button, delivered to no application (X11: the pointer grabbed for the
+/// while); `None` when `wait` passes or the right button gives up.
+/// `ready` is called once a click can be read.
+pub fn read_click(
+    wait: std::time::Duration,
+    ready: impl FnOnce(),
+) -> Result<Option<(f64, f64)>, PlatformError> {
+    #[cfg(target_os = "linux")]
+    {
+        WindowProbe::connect()?.read_click(wait, ready)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (wait, ready);
+        Err(PlatformError::Unsupported(
+            "a click kept from the applications",
+        ))
+    }
+}
+
 /// Whether the display is gone: a new connection to it fails, or it does
 /// not answer one question. (The recorder asks when its input listener
 /// stops: a display that went away ends a recording like a stop.)

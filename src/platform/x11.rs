@@ -389,4 +389,6 @@ impl WindowProbe {
 
 #[path = "x11/capture.rs"]
 mod capture;
+#[path = "x11/click.rs"]
+mod click;
 pub use capture::{Drawn, RootCapture};

@@ -54,4 +54,34 @@ replay_as later pick
 finish
 list three "Maria Olsen" Tromsø 8 "Maria Olsen" Tromsø 9 "Maria Olsen" Tromsø 10
 replay_as three pick
+
+# Taught again, by a click on the third twin where the refusal placed it:
+# the click is read, never passed to the list (OK then submits no row of
+# it), and the halted run goes on with the third.
+halted=$("$REPRISE" runs --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+read -r left top < <(sed -n 's/.*3\. table cell "Maria Olsen" (row: Tromsø) at (\([0-9]*\), \([0-9]*\)).*/\1 \2/p' "$OUT/three.err")
+"$REPRISE" teach "$halted" --click >"$OUT/clicked.stdout" 2>"$OUT/clicked.err" &
+teach_pid=$!
+for _ in $(seq 100); do
+  grep -q "click the one" "$OUT/clicked.err" && break
+  sleep 0.1
+done
+press $((left + 20)) $((top + 5))
+set +e
+wait "$teach_pid"
+echo $? >"$OUT/clicked.code"
+set -e
+press $(find_element "push button" OK)
+for _ in $(seq 30); do
+  kill -0 "$zenity_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if kill -0 "$zenity_pid" 2>/dev/null; then echo open; else echo closed; fi >"$OUT/three.ok"
+finish
+"$REPRISE" versions pick --json >"$OUT/clicked.versions"
+list clickresumed "Maria Olsen" Tromsø 8 "Maria Olsen" Tromsø 9 "Maria Olsen" Tromsø 10
+set +e
+"$REPRISE" resume "$halted" >"$OUT/clickresumed.stdout" 2>"$OUT/clickresumed.err"
+echo $? >"$OUT/clickresumed.code"
+set -e
 finish

@@ -65,9 +65,10 @@ pub fn teach(store: &mut Store, args: &TeachArgs) -> Result<()> {
         .element
         .as_deref()
         .expect("a recorded press names its element");
-    let pick = match args.pick {
-        Some(pick) => pick,
-        None => ask(&twins)?,
+    let pick = match (args.pick, args.click) {
+        (Some(pick), _) => pick,
+        (None, true) => clicked(&twins)?,
+        (None, false) => ask(&twins)?,
     };
     if !(1..=twins.len()).contains(&pick) {
         bail!(UsageError(format!(
@@ -127,13 +128,70 @@ fn twin_words(twin: &Candidate) -> String {
     }
 }
 
-/// The person's pick among the twins, asked at the terminal.
-fn ask(twins: &[&Candidate]) -> Result<usize> {
-    let listed: Vec<String> = twins
+/// How long `--click` waits for the click.
+const CLICK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The person's pick among the twins, by a click on one of them: the click
+/// must land in one twin's box as the run saw it, and the element there now
+/// must be that twin (the screen as it was), else nothing is taught.
+fn clicked(twins: &[&Candidate]) -> Result<usize> {
+    let refused = |why: String| UsageError(format!("{why}; nothing was taught"));
+    let listed = listed(twins);
+    let ready = || {
+        eprintln!(
+            "the twins, in reading order:\n{}\nclick the one the step meant (the click goes to no application; the right button gives up, and so do {} s)",
+            listed.join("\n"),
+            CLICK_WAIT.as_secs()
+        );
+    };
+    let Some((x, y)) = crate::platform::read_click(CLICK_WAIT, ready)
+        .map_err(|err| refused(format!("no click could be read: {err}")))?
+    else {
+        bail!(refused("no click came".into()));
+    };
+    let at = format!("({}, {})", x.round(), y.round());
+    let Some(pick) = twins
+        .iter()
+        .position(|twin| twin.rect.is_some_and(|rect| rect.contains(x, y)))
+    else {
+        bail!(refused(format!(
+            "the click at {at} is on none of the twins:\n{}",
+            listed.join("\n")
+        )));
+    };
+    let twin = twins[pick];
+    // The screen must still show that twin there.
+    let live = crate::platform::element_reader()
+        .and_then(|mut read| read((x, y), None))
+        .map(|found| found.element);
+    match live {
+        Some(live) if live.label() == twin.description && Some(live.rect) == twin.rect => {
+            Ok(pick + 1)
+        }
+        Some(live) => bail!(refused(format!(
+            "at {at} the screen now shows {} at ({}, {}), not the twin the run saw there ({}): bring the screen back as it was when the run halted, or give --pick",
+            live.label(),
+            live.rect.left,
+            live.rect.top,
+            twin_words(twin)
+        ))),
+        None => bail!(refused(format!(
+            "no accessibility tree says what is at {at}, so the click cannot be checked against the twins: give --pick"
+        ))),
+    }
+}
+
+fn listed(twins: &[&Candidate]) -> Vec<String> {
+    twins
         .iter()
         .enumerate()
         .map(|(idx, twin)| format!("  {}. {}", idx + 1, twin_words(twin)))
-        .collect();
+        .collect()
+}
+
+/// The person's pick among the twins, asked at the terminal.
+fn ask(twins: &[&Candidate]) -> Result<usize> {
+    let listed = listed(twins);
     let question = format!(
         "the twins, in reading order:\n{}\nwhich one did you mean? [1-{}]",
         listed.join("\n"),
