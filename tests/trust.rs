@@ -289,6 +289,20 @@ fn a_twin_taught_once_is_chosen_by_the_resumed_run_and_every_later_one() {
         result(&display, "clickresumed", "out"),
         "Maria Olsen|Tromsø|10"
     );
+    // Taught as it halted (`replay --teach` at a terminal): two twins where
+    // three were taught, the first answered, kept as version 4, and the
+    // run went on from that step to pick it (id 11).
+    let inline = result(&display, "inline", "stdout");
+    assert_eq!(result(&display, "inline", "code"), "0", "{inline}");
+    assert!(
+        inline.contains("(taught: the 3rd of 3 twins; now 2 fit)")
+            && inline.contains("taught step 1: the 1st of 2 twins in reading order")
+            && inline.contains("going on from step 1"),
+        "{inline}"
+    );
+    assert_eq!(result(&display, "inline", "out"), "Maria Olsen|Tromsø|11");
+    let versions: Value = serde_json::from_str(&result(&display, "inline", "versions")).unwrap();
+    assert_eq!(versions["latest"], 4, "{versions:#}");
 }
 
 /// No blind presses: in GTK 3's file chooser (zenity --file-selection),

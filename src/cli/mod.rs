@@ -274,6 +274,12 @@ pub struct ReplayArgs {
     /// (default: only list them).
     #[arg(long)]
     pub save_healed: bool,
+    /// When the run halts on twins and a person is at the terminal: ask
+    /// which one the step meant (by number, or a click on it), keep it as a
+    /// new version and go on from that step. Without a terminal the run
+    /// halts as usual.
+    #[arg(long, conflicts_with_all = ["each", "dry_run", "save_healed"])]
+    pub teach: bool,
     /// Scale the recorded pauses: 2 replays twice as fast; below 1 only
     /// the pauses between steps grow (a double-click stays one).
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]

@@ -121,7 +121,7 @@ dialog, read its total and type it):
   end = true
 ";
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ResumeArgs {
     /// A run's id, a unique prefix of it, or `last`.
     pub run: String,
@@ -144,6 +144,10 @@ pub struct ResumeArgs {
     /// refusing to start.
     #[arg(long)]
     pub release_held_keys: bool,
+    /// As `replay --teach`: a halt on twins is asked about at the terminal,
+    /// taught and gone on from.
+    #[arg(long)]
+    pub teach: bool,
     /// Print each step as a JSON object on stdout as it ends, then the
     /// outcome as one.
     #[arg(long)]

@@ -85,3 +85,14 @@ set +e
 echo $? >"$OUT/clickresumed.code"
 set -e
 finish
+
+# Taught as it halts: `replay --teach` at a terminal (script(1) gives it
+# one), the first of two twins answered; the run goes on from that step
+# and picks it.
+list inline "Maria Olsen" Tromsø 11 "Maria Olsen" Tromsø 12 "Per Hansen" Oslo 13
+set +e
+printf '1\n' | script -qec "'$REPRISE' replay pick --max-retries 1 --teach" /dev/null >"$OUT/inline.stdout" 2>&1
+echo $? >"$OUT/inline.code"
+set -e
+finish
+"$REPRISE" versions pick --json >"$OUT/inline.versions"

@@ -30,6 +30,10 @@ pub fn replay(
     }
     let result = crate::replay::replay(store, &request)?;
     super::versions::heals_said(store, &result, args.save_healed)?;
+    if args.teach {
+        let resume = super::teach::resume_args(&result.run_id, args);
+        return super::teach::taught_and_gone_on(store, config, result, &resume, quiet);
+    }
     said(&result, args.json, args.dry_run)
 }
 

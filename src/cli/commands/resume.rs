@@ -14,6 +14,22 @@ pub fn resume(
     args: &ResumeArgs,
     quiet: bool,
 ) -> Result<()> {
+    let result = resumed(store, config, args, quiet)?;
+    if args.teach {
+        return super::teach::taught_and_gone_on(store, config, result, args, quiet);
+    }
+    // Listed, never saved here: `replay --save-healed` saves heals.
+    super::versions::heals_said(store, &result, false)?;
+    super::replay::said(&result, args.json, false)
+}
+
+/// The run `args` names, gone on with: its result.
+pub(super) fn resumed(
+    store: &mut Store,
+    config: Option<&std::path::Path>,
+    args: &ResumeArgs,
+    quiet: bool,
+) -> Result<crate::replay::ReplayResult> {
     let run_id = store.resolve_run(&args.run)?;
     let (run, steps) = store.load_run(&run_id)?;
     // A run or a step that is not there to resume: the command line named
@@ -69,8 +85,5 @@ pub fn resume(
         hooks: Default::default(),
         resume: Some(resume),
     };
-    let result = crate::replay::replay(store, &request)?;
-    // Listed, never saved here: `replay --save-healed` saves heals.
-    super::versions::heals_said(store, &result, false)?;
-    super::replay::said(&result, args.json, false)
+    crate::replay::replay(store, &request)
 }

@@ -43,8 +43,113 @@ fn halted_on_twins(
     Ok((halted.clone(), twins))
 }
 
+/// What was taught: the rule kept, and the version that keeps it.
+struct Taught {
+    run_id: String,
+    recording_id: String,
+    name: String,
+    step: usize,
+    pick: usize,
+    of: usize,
+    chosen: String,
+    rule: String,
+    version: u32,
+}
+
+/// How the person says which twin: a number, a click, or asked.
+enum Pick {
+    Number(usize),
+    Click,
+    Ask,
+}
+
 pub fn teach(store: &mut Store, args: &TeachArgs) -> Result<()> {
-    let run_id = store.resolve_run(&args.run)?;
+    let pick = match (args.pick, args.click) {
+        (Some(pick), _) => Pick::Number(pick),
+        (None, true) => Pick::Click,
+        (None, false) => Pick::Ask,
+    };
+    let taught = taught(store, &args.run, pick)?;
+    if args.json {
+        return print_json(&serde_json::json!({
+            "run_id": taught.run_id,
+            "recording_id": taught.recording_id,
+            "step": taught.step,
+            "pick": taught.pick,
+            "of": taught.of,
+            "version": taught.version,
+        }));
+    }
+    print_text(&format!(
+        "{}\n`reprise resume {}` goes on with it, and later runs choose it alone\n",
+        taught.words(),
+        taught.run_id
+    ))
+}
+
+impl Taught {
+    fn words(&self) -> String {
+        format!(
+            "taught step {}: {} twins in reading order, {}\nsaved as version {} of {:?}",
+            self.step, self.rule, self.chosen, self.version, self.name
+        )
+    }
+}
+
+/// The most halts on twins one `--teach` run asks about.
+const MAX_TEACHINGS: usize = 10;
+
+/// `replay --teach`, `resume --teach`: while the run halted on twins and
+/// a person is at the terminal (at most [`MAX_TEACHINGS`] times), the twin
+/// meant is asked for, taught, and the run goes on from that step; then
+/// its outcome is said as a replay's is.
+pub(super) fn taught_and_gone_on(
+    store: &mut Store,
+    config: Option<&std::path::Path>,
+    mut result: crate::replay::ReplayResult,
+    args: &crate::cli::ResumeArgs,
+    quiet: bool,
+) -> Result<()> {
+    use std::io::IsTerminal as _;
+    for _ in 0..MAX_TEACHINGS {
+        let (_, steps) = store.load_run(&result.run_id)?;
+        let twins = halted_on_twins(&result.run_id, &steps).is_ok();
+        if !twins || !std::io::stdin().is_terminal() {
+            break;
+        }
+        if let Some(stop) = crate::replay::stop_of(&result) {
+            eprintln!("halted: {}", stop.0);
+        }
+        let taught = taught(store, &result.run_id, Pick::Ask)?;
+        eprintln!("{}; going on from step {}", taught.words(), taught.step);
+        let resume = crate::cli::ResumeArgs {
+            run: result.run_id.clone(),
+            ..args.clone()
+        };
+        result = super::resume::resumed(store, config, &resume, quiet)?;
+        super::versions::heals_said(store, &result, false)?;
+    }
+    super::replay::said(&result, args.json, false)
+}
+
+/// How `replay --teach` goes on with run `run_id`: as `resume --teach`,
+/// with the replay's secrets, describer and output.
+pub(super) fn resume_args(run_id: &str, args: &crate::cli::ReplayArgs) -> crate::cli::ResumeArgs {
+    crate::cli::ResumeArgs {
+        run: run_id.to_owned(),
+        from: None,
+        strategy: None,
+        secrets_file: args.secrets_file.clone(),
+        describer: args.describer,
+        release_held_keys: args.release_held_keys,
+        teach: true,
+        json: args.json,
+    }
+}
+
+/// Teaches the run `run_query` names which twin its halted step meant.
+fn taught(store: &mut Store, run_query: &str, pick: Pick) -> Result<Taught> {
+    let run_id = store.resolve_run(run_query)?;
     let (run, steps) = store.load_run(&run_id)?;
     let refused = |why: String| UsageError(format!("run {run_id}: {why}; nothing was taught"));
     let (halted, twins) = halted_on_twins(&run_id, &steps)?;
@@ -65,10 +170,10 @@ pub fn teach(store: &mut Store, args: &TeachArgs) -> Result<()> {
         .element
         .as_deref()
         .expect("a recorded press names its element");
-    let pick = match (args.pick, args.click) {
-        (Some(pick), _) => pick,
-        (None, true) => clicked(&twins)?,
-        (None, false) => ask(&twins)?,
+    let pick = match pick {
+        Pick::Number(pick) => pick,
+        Pick::Click => clicked(&twins)?,
+        Pick::Ask => ask(&twins)?,
     };
     if !(1..=twins.len()).contains(&pick) {
         bail!(UsageError(format!(
@@ -103,22 +208,17 @@ pub fn teach(store: &mut Store, args: &TeachArgs) -> Result<()> {
         vec![change],
     )?;
     store.repin_run(&run_id, new)?;
-    if args.json {
-        return print_json(&serde_json::json!({
-            "run_id": run_id,
-            "recording_id": run.recording_id,
-            "step": halted.step_idx + 1,
-            "pick": pick,
-            "of": twins.len(),
-            "version": new,
-        }));
-    }
-    print_text(&format!(
-        "taught step {}: {} twins in reading order, {chosen}\nsaved as version {new} of {:?}; `reprise resume {run_id}` goes on with it, and later runs choose it alone\n",
-        halted.step_idx + 1,
-        ordinal.words(),
-        bundle.recording.name
-    ))
+    Ok(Taught {
+        run_id,
+        recording_id: run.recording_id,
+        name: bundle.recording.name,
+        step: halted.step_idx + 1,
+        pick,
+        of: twins.len(),
+        chosen,
+        rule: ordinal.words(),
+        version: new,
+    })
 }
 
 fn twin_words(twin: &Candidate) -> String {
@@ -193,7 +293,7 @@ fn listed(twins: &[&Candidate]) -> Vec<String> {
 fn ask(twins: &[&Candidate]) -> Result<usize> {
     let listed = listed(twins);
     let question = format!(
-        "the twins, in reading order:\n{}\nwhich one did you mean? [1-{}]",
+        "the twins, in reading order:\n{}\nwhich one did you mean? [1-{}, or c to click it on the screen]",
         listed.join("\n"),
         twins.len()
     );
@@ -203,6 +303,9 @@ fn ask(twins: &[&Candidate]) -> Result<usize> {
             listed.join("\n")
         )));
     };
+    if answer == "c" {
+        return clicked(twins);
+    }
     answer
         .parse()
         .map_err(|_| UsageError(format!("{answer:?} is not a number; nothing was taught")).into())
