@@ -220,6 +220,20 @@ fn a_twin_taught_once_is_chosen_by_the_resumed_run_and_every_later_one() {
             && twins.contains("`reprise teach`"),
         "{twins}"
     );
+    // The report lists them as twins, each with its crop as the run saw it.
+    let report = result(&display, "twins", "html");
+    let rows: Vec<&str> = report.split("<tr class=\"candidate\">").skip(1).collect();
+    assert!(
+        report.contains("twins nothing tells apart, in reading order") && rows.len() == 2,
+        "{report}"
+    );
+    for row in rows {
+        let row = &row[..row.find("</tr>").unwrap()];
+        assert!(
+            row.contains("<td class=\"seen\"><div class=\"shot\"><img"),
+            "{row}"
+        );
+    }
     // No terminal, no --pick: asked for one, nothing taught.
     assert_eq!(result(&display, "unpicked", "code"), "2");
     assert!(result(&display, "unpicked", "err").contains("give --pick N"));

@@ -19,6 +19,7 @@ body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1100px; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
 table.meta td { padding: 2px 12px 2px 0; vertical-align: top; }
 table.candidates td, table.candidates th { padding: 2px 12px 2px 0; text-align: left; }
+td.seen .shot { max-width: 360px; }
 .badge { display: inline-block; padding: 2px 8px; border-radius: 4px; color: #fff; font-weight: bold; }
 .verified, .completed, .dry_run { background: #2e7d32; } .failed, .step_limit { background: #c62828; }
 .aborted, .skipped { background: #ef6c00; } .unverified { background: #6d4c41; }

@@ -29,6 +29,7 @@ record_pick
 twins=("Per Hansen" Oslo 1 "Maria Olsen" Tromsø 2 "Maria Olsen" Tromsø 3)
 list twins "${twins[@]}"
 replay_as twins pick
+"$REPRISE" report last -o "$OUT/twins.html" >/dev/null
 finish
 halted=$("$REPRISE" runs --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 

@@ -21,6 +21,13 @@ fn near((x, y): (f64, f64)) -> Rect {
     )
 }
 
+/// Whether the candidates are twins a refusal could not tell apart.
+fn twins(candidates: &[reprise_strategies::Candidate]) -> bool {
+    candidates
+        .iter()
+        .all(|candidate| candidate.measure == reprise_strategies::visual::TWIN_MEASURE)
+}
+
 /// How a done step's effect was seen (or why it could not be), on what
 /// evidence, and how its element was re-checked before the press.
 fn check_rows(record: &reprise_strategies::StepRecord, story: &Story) -> Markup {
@@ -82,6 +89,8 @@ fn attempts_row(story: &Story) -> Markup {
 struct Pictures {
     recorded: Option<Markup>,
     found: Option<Markup>,
+    /// Each candidate as the frame showed it (its box, with room around).
+    candidates: Vec<Option<Markup>>,
     before: Option<Markup>,
     after: Option<Markup>,
 }
@@ -102,12 +111,29 @@ fn pictures(
             .and_then(|sought| recorded_crop(store, bundle, sought).transpose())
             .transpose()?,
         found: None,
+        candidates: Vec::new(),
         before: None,
         after: None,
     };
     let (Some(hash), Some(screen)) = (&stored.screenshot_hash, screen) else {
         return Ok(shown);
     };
+    shown.candidates = candidates
+        .iter()
+        .enumerate()
+        .map(|(idx, candidate)| {
+            candidate
+                .rect
+                .map(|rect| {
+                    let mark = Mark::Box {
+                        rect,
+                        label: (idx + 1).to_string(),
+                    };
+                    marked_crop(store, hash, &screen, Some(rect), &[], &[mark])
+                })
+                .transpose()
+        })
+        .collect::<Result<_>>()?;
     if let Some(point) = target {
         let recorded_rect = sought.and_then(|sought| sought.recorded_rect);
         shown.found = Some(target_crop(
@@ -231,12 +257,19 @@ pub(super) fn step_section(
             (story_table(record, &story))
             @if !candidates.is_empty() {
                 table.candidates {
-                    tr { th { "closest candidates, not taken" } th { "alike by" } th { "score" } }
+                    tr {
+                        th {
+                            @if twins(candidates) { "twins nothing tells apart, in reading order (`reprise teach --pick N` says which)" }
+                            @else { "closest candidates, not taken" }
+                        }
+                        th { "alike by" } th { "score" } th { "as seen" }
+                    }
                     @for (idx, candidate) in candidates.iter().enumerate() {
                         tr class="candidate" {
                             td { (idx + 1) ". " (candidate.description) }
                             td { (candidate.measure) }
                             td { (format!("{:.2}", candidate.score)) }
+                            td.seen { @if let Some(Some(crop)) = shown.candidates.get(idx) { (crop) } }
                         }
                     }
                 }
