@@ -20,7 +20,7 @@ fn row(id: &str, cell: &str) -> String {
     format!("tr[data-job='{id}'] td.{cell}")
 }
 
-fn log_in(browser: &Browser, server: &Server, token: &str) {
+pub(super) fn log_in(browser: &Browser, server: &Server, token: &str) {
     browser.goto(&format!("{}/", server.url()));
     assert!(
         browser.url().ends_with("/console/login"),

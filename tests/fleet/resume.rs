@@ -1,5 +1,6 @@
 //! A fleet job halted midway (a person took the pointer to a screen corner
-//! after the third step) is resumed with `jobs resume`: a new job that only
+//! after the third step) is resumed from the console's job page (the API
+//! `jobs resume` calls): a new job that only
 //! its worker takes, going on with the same run on the same desktop, and no
 //! step is done twice, judged by what the fixture application received.
 
@@ -8,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{Desktop, Redis, Server, USER_TOKEN, state, steps_of};
-use crate::harness::{fixture_log, output_ok, wait_for};
+use crate::harness::{fixture_log, wait_for};
 
 /// The step indexes job `id` reported, in order.
 fn step_indexes(server: &Server, id: &str) -> Vec<u64> {
@@ -59,8 +60,18 @@ fn a_job_halted_midway_is_resumed_on_its_desktop_without_doing_a_step_twice() {
     assert_eq!(desktop.saves(), 0, "stopped before Save");
     desktop.display.xdotool(&["mousemove", "640", "400"]);
 
-    let out = output_ok(server.client().args(["jobs", "resume", &ids[0]]));
-    let new_id = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    // Resumed from the console's job page, in a real browser: the button
+    // shows only on a halted job, and leads to the new job's page.
+    let browser = super::webdriver::Browser::start();
+    super::console::log_in(&browser, &server, USER_TOKEN);
+    browser.goto(&format!("{}/console/jobs/{}", server.url(), ids[0]));
+    browser.wait_text("#state", "aborted", Duration::from_secs(10));
+    browser.click("#resume");
+    wait_for("the new job's page", || {
+        browser.find("#resumes").map(|_| ())
+    });
+    let new_id = browser.url().rsplit('/').next().unwrap().to_owned();
+    assert_ne!(new_id, ids[0]);
     let shown = server.job(&new_id)["job"].clone();
     assert_eq!(shown["spec"]["resume"]["run"], old["run_id"], "{shown:#}");
     assert_eq!(
