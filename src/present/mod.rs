@@ -401,6 +401,7 @@ mod tests {
             n_events: 2,
             n_screenshots: 1,
             complete: true,
+            latest_version: 1,
         };
         // A name far past any width: no panic, one line, cut with an ellipsis.
         let table = summaries_table(&[summary("x".repeat(70_000)), summary("a\nb".into())]);

@@ -19,6 +19,8 @@ pub struct RecordingSummary {
     pub n_events: i64,
     pub n_screenshots: i64,
     pub complete: bool,
+    /// Its newest version (1: as recorded).
+    pub latest_version: u32,
 }
 
 /// A screenshot's metadata with its image, as the recorder hands it over.
@@ -100,7 +102,8 @@ impl Store {
             "SELECT r.id, r.name, r.created, r.complete,
                     (SELECT COUNT(*) FROM action_events e WHERE e.recording_id = r.id),
                     (SELECT COALESCE(MAX(timestamp) - MIN(timestamp), 0) FROM action_events e WHERE e.recording_id = r.id),
-                    (SELECT COUNT(*) FROM screenshots s WHERE s.recording_id = r.id)
+                    (SELECT COUNT(*) FROM screenshots s WHERE s.recording_id = r.id),
+                    (SELECT COALESCE(MAX(version), 1) FROM recording_versions v WHERE v.recording_id = r.id)
              FROM recordings r ORDER BY r.created, r.id",
         )?;
         let rows = statement.query_map([], |row| {
@@ -112,9 +115,23 @@ impl Store {
                 n_events: row.get(4)?,
                 duration_seconds: row.get(5)?,
                 n_screenshots: row.get(6)?,
+                latest_version: row.get(7)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The image of recording `id`'s first frame (the screen it starts
+    /// on), if it has one.
+    pub fn first_frame(&self, recording_id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT hash FROM screenshots WHERE recording_id = ?1 ORDER BY idx LIMIT 1",
+                params![recording_id],
+                |row| row.get(0),
+            )
+            .optional()?)
     }
 
     /// Finds the one recording that `query` names: a whole id; else a name

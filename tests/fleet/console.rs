@@ -88,6 +88,7 @@ fn the_console_shows_jobs_live_and_lets_only_users_change_them() {
     assert_eq!(job["job"]["spec"]["parameters"]["text"], "from-the-console");
     assert_eq!(job["job"]["spec"]["labels"]["gpu"], "yes");
     // The other pages, each with what it lists.
+    let mut recording = String::new();
     for (page, probe) in [
         ("workers", "#workers td.state"),
         ("recordings", "#recordings td"),
@@ -96,11 +97,35 @@ fn the_console_shows_jobs_live_and_lets_only_users_change_them() {
     ] {
         browser.goto(&format!("{}/console/{page}", server.url()));
         assert!(browser.find(probe).is_some(), "{page}: no {probe}");
-        browser.screenshot(&shots.join(format!("{page}.png")));
         if page == "workers" {
             assert_eq!(browser.text(probe).as_deref(), Some("idle"));
         }
+        if page == "recordings" {
+            // The screen it starts on, as a thumbnail the browser decoded,
+            // and its version.
+            let width = browser.script(
+                "const img = document.querySelector('#recordings td.thumbnail img');
+                 if (!img) { return -1; }
+                 return img.decode().then(() => img.naturalWidth, () => 0);",
+            );
+            assert_eq!(width, 320, "the thumbnail's width");
+            assert_eq!(browser.text("#recordings td.version").as_deref(), Some("1"));
+            recording = browser
+                .script("return document.querySelector('#recordings tbody tr').dataset.recording;")
+                .as_str()
+                .unwrap()
+                .to_owned();
+        }
+        browser.screenshot(&shots.join(format!("{page}.png")));
     }
+    // Without a session, no thumbnail: the login page instead.
+    let (status, _) = server.http(
+        "GET",
+        &format!("/console/recordings/{recording}/thumbnail"),
+        None,
+        b"",
+    );
+    assert_eq!(status, 303, "a thumbnail without a session");
     // A viewer looks, and changes nothing: no action shows, a forged form
     // and the API are refused.
     browser.click("nav form button");

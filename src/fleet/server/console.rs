@@ -25,6 +25,7 @@ pub(super) fn routes() -> Router<Shared> {
         .route("/console/jobs/{id}/{action}", post(job_action))
         .route("/console/workers", get(workers_page))
         .route("/console/recordings", get(recordings_page))
+        .route("/console/recordings/{id}/thumbnail", get(thumbnail))
         .route("/console/schedules", get(schedules_page))
         .route("/console/schedules/{id}/remove", post(remove_schedule))
         .route("/console/dead", get(dead_page))
@@ -338,6 +339,64 @@ async fn recordings_page(State(fleet): State<Shared>, headers: HeaderMap) -> Res
     match fleet.store().list_recordings() {
         Ok(recordings) => page(StatusCode::OK, pages::recordings(&session, &recordings)),
         Err(err) => failed(Some(&session), err.into()),
+    }
+}
+
+/// The widest a recording's thumbnail is, in pixels.
+const THUMBNAIL_WIDTH: u32 = 320;
+
+/// A recording's first frame, scaled down to [`THUMBNAIL_WIDTH`], as PNG.
+async fn thumbnail(
+    State(fleet): State<Shared>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    if let Err(login) = session(&fleet, &headers) {
+        return *login;
+    }
+    let reading = Arc::clone(&fleet);
+    let made = tokio::task::spawn_blocking(move || -> Result<Option<Vec<u8>>, Fail> {
+        let store = reading.store();
+        let Some(hash) = store.first_frame(&id)? else {
+            return Ok(None);
+        };
+        let frame = store.image(&hash)?;
+        drop(store);
+        let height = (f64::from(frame.height()) * f64::from(THUMBNAIL_WIDTH)
+            / f64::from(frame.width().max(1)))
+        .round()
+        .max(1.0) as u32;
+        let small = image::imageops::thumbnail(&frame, THUMBNAIL_WIDTH, height);
+        let mut png = Vec::new();
+        small
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .map_err(|err| {
+                Fail::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "thumbnail",
+                    format!("encode a thumbnail: {err}"),
+                )
+            })?;
+        Ok(Some(png))
+    })
+    .await;
+    match made {
+        Ok(Ok(Some(png))) => (
+            [
+                (axum::http::header::CONTENT_TYPE, "image/png"),
+                (axum::http::header::CACHE_CONTROL, "private, max-age=3600"),
+            ],
+            png,
+        )
+            .into_response(),
+        Ok(Ok(None)) => Fail::not_found("that recording has no frame").into_response(),
+        Ok(Err(fail)) => fail.into_response(),
+        Err(err) => Fail::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "thumbnail",
+            format!("make a thumbnail: {err}"),
+        )
+        .into_response(),
     }
 }
 

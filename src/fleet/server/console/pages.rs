@@ -236,13 +236,20 @@ pub(super) fn recordings(session: &Session, recordings: &[RecordingSummary]) -> 
         Some(session),
         html! {
             table id="recordings" {
-                thead { tr { th { "name" } th { "id" } th { "recorded" } th { "length" } th { "events" } th { "screenshots" } } }
+                thead { tr { th { "starts on" } th { "name" } th { "id" } th { "recorded" } th { "length" } th { "events" } th { "screenshots" } th { "version" } } }
                 tbody {
                     @for recording in recordings {
-                        tr {
+                        tr data-recording=(recording.id) {
+                            td.thumbnail {
+                                @if recording.n_screenshots > 0 {
+                                    img loading="lazy" width="160" alt={ "the screen " (recording.name) " starts on" }
+                                        src={ "/console/recordings/" (crate::fleet::client::path_part(&recording.id)) "/thumbnail" };
+                                }
+                            }
                             td { (recording.name) } td { (recording.id) } td { (recording.created) }
                             td { (format!("{:.1} s", recording.duration_seconds)) }
                             td { (recording.n_events) } td { (recording.n_screenshots) }
+                            td.version { (recording.latest_version) }
                         }
                     }
                 }
