@@ -428,7 +428,14 @@ pub struct Worker {
     pub job: Option<String>,
     pub registered: String,
     pub last_heartbeat: String,
+    /// When it last sent the screen of a step it replayed (the frame its
+    /// run keeps, password fields masked), if it has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_at: Option<String>,
 }
+
+/// The most bytes a worker's screen (a PNG thumbnail) may take.
+pub const MAX_SCREEN_BYTES: usize = 512 * 1024;
 
 /// `POST /api/workers`.
 #[derive(Debug, Clone, Serialize, Deserialize)]

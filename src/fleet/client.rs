@@ -201,10 +201,26 @@ impl Api {
         bytes: Vec<u8>,
         timeout: Duration,
     ) -> Result<Answered<T>, CallError> {
+        self.send_bytes(
+            reqwest::Method::POST,
+            path,
+            ("application/octet-stream", bytes),
+            timeout,
+        )
+    }
+
+    /// Sends raw bytes of a content type with `method`.
+    pub fn send_bytes<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        (kind, bytes): (&str, Vec<u8>),
+        timeout: Duration,
+    ) -> Result<Answered<T>, CallError> {
         let request = self
             .client
-            .post(format!("{}{path}", self.base))
-            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+            .request(method, format!("{}{path}", self.base))
+            .header(reqwest::header::CONTENT_TYPE, kind)
             .body(bytes);
         let (status, bytes) = self.send(request, timeout)?;
         self.decode(status, &bytes)

@@ -96,6 +96,8 @@ struct Fleet {
     uploads: Arc<tokio::sync::Semaphore>,
     max_upload: usize,
     keep: Option<Duration>,
+    /// Each worker's last screen (PNG) and when it came; kept in memory.
+    screens: Mutex<std::collections::HashMap<String, (Bytes, String)>>,
 }
 
 type Shared = Arc<Fleet>;
@@ -171,6 +173,15 @@ impl Fleet {
         self.store
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Worker `id`'s last screen and when it came.
+    fn screen_of(&self, id: &str) -> Option<(Bytes, String)> {
+        self.screens
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .get(id)
+            .cloned()
     }
 
     fn metrics(&self) -> std::sync::MutexGuard<'_, Metrics> {
@@ -331,6 +342,7 @@ pub fn serve(options: ServeOptions) -> anyhow::Result<()> {
             uploads: Arc::new(tokio::sync::Semaphore::new(MAX_UPLOADS)),
             max_upload: options.max_upload,
             keep: options.keep,
+            screens: Default::default(),
         });
         let listener = tokio::net::TcpListener::bind(options.listen)
             .await
@@ -429,6 +441,10 @@ fn router(fleet: Shared, max_upload: usize) -> Router {
         .route("/api/workers", post(workers::register))
         .route("/api/workers/{id}/pull", post(workers::pull))
         .route("/api/workers/{id}/leave", post(workers::leave))
+        .route(
+            "/api/workers/{id}/screen",
+            axum::routing::put(workers::screen),
+        )
         .route("/api/jobs/{id}/progress", post(workers::progress))
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&fleet),

@@ -31,6 +31,7 @@ use fence::Fence;
 
 mod ending;
 mod fence;
+mod screen;
 
 /// `reprise worker`'s settings.
 #[derive(Debug, Clone)]
@@ -379,6 +380,24 @@ fn replay_job(
     reports: &mpsc::Sender<ReportKind>,
     stop: &Flag,
 ) -> anyhow::Result<crate::replay::ReplayResult> {
+    let (on_screen, sender) = screen::sender(&attempt.api, &attempt.worker)?;
+    let result = replay_request(attempt, store, options, (reports, on_screen), stop)
+        .and_then(|request| crate::replay::replay(store, &request));
+    // The request (and the hook in it) is gone: the sender ends.
+    if sender.join().is_err() {
+        tracing::error!("the screen thread panicked");
+    }
+    result
+}
+
+/// The replay a job asks for, its hooks reporting to the server.
+fn replay_request(
+    attempt: &Arc<Attempt>,
+    store: &Store,
+    options: &WorkerOptions,
+    (reports, on_screen): (&mpsc::Sender<ReportKind>, crate::replay::OnScreen),
+    stop: &Flag,
+) -> anyhow::Result<ReplayRequest> {
     let job = &attempt.job;
     let spec = &job.spec;
     let before_input = begin_hook(attempt, stop);
@@ -436,13 +455,14 @@ fn replay_job(
         hooks: Hooks {
             before_input: Some(before_input),
             on_step: Some(on_step),
+            on_screen: Some(on_screen),
             stop: Some({
                 let attempt = Arc::clone(attempt);
                 Arc::new(move || attempt.must_stop())
             }),
         },
     };
-    crate::replay::replay(store, &request)
+    Ok(request)
 }
 
 /// The halted run a resumed job goes on with, as this worker's store

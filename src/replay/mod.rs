@@ -100,6 +100,11 @@ pub struct ReplayRequest {
 pub type BeforeInput = Arc<dyn Fn() -> bool + Send + Sync>;
 /// Told of every finished step.
 pub type OnStep = Arc<dyn Fn(&StepLine) + Send + Sync>;
+/// Given each finished step's frame as the run keeps it (password fields
+/// masked), scaled down to [`SCREEN_WIDTH`] at most, as PNG.
+pub type OnScreen = Arc<dyn Fn(Vec<u8>) + Send + Sync>;
+/// The widest an [`OnScreen`] hook's frame is, in pixels.
+pub const SCREEN_WIDTH: u32 = 480;
 /// Asked before every input: `true` aborts the replay there.
 pub type StopCheck = Arc<dyn Fn() -> bool + Send + Sync>;
 
@@ -113,6 +118,8 @@ pub struct Hooks {
     pub before_input: Option<BeforeInput>,
     /// Every finished step, as `replay --json` prints it.
     pub on_step: Option<OnStep>,
+    /// Every finished step's frame (see [`OnScreen`]).
+    pub on_screen: Option<OnScreen>,
     /// Asked at the loop's every check (before each input and in every
     /// wait): `true` aborts there, as the abort keys do.
     pub stop: Option<StopCheck>,
@@ -123,6 +130,7 @@ impl std::fmt::Debug for Hooks {
         f.debug_struct("Hooks")
             .field("before_input", &self.before_input.is_some())
             .field("on_step", &self.on_step.is_some())
+            .field("on_screen", &self.on_screen.is_some())
             .field("stop", &self.stop.is_some())
             .finish()
     }

@@ -472,6 +472,19 @@ impl StepKeeper<'_> {
         if progress.lines {
             eprintln!("{}", step_line(record, self.total));
         }
+        if let (Some(on_screen), Some(frame)) = (&self.request.hooks.on_screen, frame) {
+            let masked = self.masked(frame);
+            let small = if masked.width() > super::SCREEN_WIDTH {
+                let height = (f64::from(masked.height()) * f64::from(super::SCREEN_WIDTH)
+                    / f64::from(masked.width()))
+                .round()
+                .max(1.0) as u32;
+                image::imageops::thumbnail(masked.as_ref(), super::SCREEN_WIDTH, height)
+            } else {
+                masked.into_owned()
+            };
+            on_screen(encode_png(&small));
+        }
         self.store_step(record, frame);
     }
 
@@ -497,21 +510,29 @@ impl StepKeeper<'_> {
     /// The frame as stored, with its content hash: the password fields the
     /// step's tree showed are masked, as in the recording.
     fn masked_png(&self, frame: &Frame) -> (String, Vec<u8>) {
-        let fields = self
-            .secret_fields
-            .lock()
-            .map(|fields| fields.clone())
-            .unwrap_or_default();
-        // Copied only when something is to be masked.
-        let mut image = std::borrow::Cow::Borrowed(&frame.image);
-        for field in &fields {
-            crate::store::frames::mask_box(image.to_mut(), frame.screen, *field);
-        }
+        let image = self.masked(frame);
         let (width, height) = image.dimensions();
         (
             content_hash(width, height, image.as_raw()),
             encode_png(&image),
         )
+    }
+}
+
+impl StepKeeper<'_> {
+    /// The frame with the password fields the step's tree showed masked,
+    /// as in the recording (copied only when something is to be masked).
+    fn masked<'f>(&self, frame: &'f Frame) -> std::borrow::Cow<'f, image::RgbaImage> {
+        let fields = self
+            .secret_fields
+            .lock()
+            .map(|fields| fields.clone())
+            .unwrap_or_default();
+        let mut image = std::borrow::Cow::Borrowed(&frame.image);
+        for field in &fields {
+            crate::store::frames::mask_box(image.to_mut(), frame.screen, *field);
+        }
+        image
     }
 }
 

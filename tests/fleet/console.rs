@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::webdriver::Browser;
-use super::{Desktop, Redis, Server, USER_TOKEN, VIEWER_TOKEN, state};
+use super::{Desktop, Redis, Server, USER_TOKEN, VIEWER_TOKEN, WORKER_TOKEN, state};
 
 fn artifacts() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts/console");
@@ -99,6 +99,23 @@ fn the_console_shows_jobs_live_and_lets_only_users_change_them() {
         assert!(browser.find(probe).is_some(), "{page}: no {probe}");
         if page == "workers" {
             assert_eq!(browser.text(probe).as_deref(), Some("idle"));
+            // The screen of the last step it replayed, scaled down.
+            let width = browser.script(
+                "const img = document.querySelector('#workers td.screen img');
+                 if (!img) { return -1; }
+                 return img.decode().then(() => img.naturalWidth, () => 0);",
+            );
+            assert_eq!(width, 480, "the worker's screen's width");
+            let worker = browser
+                .script("return document.querySelector('#workers tbody tr').dataset.worker;")
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let path = format!("/api/workers/{worker}/screen");
+            let (status, said) = server.http("PUT", &path, Some(WORKER_TOKEN), b"<script>");
+            assert_eq!(status, 400, "not a PNG: {said}");
+            let (status, _) = server.http("PUT", &path, Some(VIEWER_TOKEN), b"\x89PNG\r\n\x1a\n");
+            assert_eq!(status, 403, "a viewer sends no screen");
         }
         if page == "recordings" {
             // The screen it starts on, as a thumbnail the browser decoded,

@@ -26,6 +26,7 @@ pub(super) fn routes() -> Router<Shared> {
         .route("/console/workers", get(workers_page))
         .route("/console/recordings", get(recordings_page))
         .route("/console/recordings/{id}/thumbnail", get(thumbnail))
+        .route("/console/workers/{id}/screen", get(worker_screen))
         .route("/console/schedules", get(schedules_page))
         .route("/console/schedules/{id}/remove", post(remove_schedule))
         .route("/console/dead", get(dead_page))
@@ -342,6 +343,34 @@ async fn recordings_page(State(fleet): State<Shared>, headers: HeaderMap) -> Res
     }
 }
 
+/// A worker's last screen, as it sent it (a PNG it checked the server
+/// takes; served as an image, never sniffed).
+async fn worker_screen(
+    State(fleet): State<Shared>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    if let Err(login) = session(&fleet, &headers) {
+        return *login;
+    }
+    match fleet.screen_of(&id) {
+        Some((png, _)) => png_answer(png, "no-store"),
+        None => Fail::not_found("that worker has sent no screen").into_response(),
+    }
+}
+
+/// A PNG image as an answer, cached as `cache` says.
+fn png_answer(png: impl axum::response::IntoResponse, cache: &'static str) -> Response {
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, "image/png"),
+            (axum::http::header::CACHE_CONTROL, cache),
+        ],
+        png,
+    )
+        .into_response()
+}
+
 /// The widest a recording's thumbnail is, in pixels.
 const THUMBNAIL_WIDTH: u32 = 320;
 
@@ -381,14 +410,7 @@ async fn thumbnail(
     })
     .await;
     match made {
-        Ok(Ok(Some(png))) => (
-            [
-                (axum::http::header::CONTENT_TYPE, "image/png"),
-                (axum::http::header::CACHE_CONTROL, "private, max-age=3600"),
-            ],
-            png,
-        )
-            .into_response(),
+        Ok(Ok(Some(png))) => png_answer(png, "private, max-age=3600"),
         Ok(Ok(None)) => Fail::not_found("that recording has no frame").into_response(),
         Ok(Err(fail)) => fail.into_response(),
         Err(err) => Fail::new(

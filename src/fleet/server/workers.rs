@@ -26,6 +26,7 @@ pub(super) fn worker_list(fleet: &Fleet) -> ApiResult<Vec<Worker>> {
                 _ => "idle",
             };
             Worker {
+                screen_at: fleet.screen_of(&row.id).map(|(_, at)| at),
                 state: state.to_owned(),
                 id: row.id,
                 host: row.host,
@@ -109,6 +110,42 @@ pub(super) async fn leave(
         }
     }
     Ok(axum::Json(json!({"id": worker, "state": "gone"})).into_response())
+}
+
+/// `PUT /api/workers/ID/screen`: a worker's screen after a step it
+/// replayed (a PNG, at most [`MAX_SCREEN_BYTES`]), shown on the console's
+/// workers page; the newest replaces the one before.
+pub(super) async fn screen(
+    State(fleet): State<Shared>,
+    axum::Extension(caller): axum::Extension<super::auth::Caller>,
+    Path(worker): Path<String>,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> ApiResult<Response> {
+    super::audit::own_worker(&fleet, &caller, &worker)?;
+    let body = super::body_of(body)?;
+    if body.len() > reprise_models::fleet::MAX_SCREEN_BYTES {
+        return Err(Fail::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!(
+                "a screen is at most {} bytes",
+                reprise_models::fleet::MAX_SCREEN_BYTES
+            ),
+        ));
+    }
+    if !body.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Err(Fail::bad("a screen is a PNG image"));
+    }
+    if fleet.store().worker(&worker)?.is_none() {
+        return Err(Fail::not_found(format!("no worker {worker:?}")));
+    }
+    let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    fleet
+        .screens
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .insert(worker, (body, at));
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 #[derive(Debug, Deserialize)]

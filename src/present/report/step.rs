@@ -118,22 +118,7 @@ fn pictures(
     let (Some(hash), Some(screen)) = (&stored.screenshot_hash, screen) else {
         return Ok(shown);
     };
-    shown.candidates = candidates
-        .iter()
-        .enumerate()
-        .map(|(idx, candidate)| {
-            candidate
-                .rect
-                .map(|rect| {
-                    let mark = Mark::Box {
-                        rect,
-                        label: (idx + 1).to_string(),
-                    };
-                    marked_crop(store, hash, &screen, Some(rect), &[], &[mark])
-                })
-                .transpose()
-        })
-        .collect::<Result<_>>()?;
+    shown.candidates = candidate_crops(store, (hash, &screen), candidates)?;
     if let Some(point) = target {
         let recorded_rect = sought.and_then(|sought| sought.recorded_rect);
         shown.found = Some(target_crop(
@@ -185,6 +170,31 @@ fn pictures(
         )?);
     }
     Ok(shown)
+}
+
+/// Each candidate on the step's frame (`hash` of `screen`), its box with
+/// room around it and its number.
+fn candidate_crops(
+    store: &Store,
+    (hash, screen): (&str, &ScreenGeometry),
+    candidates: &[reprise_strategies::Candidate],
+) -> Result<Vec<Option<Markup>>> {
+    candidates
+        .iter()
+        .enumerate()
+        .map(|(idx, candidate)| {
+            candidate
+                .rect
+                .map(|rect| {
+                    let mark = Mark::Box {
+                        rect,
+                        label: (idx + 1).to_string(),
+                    };
+                    marked_crop(store, hash, screen, Some(rect), &[], &[mark])
+                })
+                .transpose()
+        })
+        .collect()
 }
 
 /// The step's story as rows: what it looked for, how it was found, what

@@ -214,14 +214,21 @@ pub(super) fn workers(session: &Session, workers: &[Worker]) -> Markup {
         Some(session),
         html! {
             table id="workers" {
-                thead { tr { th { "worker" } th { "state" } th { "host" } th { "pool" } th { "labels" } th { "job" } th { "last heartbeat" } } }
+                thead { tr { th { "worker" } th { "state" } th { "host" } th { "pool" } th { "labels" } th { "job" } th { "last heartbeat" } th { "last screen" } } }
                 tbody {
                     @for worker in workers {
-                        tr {
+                        tr data-worker=(worker.id) {
                             td { (worker.id) } td.state { (worker.state) } td { (worker.host) } td { (worker.pool) }
                             td { @for (key, value) in &worker.labels { (key) "=" (value) " " } }
                             td { @if let Some(job) = &worker.job { a href={ "/console/jobs/" (job) } { (short(job)) } } }
                             td { (worker.last_heartbeat) }
+                            td.screen {
+                                @if let Some(at) = &worker.screen_at {
+                                    img width="240" alt={ "the screen of worker " (worker.id) " at " (at) }
+                                        src={ "/console/workers/" (crate::fleet::client::path_part(&worker.id)) "/screen" };
+                                    br; small { (at) }
+                                }
+                            }
                         }
                     }
                 }
