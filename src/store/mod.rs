@@ -3,6 +3,8 @@
 
 pub mod archive;
 mod audit;
+mod sessions;
+pub use sessions::StoredSession;
 mod fleet;
 pub mod frames;
 mod images;

@@ -254,10 +254,22 @@ const MIGRATIONS: &[&str] = &[
         WHERE state = 'queued';
     CREATE INDEX fleet_jobs_unqueued ON fleet_jobs(state) WHERE entry IS NULL;
     ",
+    // 14: the web console's sessions, so that a server restart logs no one
+    // out: each by its cookie's SHA-256 (the store holds no cookie).
+    "
+    CREATE TABLE console_sessions (
+        id_sha256 TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        role TEXT NOT NULL,
+        csrf TEXT NOT NULL,
+        expires TEXT NOT NULL
+    );
+    CREATE INDEX console_sessions_expires ON console_sessions(expires);
+    ",
 ];
 
 /// Every table the migrations make; a store missing one is damaged.
-pub const TABLES: [&str; 16] = [
+pub const TABLES: [&str; 17] = [
     "recordings",
     "images",
     "screenshots",
@@ -274,6 +286,7 @@ pub const TABLES: [&str; 16] = [
     "recording_versions",
     "fleet_schedules",
     "fleet_audit",
+    "console_sessions",
 ];
 
 /// The tables of [`TABLES`] the store does not have.

@@ -488,6 +488,7 @@ fn a_version_4_store_keeps_its_cached_segmentations_and_finds_them_by_index() {
                  DROP TABLE recording_versions;
                  DROP TABLE fleet_schedules;
                  DROP TABLE fleet_audit;
+                 DROP TABLE console_sessions;
                  PRAGMA user_version = 4;",
             )
             .unwrap();
@@ -540,6 +541,7 @@ fn a_recording_from_before_monitors_were_kept_reads_back_without_them() {
                  ALTER TABLE fleet_workers DROP COLUMN owner;
                  DROP INDEX fleet_jobs_deadline;
                  DROP INDEX fleet_jobs_unqueued;
+                 DROP TABLE console_sessions;
                  PRAGMA user_version = 7;",
             )
             .unwrap();

@@ -37,7 +37,7 @@ fn the_console_shows_jobs_live_and_lets_only_users_change_them() {
     let shots = artifacts();
     let dir = tempfile::tempdir().unwrap();
     let redis = Redis::start(dir.path());
-    let server = Server::start(dir.path(), &redis, &[]);
+    let mut server = Server::start(dir.path(), &redis, &[]);
     // A job queued before any desktop is there.
     let first = server.submit(&["--speed", "4"]);
     let browser = Browser::start();
@@ -143,6 +143,16 @@ fn the_console_shows_jobs_live_and_lets_only_users_change_them() {
         b"",
     );
     assert_eq!(status, 303, "a thumbnail without a session");
+    // The server restarted: still logged in, and still allowed to change.
+    server.kill();
+    server.up();
+    browser.goto(&format!("{}/console/jobs/{submitted}", server.url()));
+    browser.wait_text("#state", "queued", Duration::from_secs(10));
+    assert!(
+        browser.find("#cancel").is_some(),
+        "logged out by a restart: {}",
+        browser.url()
+    );
     // A viewer looks, and changes nothing: no action shows, a forged form
     // and the API are refused.
     browser.click("nav form button");

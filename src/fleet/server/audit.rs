@@ -74,10 +74,13 @@ pub(super) async fn audit(State(fleet): State<Shared>, request: Request, next: N
     }
     // A console form is its session's; an API call its token's.
     let who = super::auth::caller_of(&fleet, &request).or_else(|| {
-        fleet.sessions.of(request.headers()).map(|session| Caller {
-            name: session.name,
-            role: session.role,
-        })
+        fleet
+            .sessions
+            .of(&fleet, request.headers())
+            .map(|session| Caller {
+                name: session.name,
+                role: session.role,
+            })
     });
     let from = from(&request);
     let response = next.run(request).await;

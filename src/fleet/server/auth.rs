@@ -4,8 +4,6 @@
 //! own forms, each with the session's CSRF token). A missing or wrong
 //! credential is 401, the wrong role 403, with no detail.
 
-use std::collections::HashMap;
-
 use anyhow::Context as _;
 
 use super::*;
@@ -86,6 +84,13 @@ impl Tokens {
             }
         }
         found
+    }
+
+    /// Whether a credential of that name and role is the server's.
+    pub(super) fn has(&self, name: &str, role: Role) -> bool {
+        self.0
+            .iter()
+            .any(|credential| credential.name == name && credential.role == role)
     }
 
     /// The server's tokens: `REPRISE_FLEET_USER_TOKEN` and
@@ -240,58 +245,72 @@ pub(super) struct Session {
     pub name: String,
     /// Sent back with every change the console makes.
     pub csrf: String,
-    expires: Instant,
 }
 
-/// The console's sessions, in memory: a server restart logs everyone out.
+/// The console's sessions, in the server's store by their cookie's SHA-256:
+/// a restart logs no one out, and a session whose token the server no
+/// longer has (or has with another role) is over.
 #[derive(Debug, Default)]
-pub(super) struct Sessions(Mutex<HashMap<String, Session>>);
+pub(super) struct Sessions;
+
+/// The SHA-256 of a cookie's value, in hex.
+fn cookie_hash(id: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(id.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Now, as the store compares times.
+fn stamp(time: chrono::DateTime<chrono::Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
 
 impl Sessions {
-    /// A new session for `role`: its cookie value.
-    pub(super) fn open(&self, caller: &Caller) -> String {
-        let mut sessions = self.0.lock().unwrap_or_else(|poison| poison.into_inner());
-        let now = Instant::now();
-        sessions.retain(|_, session| session.expires > now);
-        if sessions.len() >= MAX_SESSIONS
-            && let Some(oldest) = sessions
-                .iter()
-                .min_by_key(|(_, session)| session.expires)
-                .map(|(id, _)| id.clone())
-        {
-            sessions.remove(&oldest);
-        }
+    /// A new session for `caller`: its cookie value.
+    pub(super) fn open(&self, fleet: &Fleet, caller: &Caller) -> ApiResult<String> {
         let id = format!(
             "{}{}",
             uuid::Uuid::new_v4().simple(),
             uuid::Uuid::new_v4().simple()
         );
-        sessions.insert(
-            id.clone(),
-            Session {
-                role: caller.role,
-                name: caller.name.clone(),
-                csrf: uuid::Uuid::new_v4().simple().to_string(),
-                expires: now + SESSION,
-            },
-        );
-        id
+        let now = chrono::Utc::now();
+        let session = crate::store::StoredSession {
+            name: caller.name.clone(),
+            role: caller.role.as_str().to_owned(),
+            csrf: uuid::Uuid::new_v4().simple().to_string(),
+            expires: stamp(now + SESSION),
+        };
+        fleet
+            .store()
+            .add_session(&cookie_hash(&id), &session, &stamp(now), MAX_SESSIONS)?;
+        Ok(id)
     }
 
     /// The live session a request's cookie names.
-    pub(super) fn of(&self, headers: &HeaderMap) -> Option<Session> {
+    pub(super) fn of(&self, fleet: &Fleet, headers: &HeaderMap) -> Option<Session> {
         let id = cookie(headers, COOKIE)?;
-        let sessions = self.0.lock().unwrap_or_else(|poison| poison.into_inner());
-        sessions
-            .get(&id)
-            .filter(|session| session.expires > Instant::now())
-            .cloned()
+        let stored = fleet
+            .store()
+            .session(&cookie_hash(&id), &stamp(chrono::Utc::now()))
+            .inspect_err(|err| tracing::warn!("read a console session: {err}"))
+            .ok()??;
+        let role = [Role::User, Role::Viewer]
+            .into_iter()
+            .find(|role| role.as_str() == stored.role)?;
+        fleet.tokens.has(&stored.name, role).then_some(Session {
+            role,
+            name: stored.name,
+            csrf: stored.csrf,
+        })
     }
 
-    pub(super) fn close(&self, headers: &HeaderMap) {
-        if let Some(id) = cookie(headers, COOKIE) {
-            let mut sessions = self.0.lock().unwrap_or_else(|poison| poison.into_inner());
-            sessions.remove(&id);
+    pub(super) fn close(&self, fleet: &Fleet, headers: &HeaderMap) {
+        if let Some(id) = cookie(headers, COOKIE)
+            && let Err(err) = fleet.store().remove_session(&cookie_hash(&id))
+        {
+            tracing::warn!("end a console session: {err}");
         }
     }
 }
@@ -318,7 +337,7 @@ pub(super) fn caller_of(fleet: &Fleet, request: &Request) -> Option<Caller> {
     }
     let reading = matches!(*request.method(), Method::GET | Method::HEAD);
     reading
-        .then(|| fleet.sessions.of(headers))
+        .then(|| fleet.sessions.of(fleet, headers))
         .flatten()
         .map(|session| Caller {
             name: session.name,
@@ -467,16 +486,7 @@ mod tests {
         headers.append(header::COOKIE, "a=1; reprise_session=abc".parse().unwrap());
         assert_eq!(cookie(&headers, COOKIE).as_deref(), Some("abc"));
         assert_eq!(cookie(&headers, "reprise"), None);
-        let sessions = Sessions::default();
-        let id = sessions.open(&Caller {
-            name: "ana".into(),
-            role: Role::Viewer,
-        });
-        let mut headers = HeaderMap::new();
-        headers.append(header::COOKIE, format!("{COOKIE}={id}").parse().unwrap());
-        assert_eq!(sessions.of(&headers).unwrap().role, Role::Viewer);
-        assert_eq!(sessions.of(&headers).unwrap().name, "ana");
-        sessions.close(&headers);
-        assert!(sessions.of(&headers).is_none());
+        assert_eq!(cookie_hash("abc").len(), 64);
+        assert_ne!(cookie_hash("abc"), cookie_hash("abd"));
     }
 }

@@ -57,7 +57,7 @@ fn page(status: StatusCode, html: maud::Markup) -> Response {
 fn session(fleet: &Fleet, headers: &HeaderMap) -> Result<Session, Box<Response>> {
     fleet
         .sessions
-        .of(headers)
+        .of(fleet, headers)
         .ok_or_else(|| Box::new(Redirect::to("/console/login").into_response()))
 }
 
@@ -128,7 +128,10 @@ async fn login(State(fleet): State<Shared>, request: Request) -> Response {
             )),
         );
     };
-    let id = fleet.sessions.open(&caller);
+    let id = match fleet.sessions.open(&fleet, &caller) {
+        Ok(id) => id,
+        Err(fail) => return fail.into_response(),
+    };
     super::audit::write(&fleet, Some(&caller), action, StatusCode::SEE_OTHER, from);
     let cookie = format!(
         "{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
@@ -147,10 +150,10 @@ async fn logout(
     headers: HeaderMap,
     Form(form): Form<Csrf>,
 ) -> Response {
-    if let Some(session) = fleet.sessions.of(&headers)
+    if let Some(session) = fleet.sessions.of(&fleet, &headers)
         && crate::fleet::same_token(form.csrf.as_bytes(), session.csrf.as_bytes())
     {
-        fleet.sessions.close(&headers);
+        fleet.sessions.close(&fleet, &headers);
     }
     (
         [(
