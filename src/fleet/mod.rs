@@ -25,6 +25,10 @@ pub const WORKER_TOKEN_VAR: &str = "REPRISE_FLEET_WORKER_TOKEN";
 /// The server's viewer token (read only: jobs, workers, schedules, dead
 /// letters, metrics; the web console without its actions). Optional.
 pub const VIEWER_TOKEN_VAR: &str = "REPRISE_FLEET_VIEWER_TOKEN";
+/// The server's admin token (what a user may, and administer: the audit
+/// log, discarding dead letters, removing schedules, forgetting workers).
+/// Optional: without one, users administer.
+pub const ADMIN_TOKEN_VAR: &str = "REPRISE_FLEET_ADMIN_TOKEN";
 /// Where `reprise worker` and `reprise jobs` find the server by default.
 pub const DEFAULT_SERVER: &str = "http://127.0.0.1:8787";
 /// The shortest token the server accepts.

@@ -427,15 +427,21 @@ fn router(fleet: Shared, max_upload: usize) -> Router {
         .route("/api/jobs/{id}/cancel", post(jobs::cancel))
         .route("/api/jobs/{id}/requeue", post(dead::requeue))
         .route("/api/jobs/{id}/resume", post(dead::resume))
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&fleet),
+            auth::user_only,
+        ));
+    let admin = Router::new()
         .route("/api/jobs/{id}/discard", post(dead::discard))
         .route("/api/audit", get(audit::list))
         .route(
             "/api/schedules/{id}",
             axum::routing::delete(schedules::remove),
         )
+        .route("/api/workers/{id}", axum::routing::delete(workers::forget))
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&fleet),
-            auth::user_only,
+            auth::admin_only,
         ));
     let worker = Router::new()
         .route("/api/workers", post(workers::register))
@@ -457,6 +463,7 @@ fn router(fleet: Shared, max_upload: usize) -> Router {
             auth::any_role,
         ));
     read.merge(user)
+        .merge(admin)
         .merge(worker)
         .merge(either)
         .merge(console::routes())

@@ -372,6 +372,14 @@ impl Store {
         Ok(())
     }
 
+    /// Forgets worker `id`; false when the store had no such worker.
+    pub fn remove_worker(&mut self, id: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .execute("DELETE FROM fleet_workers WHERE id = ?1", params![id])?
+            > 0)
+    }
+
     pub fn worker(&self, id: &str) -> Result<Option<WorkerRow>> {
         let raw = self
             .conn

@@ -114,3 +114,75 @@ fn every_change_is_logged_with_who_from_where_and_workers_act_only_as_their_own(
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("ana"), "{text}");
 }
+
+const ROOT: &str = "root-s-token-0123456789";
+
+/// Where the server has an admin token, only an admin administers (the
+/// audit log, forgetting a worker, discarding, removing schedules); users
+/// still submit and cancel.
+#[test]
+fn where_the_server_has_an_admin_only_the_admin_administers() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.toml");
+    std::fs::write(
+        &tokens,
+        format!(
+            "[[token]]\nname = \"ana\"\nrole = \"user\"\nsha256 = \"{}\"\n\n\
+             [[token]]\nname = \"root\"\nrole = \"admin\"\nsha256 = \"{}\"\n",
+            sha256(ANA),
+            sha256(ROOT)
+        ),
+    )
+    .unwrap();
+    let redis = Redis::start(dir.path());
+    let server = Server::start(dir.path(), &redis, &["--tokens", tokens.to_str().unwrap()]);
+    assert_eq!(server.http("GET", "/api/audit", Some(ANA), b"").0, 403);
+    assert_eq!(server.http("GET", "/api/audit", Some(ROOT), b"").0, 200);
+    assert_eq!(
+        server
+            .http("DELETE", "/api/schedules/nothing", Some(ANA), b"")
+            .0,
+        403
+    );
+    // A worker is forgotten once it has left, by the admin only.
+    let (status, registered) = server.http(
+        "POST",
+        "/api/workers",
+        Some(WORKER_TOKEN),
+        br#"{"host": "desk", "pool": "default"}"#,
+    );
+    assert_eq!(status, 201, "{registered}");
+    let worker = registered["id"].as_str().unwrap().to_owned();
+    let forget = format!("/api/workers/{worker}");
+    let (status, alive) = server.http("DELETE", &forget, Some(ROOT), b"");
+    assert_eq!(status, 409, "a live worker is not forgotten: {alive}");
+    let leave = format!("/api/workers/{worker}/leave");
+    assert_eq!(server.http("POST", &leave, Some(WORKER_TOKEN), b"").0, 200);
+    assert_eq!(server.http("DELETE", &forget, Some(ANA), b"").0, 403);
+    let (status, forgotten) = server.http("DELETE", &forget, Some(ROOT), b"");
+    assert_eq!(
+        (status, &forgotten["state"]),
+        (200, &Value::from("forgotten"))
+    );
+    let (_, workers) = server.http("GET", "/api/workers", Some(ROOT), b"");
+    assert_eq!(workers, Value::Array(Vec::new()), "{workers}");
+    assert_eq!(server.http("DELETE", &forget, Some(ROOT), b"").0, 404);
+    // Users still submit (the user of the environment's token too).
+    let out = server
+        .client()
+        .env("REPRISE_FLEET_TOKEN", ANA)
+        .args([
+            "jobs", "submit", SAMPLE, "--upload", "--json", "--label", "gpu=yes",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        server.http("GET", "/api/audit", Some(USER_TOKEN), b"").0,
+        403
+    );
+}

@@ -11,7 +11,11 @@ use super::*;
 /// What a credential may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Role {
-    /// Submit, cancel, requeue, schedule; and read.
+    /// What a user may, and administer: read the audit log, discard dead
+    /// letters, remove schedules, forget workers. Where the server has no
+    /// admin token, users administer.
+    Admin,
+    /// Submit, cancel, requeue, resume, schedule; and read.
     User,
     /// Read only: jobs, workers, schedules, dead letters, metrics.
     Viewer,
@@ -22,6 +26,7 @@ pub(super) enum Role {
 impl Role {
     pub(super) fn as_str(self) -> &'static str {
         match self {
+            Role::Admin => "admin",
             Role::User => "user",
             Role::Viewer => "viewer",
             Role::Worker => "worker",
@@ -86,6 +91,17 @@ impl Tokens {
         found
     }
 
+    /// Whether a caller of `role` may administer: an admin, or a user
+    /// where the server has no admin token.
+    pub(super) fn administers(&self, role: Role) -> bool {
+        role == Role::Admin
+            || (role == Role::User
+                && !self
+                    .0
+                    .iter()
+                    .any(|credential| credential.role == Role::Admin))
+    }
+
     /// Whether a credential of that name and role is the server's.
     pub(super) fn has(&self, name: &str, role: Role) -> bool {
         self.0
@@ -103,8 +119,10 @@ impl Tokens {
             ("user", Role::User, crate::fleet::USER_TOKEN_VAR),
             ("worker", Role::Worker, crate::fleet::WORKER_TOKEN_VAR),
             ("viewer", Role::Viewer, crate::fleet::VIEWER_TOKEN_VAR),
+            ("admin", Role::Admin, crate::fleet::ADMIN_TOKEN_VAR),
         ] {
-            if let Some(token) = token(variable, required && role != Role::Viewer)? {
+            let optional = matches!(role, Role::Viewer | Role::Admin);
+            if let Some(token) = token(variable, required && !optional)? {
                 tokens.add_plain(name, role, token);
             }
         }
@@ -120,7 +138,7 @@ impl Tokens {
     }
 
     /// A tokens file's entries: `[[token]]` tables of `name`, `role`
-    /// (user, viewer or worker) and `sha256` (the token's, in hex).
+    /// (admin, user, viewer or worker) and `sha256` (the token's, in hex).
     fn add_file(&mut self, text: &str) -> Result<(), String> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -138,12 +156,13 @@ impl Tokens {
         let file: File = toml::from_str(text).map_err(|err| err.to_string())?;
         for entry in file.token {
             let role = match entry.role.as_str() {
+                "admin" => Role::Admin,
                 "user" => Role::User,
                 "viewer" => Role::Viewer,
                 "worker" => Role::Worker,
                 other => {
                     return Err(format!(
-                        "token {:?} has the role {other:?}; one of user, viewer, worker",
+                        "token {:?} has the role {other:?}; one of admin, user, viewer, worker",
                         entry.name
                     ));
                 }
@@ -241,6 +260,8 @@ const MAX_SESSIONS: usize = 10_000;
 #[derive(Debug, Clone)]
 pub(super) struct Session {
     pub role: Role,
+    /// Whether it may administer (see [`Tokens::administers`]).
+    pub administers: bool,
     /// The name of the token it was opened with.
     pub name: String,
     /// Sent back with every change the console makes.
@@ -296,11 +317,12 @@ impl Sessions {
             .session(&cookie_hash(&id), &stamp(chrono::Utc::now()))
             .inspect_err(|err| tracing::warn!("read a console session: {err}"))
             .ok()??;
-        let role = [Role::User, Role::Viewer]
+        let role = [Role::Admin, Role::User, Role::Viewer]
             .into_iter()
             .find(|role| role.as_str() == stored.role)?;
         fleet.tokens.has(&stored.name, role).then_some(Session {
             role,
+            administers: fleet.tokens.administers(role),
             name: stored.name,
             csrf: stored.csrf,
         })
@@ -366,12 +388,32 @@ pub(super) async fn user_only(
     request: Request,
     next: Next,
 ) -> Response {
-    check_role(&fleet, request, next, &[Role::User]).await
+    check_role(&fleet, request, next, &[Role::User, Role::Admin]).await
+}
+
+/// What admins do (users, where the server has no admin token).
+pub(super) async fn admin_only(
+    State(fleet): State<Shared>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let allowed: &[Role] = if fleet.tokens.administers(Role::User) {
+        &[Role::User, Role::Admin]
+    } else {
+        &[Role::Admin]
+    };
+    check_role(&fleet, request, next, allowed).await
 }
 
 /// What users and viewers read.
 pub(super) async fn reader(State(fleet): State<Shared>, request: Request, next: Next) -> Response {
-    check_role(&fleet, request, next, &[Role::User, Role::Viewer]).await
+    check_role(
+        &fleet,
+        request,
+        next,
+        &[Role::User, Role::Viewer, Role::Admin],
+    )
+    .await
 }
 
 pub(super) async fn worker_only(
@@ -452,7 +494,7 @@ mod tests {
         for (file, says) in [
             (
                 "[[token]]\nname = \"x\"\nrole = \"root\"\nsha256 = \"00\"",
-                "one of user, viewer, worker",
+                "one of admin, user, viewer, worker",
             ),
             (
                 "[[token]]\nname = \"x\"\nrole = \"user\"\nsha256 = \"zz\"",
@@ -463,6 +505,10 @@ mod tests {
             let err = Tokens::default().add_file(file).unwrap_err();
             assert!(err.contains(says), "{file}: {err}");
         }
+        // Users administer where the server has no admin, not otherwise.
+        assert!(tokens.administers(Role::User) && !tokens.administers(Role::Viewer));
+        tokens.add_plain("root", Role::Admin, "r".repeat(16));
+        assert!(!tokens.administers(Role::User) && tokens.administers(Role::Admin));
         let mut twice = Tokens::default();
         twice.add_plain("user", Role::User, "u".repeat(16));
         twice.add_plain("user", Role::Worker, "w".repeat(16));

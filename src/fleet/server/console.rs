@@ -5,6 +5,7 @@
 //! change is a form carrying the session's CSRF token, and only a user's
 //! session may make one (a viewer gets 403).
 
+mod images;
 mod pages;
 
 use axum::Form;
@@ -25,8 +26,9 @@ pub(super) fn routes() -> Router<Shared> {
         .route("/console/jobs/{id}/{action}", post(job_action))
         .route("/console/workers", get(workers_page))
         .route("/console/recordings", get(recordings_page))
-        .route("/console/recordings/{id}/thumbnail", get(thumbnail))
-        .route("/console/workers/{id}/screen", get(worker_screen))
+        .route("/console/recordings/{id}/thumbnail", get(images::thumbnail))
+        .route("/console/workers/{id}/screen", get(images::worker_screen))
+        .route("/console/workers/{id}/forget", post(forget_worker))
         .route("/console/schedules", get(schedules_page))
         .route("/console/schedules/{id}/remove", post(remove_schedule))
         .route("/console/dead", get(dead_page))
@@ -82,7 +84,7 @@ fn may_change(fleet: &Fleet, headers: &HeaderMap, csrf: &str) -> Result<Session,
             ),
         )));
     }
-    if session.role != Role::User {
+    if session.role == Role::Viewer {
         return Err(Box::new(failed(
             Some(&session),
             Fail::new(
@@ -92,6 +94,27 @@ fn may_change(fleet: &Fleet, headers: &HeaderMap, csrf: &str) -> Result<Session,
                     "a {} may look but not change anything: log in with a user's token",
                     session.role.as_str()
                 ),
+            ),
+        )));
+    }
+    Ok(session)
+}
+
+/// The session of a console form that administers ([`may_change`], by an
+/// admin, or a user where the server has no admin token).
+fn may_administer(
+    fleet: &Fleet,
+    headers: &HeaderMap,
+    csrf: &str,
+) -> Result<Session, Box<Response>> {
+    let session = may_change(fleet, headers, csrf)?;
+    if !session.administers {
+        return Err(Box::new(failed(
+            Some(&session),
+            Fail::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                "only an admin may do this: log in with an admin's token",
             ),
         )));
     }
@@ -279,7 +302,12 @@ async fn job_action(
     Path((id, action)): Path<(String, String)>,
     Form(form): Form<Csrf>,
 ) -> Response {
-    let session = match may_change(&fleet, &headers, &form.csrf) {
+    let allowed = if action == "discard" {
+        may_administer(&fleet, &headers, &form.csrf)
+    } else {
+        may_change(&fleet, &headers, &form.csrf)
+    };
+    let session = match allowed {
         Ok(session) => session,
         Err(refused) => return *refused,
     };
@@ -346,85 +374,6 @@ async fn recordings_page(State(fleet): State<Shared>, headers: HeaderMap) -> Res
     }
 }
 
-/// A worker's last screen, as it sent it (a PNG it checked the server
-/// takes; served as an image, never sniffed).
-async fn worker_screen(
-    State(fleet): State<Shared>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    if let Err(login) = session(&fleet, &headers) {
-        return *login;
-    }
-    match fleet.screen_of(&id) {
-        Some((png, _)) => png_answer(png, "no-store"),
-        None => Fail::not_found("that worker has sent no screen").into_response(),
-    }
-}
-
-/// A PNG image as an answer, cached as `cache` says.
-fn png_answer(png: impl axum::response::IntoResponse, cache: &'static str) -> Response {
-    (
-        [
-            (axum::http::header::CONTENT_TYPE, "image/png"),
-            (axum::http::header::CACHE_CONTROL, cache),
-        ],
-        png,
-    )
-        .into_response()
-}
-
-/// The widest a recording's thumbnail is, in pixels.
-const THUMBNAIL_WIDTH: u32 = 320;
-
-/// A recording's first frame, scaled down to [`THUMBNAIL_WIDTH`], as PNG.
-async fn thumbnail(
-    State(fleet): State<Shared>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    if let Err(login) = session(&fleet, &headers) {
-        return *login;
-    }
-    let reading = Arc::clone(&fleet);
-    let made = tokio::task::spawn_blocking(move || -> Result<Option<Vec<u8>>, Fail> {
-        let store = reading.store();
-        let Some(hash) = store.first_frame(&id)? else {
-            return Ok(None);
-        };
-        let frame = store.image(&hash)?;
-        drop(store);
-        let height = (f64::from(frame.height()) * f64::from(THUMBNAIL_WIDTH)
-            / f64::from(frame.width().max(1)))
-        .round()
-        .max(1.0) as u32;
-        let small = image::imageops::thumbnail(&frame, THUMBNAIL_WIDTH, height);
-        let mut png = Vec::new();
-        small
-            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-            .map_err(|err| {
-                Fail::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "thumbnail",
-                    format!("encode a thumbnail: {err}"),
-                )
-            })?;
-        Ok(Some(png))
-    })
-    .await;
-    match made {
-        Ok(Ok(Some(png))) => png_answer(png, "private, max-age=3600"),
-        Ok(Ok(None)) => Fail::not_found("that recording has no frame").into_response(),
-        Ok(Err(fail)) => fail.into_response(),
-        Err(err) => Fail::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "thumbnail",
-            format!("make a thumbnail: {err}"),
-        )
-        .into_response(),
-    }
-}
-
 async fn schedules_page(State(fleet): State<Shared>, headers: HeaderMap) -> Response {
     let session = match session(&fleet, &headers) {
         Ok(session) => session,
@@ -442,7 +391,7 @@ async fn remove_schedule(
     Path(id): Path<String>,
     Form(form): Form<Csrf>,
 ) -> Response {
-    let session = match may_change(&fleet, &headers, &form.csrf) {
+    let session = match may_administer(&fleet, &headers, &form.csrf) {
         Ok(session) => session,
         Err(refused) => return *refused,
     };
@@ -450,6 +399,26 @@ async fn remove_schedule(
         Ok(_) => {
             tracing::info!("console: a user removed schedule {id}");
             Redirect::to("/console/schedules").into_response()
+        }
+        Err(fail) => failed(Some(&session), fail),
+    }
+}
+
+/// `POST /console/workers/{id}/forget`.
+async fn forget_worker(
+    State(fleet): State<Shared>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(form): Form<Csrf>,
+) -> Response {
+    let session = match may_administer(&fleet, &headers, &form.csrf) {
+        Ok(session) => session,
+        Err(refused) => return *refused,
+    };
+    match super::workers::forget(State(Arc::clone(&fleet)), Path(id.clone())).await {
+        Ok(_) => {
+            tracing::info!("console: {} forgot worker {id}", session.name);
+            Redirect::to("/console/workers").into_response()
         }
         Err(fail) => failed(Some(&session), fail),
     }

@@ -92,7 +92,13 @@ pub(super) async fn leave(
     let mut row = row.ok_or_else(|| Fail::not_found(format!("no worker {worker:?}")))?;
     row.gone = true;
     fleet.store().upsert_worker(&row)?;
-    // Resumed jobs waiting for it never will run: dead letters now.
+    pinned_jobs_dead(&fleet, &worker).await?;
+    Ok(axum::Json(json!({"id": worker, "state": "gone"})).into_response())
+}
+
+/// Resumed jobs waiting for worker `worker`, which is gone, never will
+/// run: dead letters now.
+async fn pinned_jobs_dead(fleet: &Fleet, worker: &str) -> ApiResult<()> {
     let _decide = fleet.decide.lock().await;
     for state in [JobState::Queued, JobState::Retrying] {
         let jobs = fleet.store().jobs(Some(state), usize::MAX >> 1)?;
@@ -104,12 +110,46 @@ pub(super) async fn leave(
                 .is_some_and(|resume| resume.worker == worker)
             {
                 fleet
-                    .apply(&mut job, rules::Event::WorkerGone(&worker))
+                    .apply(&mut job, rules::Event::WorkerGone(worker))
                     .await?;
             }
         }
     }
-    Ok(axum::Json(json!({"id": worker, "state": "gone"})).into_response())
+    Ok(())
+}
+
+/// `DELETE /api/workers/ID`: an admin forgets a worker that left, or that
+/// has been silent past the lease (it registers again if it comes back); a
+/// live one is refused. Resumed jobs pinned to it become dead letters, as
+/// when it leaves.
+pub(super) async fn forget(
+    State(fleet): State<Shared>,
+    Path(worker): Path<String>,
+) -> ApiResult<Response> {
+    let row = fleet
+        .store()
+        .worker(&worker)?
+        .ok_or_else(|| Fail::not_found(format!("no worker {worker:?}")))?;
+    let silent = rules::seconds_since(&row.heartbeat, chrono::Utc::now())
+        .is_none_or(|since| since > fleet.lease.as_secs_f64());
+    if !row.gone && !silent {
+        return Err(Fail::new(
+            StatusCode::CONFLICT,
+            "worker_alive",
+            format!(
+                "worker {worker} is alive (its last heartbeat {}): forget it once it has left or been silent past the lease",
+                row.heartbeat
+            ),
+        ));
+    }
+    pinned_jobs_dead(&fleet, &worker).await?;
+    fleet.store().remove_worker(&worker)?;
+    fleet
+        .screens
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .remove(&worker);
+    Ok(axum::Json(json!({"id": worker, "state": "forgotten"})).into_response())
 }
 
 /// `PUT /api/workers/ID/screen`: a worker's screen after a step it

@@ -31,7 +31,7 @@ fn layout(title: &str, session: Option<&Session>, body: Markup) -> Markup {
                 @if let Some(session) = session {
                     nav {
                         a href="/console" { "Jobs" }
-                        @if session.role == Role::User { a href="/console/submit" { "Submit" } }
+                        @if session.role != Role::Viewer { a href="/console/submit" { "Submit" } }
                         a href="/console/workers" { "Workers" }
                         a href="/console/recordings" { "Recordings" }
                         a href="/console/schedules" { "Schedules" }
@@ -164,7 +164,7 @@ pub(super) fn job(session: &Session, job: &Job, events: &[JobEvent], report: boo
         crate::fleet::Settled::Requeued { job } => format!("requeued as {job}"),
         crate::fleet::Settled::Discarded => "discarded".to_owned(),
     });
-    let user = session.role == Role::User;
+    let user = session.role != Role::Viewer;
     let base = format!("/console/jobs/{}", job.id);
     // The server says why where it cannot be resumed.
     let resumable = job.state.halted_at_a_step() && job.run_id.is_some();
@@ -197,7 +197,7 @@ pub(super) fn job(session: &Session, job: &Job, events: &[JobEvent], report: boo
                     @if !job.state.is_final() { (action(session, &format!("{base}/cancel"), "Cancel", "cancel")) }
                     @if job.state.is_final() && job.settled.is_none() { (action(session, &format!("{base}/requeue"), "Requeue", "requeue")) }
                     @if resumable && job.settled.is_none() { (action(session, &format!("{base}/resume"), "Resume where it halted", "resume")) }
-                    @if job.state.is_dead() && job.settled.is_none() { (action(session, &format!("{base}/discard"), "Discard", "discard")) }
+                    @if job.state.is_dead() && job.settled.is_none() && session.administers { (action(session, &format!("{base}/discard"), "Discard", "discard")) }
                 }
             }
             h2 { "History" }
@@ -214,7 +214,7 @@ pub(super) fn workers(session: &Session, workers: &[Worker]) -> Markup {
         Some(session),
         html! {
             table id="workers" {
-                thead { tr { th { "worker" } th { "state" } th { "host" } th { "pool" } th { "labels" } th { "job" } th { "last heartbeat" } th { "last screen" } } }
+                thead { tr { th { "worker" } th { "state" } th { "host" } th { "pool" } th { "labels" } th { "job" } th { "last heartbeat" } th { "last screen" } th {} } }
                 tbody {
                     @for worker in workers {
                         tr data-worker=(worker.id) {
@@ -229,6 +229,9 @@ pub(super) fn workers(session: &Session, workers: &[Worker]) -> Markup {
                                     br; small { (at) }
                                 }
                             }
+                            td { @if session.administers && matches!(worker.state.as_str(), "gone" | "silent") {
+                                (action(session, &format!("/console/workers/{}/forget", crate::fleet::client::path_part(&worker.id)), "Forget", "forget"))
+                            } }
                         }
                     }
                 }
@@ -280,7 +283,7 @@ pub(super) fn schedules(session: &Session, schedules: &[Schedule]) -> Markup {
                             td { (schedule.next.as_deref().unwrap_or("-")) } td { (schedule.runs) } td { (schedule.skipped) }
                             td { (schedule.request.recording) }
                             td { (schedule.last_slot.as_deref().unwrap_or("-")) @if let Some(error) = &schedule.last_error { " (" (error) ")" } }
-                            td { @if session.role == Role::User && schedule.state == ScheduleState::Active {
+                            td { @if session.administers && schedule.state == ScheduleState::Active {
                                 (action(session, &format!("/console/schedules/{}/remove", schedule.id), "Remove", "remove"))
                             } }
                         }
@@ -305,9 +308,9 @@ pub(super) fn dead(session: &Session, jobs: &[Job]) -> Markup {
                             td { a href={ "/console/jobs/" (job.id) } { (short(&job.id)) } }
                             td.state { (job.state.as_str()) } td { (job.ended.as_deref().unwrap_or("-")) }
                             td { (job.pool) } td { (job.reason.as_deref().unwrap_or_default()) }
-                            td { @if session.role == Role::User {
+                            td { @if session.role != Role::Viewer {
                                 (action(session, &format!("/console/jobs/{}/requeue", job.id), "Requeue", "requeue"))
-                                (action(session, &format!("/console/jobs/{}/discard", job.id), "Discard", "discard"))
+                                @if session.administers { (action(session, &format!("/console/jobs/{}/discard", job.id), "Discard", "discard")) }
                             } }
                         }
                     }
