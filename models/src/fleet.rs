@@ -477,6 +477,10 @@ pub enum ReportKind {
         record: serde_json::Value,
         /// Seconds the step took.
         seconds: f64,
+        /// When it ended, by the worker's clock (RFC 3339): a report sent
+        /// late (the server was away) still tells when the step was made.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<String>,
     },
     /// The attempt's end.
     Finish {

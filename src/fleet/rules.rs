@@ -75,6 +75,8 @@ pub enum Note {
     Step {
         step: u32,
         record: serde_json::Value,
+        /// When it happened (see [`clock::step_time`]).
+        at: Option<String>,
     },
     /// A step of an earlier attempt, reported after that attempt ended
     /// (its worker was cut off from the server meanwhile).
@@ -83,6 +85,7 @@ pub enum Note {
         worker: String,
         step: u32,
         record: serde_json::Value,
+        at: Option<String>,
     },
 }
 

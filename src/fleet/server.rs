@@ -280,18 +280,21 @@ fn new_event(note: Note) -> NewEvent {
             step: None,
             attempt: None,
             data: serde_json::to_value(change).expect("a state change serializes"),
+            at: None,
         },
-        Note::Step { step, record } => NewEvent {
+        Note::Step { step, record, at } => NewEvent {
             kind: EventKind::Step,
             step: Some(step),
             attempt: None,
             data: record,
+            at,
         },
         Note::LateStep {
             attempt,
             worker,
             step,
             mut record,
+            at,
         } => {
             tracing::warn!(
                 "worker {worker} reported step {step} of attempt {attempt} after that attempt ended: kept in its history, refused as a report"
@@ -304,6 +307,7 @@ fn new_event(note: Note) -> NewEvent {
                 step: Some(step),
                 attempt: Some(attempt),
                 data: record,
+                at,
             }
         }
     }

@@ -408,6 +408,7 @@ fn replay_request(
                 step: step.step as u32,
                 seconds: step.seconds,
                 record: serde_json::to_value(step).expect("a step line serializes"),
+                at: Some(crate::fleet::now()),
             };
             if let Ok(reports) = reports.lock() {
                 let _ = reports.send(report);

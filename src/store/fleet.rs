@@ -19,6 +19,9 @@ pub struct NewEvent {
     /// reported late).
     pub attempt: Option<u32>,
     pub data: serde_json::Value,
+    /// When it happened, where not when it is stored (a step the worker
+    /// reported late).
+    pub at: Option<String>,
 }
 
 /// A worker's row.
@@ -509,7 +512,9 @@ fn insert_event(
             event.attempt.unwrap_or(job.attempt),
             event.step,
             event.data.to_string(),
-            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+            event.at.clone().unwrap_or_else(
+                || chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+            )
         ],
     )?;
     Ok((changed == 1).then(|| tx.last_insert_rowid()))

@@ -928,6 +928,7 @@ fn a_schedules_slot_makes_its_jobs_once() {
         step: None,
         attempt: None,
         data: serde_json::json!({"state": "queued"}),
+        at: None,
     };
     let fired = crate::store::Fired {
         id: "s1",
@@ -992,6 +993,7 @@ fn the_tick_finds_only_the_jobs_that_wait_on_time() {
         step: None,
         attempt: None,
         data: serde_json::json!({"state": "queued"}),
+        at: None,
     };
     for job in [
         job("in-queue", "queued", Some("1-0"), None),

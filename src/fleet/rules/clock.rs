@@ -32,6 +32,18 @@ pub fn stamp(time: DateTime<Utc>) -> String {
     time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// When a step the worker says ended `at` (its clock) happened, as the
+/// history keeps it: never later than `now` (a clock ahead of the
+/// server's), nor before `floor` (its attempt's start); `None` where the
+/// worker said nothing readable (the time the report came is kept then).
+pub fn step_time(at: Option<&str>, floor: Option<&str>, now: DateTime<Utc>) -> Option<String> {
+    let at = DateTime::parse_from_rfc3339(at?).ok()?.with_timezone(&Utc);
+    let floor = floor
+        .and_then(|floor| DateTime::parse_from_rfc3339(floor).ok())
+        .map(|floor| floor.with_timezone(&Utc));
+    Some(stamp(floor.map_or(at, |floor| at.max(floor)).min(now)))
+}
+
 /// Seconds from `time` (RFC 3339) to `now`.
 pub fn seconds_since(time: &str, now: DateTime<Utc>) -> Option<f64> {
     let then = DateTime::parse_from_rfc3339(time).ok()?;

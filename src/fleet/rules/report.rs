@@ -16,7 +16,9 @@ impl Rule<'_> {
             // taken over, or ended. It changes nothing, but a step that
             // worker did (late: it was cut off) is kept in that attempt's
             // history, so the record shows what its desktop received.
-            if let ReportKind::Step { step, record, .. } = &report.what
+            if let ReportKind::Step {
+                step, record, at, ..
+            } = &report.what
                 && self.is_earlier_attempt_of(report)
             {
                 self.push(Effect::Save {
@@ -25,6 +27,7 @@ impl Rule<'_> {
                         worker: report.worker.clone(),
                         step: *step,
                         record: record.clone(),
+                        at: clock::step_time(at.as_deref(), None, self.now),
                     }),
                     step_seconds: None,
                 });
@@ -94,11 +97,14 @@ impl Rule<'_> {
                 step,
                 record,
                 seconds,
+                at,
             } => {
+                let at = clock::step_time(at.as_deref(), self.job.started.as_deref(), self.now);
                 self.push(Effect::Save {
                     note: Some(Note::Step {
                         step: *step,
                         record: record.clone(),
+                        at,
                     }),
                     step_seconds: Some(*seconds),
                 });

@@ -513,25 +513,42 @@ fn no_input_begins_once_cancelled() {
 }
 
 #[test]
-fn a_step_is_kept_with_its_seconds() {
+fn a_step_is_kept_with_its_seconds_and_when_the_worker_made_it() {
     let record = serde_json::json!({"step": 2});
-    let what = ReportKind::Step {
+    let step_at = |at: Option<&str>| ReportKind::Step {
         step: 2,
         record: record.clone(),
         seconds: 0.5,
+        at: at.map(str::to_owned),
     };
-    let after = reported(job(JobState::Running), "w1", 1, what);
+    let saved = |at: Option<&str>| Effect::Save {
+        note: Some(Note::Step {
+            step: 2,
+            record: record.clone(),
+            at: at.map(str::to_owned),
+        }),
+        step_seconds: Some(0.5),
+    };
+    // Sent a minute late (the server was away): kept at its own time.
+    let mut running = job(JobState::Running);
+    running.started = Some(AN_HOUR_AGO.into());
+    let after = reported(running.clone(), "w1", 1, step_at(Some(A_MINUTE_AGO)));
     assert_eq!(
         after.effects,
-        vec![
-            Effect::Touch("w1".into()),
-            Effect::Save {
-                note: Some(Note::Step { step: 2, record }),
-                step_seconds: Some(0.5),
-            },
-        ]
+        vec![Effect::Touch("w1".into()), saved(Some(A_MINUTE_AGO))]
     );
     assert_eq!(after.reply, answer(true, None, JobState::Running));
+    // A worker's clock ahead of the server's: never later than now; one
+    // behind it: never before the attempt began; none: when it came.
+    for (said, kept) in [
+        (Some(IN_AN_HOUR), Some(NOW)),
+        (Some("2026-01-01T10:00:00.000Z"), Some(AN_HOUR_AGO)),
+        (Some("yesterday"), None),
+        (None, None),
+    ] {
+        let after = reported(running.clone(), "w1", 1, step_at(said));
+        assert_eq!(after.effects[1], saved(kept), "{said:?}");
+    }
 }
 
 // The end of an attempt.
@@ -734,6 +751,7 @@ fn a_step_reported_late_is_kept_in_its_attempts_history_and_refused() {
         step: 3,
         seconds: 0.5,
         record: record.clone(),
+        at: Some(A_MINUTE_AGO.into()),
     };
     let late = |attempt: u32, worker: &str| {
         Some(Effect::Save {
@@ -742,6 +760,7 @@ fn a_step_reported_late_is_kept_in_its_attempts_history_and_refused() {
                 worker: worker.into(),
                 step: 3,
                 record: record.clone(),
+                at: Some(A_MINUTE_AGO.into()),
             }),
             step_seconds: None,
         })
