@@ -380,14 +380,14 @@ fn replay_job(
     reports: &mpsc::Sender<ReportKind>,
     stop: &Flag,
 ) -> anyhow::Result<crate::replay::ReplayResult> {
-    let (on_screen, sender) = screen::sender(&attempt.api, &attempt.worker)?;
-    let result = replay_request(attempt, store, options, (reports, on_screen), stop)
-        .and_then(|request| crate::replay::replay(store, &request));
-    // The request (and the hook in it) is gone: the sender ends.
-    if sender.join().is_err() {
-        tracing::error!("the screen thread panicked");
-    }
-    result
+    let quiet = {
+        let attempt = Arc::clone(attempt);
+        Arc::new(move || attempt.must_stop())
+    };
+    let on_screen = screen::sender(attempt.api.base(), &attempt.worker, quiet)?;
+    // Once the request (and the hook in it) is gone, the sender ends.
+    replay_request(attempt, store, options, (reports, on_screen), stop)
+        .and_then(|request| crate::replay::replay(store, &request))
 }
 
 /// The replay a job asks for, its hooks reporting to the server.

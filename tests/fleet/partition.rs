@@ -162,7 +162,11 @@ fn trial(server: &Server, retry: &[&str]) {
         cut_off
             .worker_log()
             .lines()
-            .any(|line| line.starts_with(&ended) && !line.contains(": attempt "))
+            .any(|line| {
+                line.starts_with(&ended)
+                    && !line.contains(": attempt ")
+                    && !line.contains(": replaying;")
+            })
             .then_some(())
     });
     stop.store(true, Ordering::SeqCst);

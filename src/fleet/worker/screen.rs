@@ -1,7 +1,10 @@
 //! A worker's screen, sent to the server after each step it replays (the
 //! frame its run keeps, password fields masked, scaled down) for the
-//! console's workers page. Off the replay's thread: one screen waits at
-//! most, later ones are dropped while it does, and each send is bounded.
+//! console's workers page. Never in the replay's way: sent by a thread of
+//! its own with a client of its own (the reports' heartbeats never wait on
+//! it), one screen waiting at most (later ones are dropped while it does),
+//! each send bounded, none once the attempt must stop (its fence closed or
+//! the server said stop); the thread is not waited for.
 
 use std::sync::Arc;
 use std::sync::mpsc::{TrySendError, sync_channel};
@@ -14,23 +17,31 @@ use super::Api;
 use crate::replay::OnScreen;
 
 /// How long one send may take.
-const SEND: Duration = Duration::from_secs(5);
+const SEND: Duration = Duration::from_secs(2);
 
-/// The hook that hands each step's screen to a sender thread, and that
-/// thread (it ends once the hook is dropped and its last send is done).
+/// The hook that hands each step's screen to a sender thread for the
+/// server at `base`, as worker `worker`; `quiet` says when to send no more.
 pub(super) fn sender(
-    api: &Arc<Api>,
+    base: &str,
     worker: &str,
-) -> anyhow::Result<(OnScreen, std::thread::JoinHandle<()>)> {
+    quiet: Arc<dyn Fn() -> bool + Send + Sync>,
+) -> anyhow::Result<OnScreen> {
     let (screens, waiting) = sync_channel::<Vec<u8>>(1);
-    let api = Arc::clone(api);
+    let base = base.to_owned();
     let path = format!(
         "/api/workers/{}/screen",
         crate::fleet::client::path_part(worker)
     );
-    let thread = std::thread::Builder::new()
+    std::thread::Builder::new()
         .name("screen".into())
         .spawn(move || {
+            let api = match Api::new(&base) {
+                Ok(api) => api,
+                Err(err) => {
+                    tracing::debug!("no screens sent: {err}");
+                    return;
+                }
+            };
             for png in waiting {
                 let sent = api.send_bytes::<serde_json::Value>(
                     Method::PUT,
@@ -44,10 +55,12 @@ pub(super) fn sender(
             }
         })
         .context("start the screen thread")?;
-    let hook = Arc::new(move |png: Vec<u8>| {
+    Ok(Arc::new(move |png: Vec<u8>| {
+        if quiet() {
+            return;
+        }
         if let Err(TrySendError::Full(_)) = screens.try_send(png) {
             tracing::debug!("a screen dropped: the one before is still being sent");
         }
-    }) as OnScreen;
-    Ok((hook, thread))
+    }) as OnScreen)
 }
