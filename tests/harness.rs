@@ -122,26 +122,39 @@ impl Display {
     /// Starts openbox, and waits until it manages windows.
     fn with_window_manager(mut self) -> Display {
         let display = &mut self;
-        let wm = display
-            .command("openbox")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        display.children.push(wm.expect("start openbox"));
+        let start = |display: &Display| {
+            display
+                .command("openbox")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start openbox")
+        };
+        let mut wm = start(display);
         // openbox announces itself (_NET_SUPPORTING_WM_CHECK) early in its
         // start-up; a window mapped before it is ready is never managed and
         // stays unmapped for good (xcalc's, 1 start in 6 here). So wait for
-        // its client list, then until it has managed a probe window.
+        // its client list, then until it has managed a probe window. Now
+        // and then (1 start in 24, with two displays starting at once) it
+        // fails to open a display that already answers, and exits: it is
+        // started again, at most 4 times.
+        let mut starts = 1;
         wait_for("openbox to manage the screen", || {
             let out = display
                 .command("xprop")
                 .args(["-root", "_NET_CLIENT_LIST"])
                 .output()
                 .ok()?;
-            String::from_utf8_lossy(&out.stdout)
-                .contains("window id")
-                .then_some(())
+            if String::from_utf8_lossy(&out.stdout).contains("window id") {
+                return Some(());
+            }
+            if starts < 5 && matches!(wm.try_wait(), Ok(Some(_))) {
+                starts += 1;
+                wm = start(display);
+            }
+            None
         });
+        display.children.push(wm);
         display.wait_until_windows_are_managed();
         self
     }
