@@ -122,7 +122,8 @@ pub enum JobsCommand {
         #[command(flatten)]
         server: ServerArg,
     },
-    /// Set a dead letter aside: it leaves `jobs dead`, its record stays.
+    /// Set a dead letter aside: it leaves `jobs dead`, its record stays
+    /// (an admin's token, where the server has one).
     Discard {
         /// The job's id.
         id: String,
@@ -130,7 +131,8 @@ pub enum JobsCommand {
         server: ServerArg,
     },
     /// The server's audit log, newest first: who (the name of the token)
-    /// did what, when, from where, and how the server answered.
+    /// did what, when, from where, and how the server answered (an admin's
+    /// token, where the server has one).
     Audit {
         /// At most this many lines.
         #[arg(long, default_value_t = 100, value_name = "N")]

@@ -158,7 +158,8 @@ pub enum Command {
     Events(EventsCommand),
     /// Run the fleet's server: an HTTP API over this store, with jobs
     /// queued on Redis Streams (tokens from REPRISE_FLEET_USER_TOKEN and
-    /// REPRISE_FLEET_WORKER_TOKEN).
+    /// REPRISE_FLEET_WORKER_TOKEN; optionally REPRISE_FLEET_VIEWER_TOKEN and
+    /// REPRISE_FLEET_ADMIN_TOKEN, or --tokens FILE).
     Serve(ServeArgs),
     /// Replay the fleet's jobs on this desktop, one at a time (token from
     /// REPRISE_FLEET_TOKEN).
