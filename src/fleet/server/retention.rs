@@ -21,6 +21,14 @@ pub(super) fn prune(fleet: &Fleet) -> ApiResult<()> {
     let (jobs, workers) = store.prune_fleet(&before)?;
     let schedules = store.prune_schedules(&before)?;
     let lines = store.prune_audit(&before)?;
+    // The screens of the workers removed go with them.
+    let kept: std::collections::HashSet<String> =
+        store.workers()?.into_iter().map(|row| row.id).collect();
+    fleet
+        .screens
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .retain(|id, _| kept.contains(id));
     if jobs + workers + schedules + lines > 0 {
         tracing::info!(
             "retention: removed {jobs} job(s) that ended, {workers} worker(s) not heard from, {schedules} schedule(s) over and {lines} line(s) of the audit log, before {before}"

@@ -152,6 +152,9 @@ pub(super) async fn forget(
     Ok(axum::Json(json!({"id": worker, "state": "forgotten"})).into_response())
 }
 
+/// The most workers' screens the server keeps in memory.
+const MAX_SCREENS: usize = 1_000;
+
 /// `PUT /api/workers/ID/screen`: a worker's screen after a step it
 /// replayed (a PNG, at most [`MAX_SCREEN_BYTES`]), shown on the console's
 /// workers page; the newest replaces the one before.
@@ -180,12 +183,32 @@ pub(super) async fn screen(
         return Err(Fail::not_found(format!("no worker {worker:?}")));
     }
     let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    fleet
+    let mut screens = fleet
         .screens
         .lock()
-        .unwrap_or_else(|poison| poison.into_inner())
-        .insert(worker, (body, at));
+        .unwrap_or_else(|poison| poison.into_inner());
+    keep_screen(&mut screens, worker, (body, at), MAX_SCREENS);
     Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// Keeps `worker`'s newest screen among at most `most`: past them, the
+/// oldest screen (by when it came) goes.
+fn keep_screen(
+    screens: &mut std::collections::HashMap<String, (Bytes, String)>,
+    worker: String,
+    screen: (Bytes, String),
+    most: usize,
+) {
+    if !screens.contains_key(&worker)
+        && screens.len() >= most
+        && let Some(oldest) = screens
+            .iter()
+            .min_by(|one, other| one.1.1.cmp(&other.1.1))
+            .map(|(id, _)| id.clone())
+    {
+        screens.remove(&oldest);
+    }
+    screens.insert(worker, screen);
 }
 
 #[derive(Debug, Deserialize)]
@@ -382,4 +405,45 @@ pub(super) async fn tick(fleet: &Fleet, reconcile: Option<bool>) -> ApiResult<()
         fleet.apply(&mut job, rules::Event::Tick).await?;
     }
     fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_most_so_many_screens_are_kept_the_oldest_going_first() {
+        let mut screens = std::collections::HashMap::new();
+        let screen = |at: &str| (Bytes::from_static(b"png"), at.to_owned());
+        keep_screen(
+            &mut screens,
+            "a".into(),
+            screen("2026-12-06T10:00:00.000Z"),
+            2,
+        );
+        keep_screen(
+            &mut screens,
+            "b".into(),
+            screen("2026-12-06T09:00:00.000Z"),
+            2,
+        );
+        // A newer screen of a worker kept replaces its own.
+        keep_screen(
+            &mut screens,
+            "a".into(),
+            screen("2026-12-06T11:00:00.000Z"),
+            2,
+        );
+        assert_eq!(screens.len(), 2);
+        // A third worker: the oldest screen (b's) goes.
+        keep_screen(
+            &mut screens,
+            "c".into(),
+            screen("2026-12-06T12:00:00.000Z"),
+            2,
+        );
+        let mut kept: Vec<&String> = screens.keys().collect();
+        kept.sort();
+        assert_eq!(kept, ["a", "c"]);
+    }
 }
