@@ -6,8 +6,11 @@
 use std::sync::atomic::Ordering;
 
 use anyhow::{Context as _, Result};
+use image::RgbaImage;
 use reprise_models::screenshot::content_hash;
-use reprise_models::{ActionEvent, RecordingBundle, ReduceOptions, WindowState, reduce};
+use reprise_models::{
+    ActionEvent, RecordingBundle, ReduceOptions, ScreenGeometry, WindowState, reduce,
+};
 use reprise_strategies::llm::SharedLlm;
 use reprise_strategies::replay::Coverage;
 use reprise_strategies::{Frame, StepRecord, StepSink, run_replay_into};
@@ -472,29 +475,33 @@ impl StepKeeper<'_> {
         if progress.lines {
             eprintln!("{}", step_line(record, self.total));
         }
-        if let (Some(on_screen), Some(frame)) = (&self.request.hooks.on_screen, frame) {
-            let masked = self.masked(frame);
-            let small = if masked.width() > super::SCREEN_WIDTH {
-                let height = (f64::from(masked.height()) * f64::from(super::SCREEN_WIDTH)
-                    / f64::from(masked.width()))
-                .round()
-                .max(1.0) as u32;
-                image::imageops::thumbnail(masked.as_ref(), super::SCREEN_WIDTH, height)
-            } else {
-                masked.into_owned()
-            };
+        // Masked once: for the hook, and as stored.
+        let masked = frame.map(|frame| (frame.screen, self.masked(frame)));
+        if let (Some(on_screen), Some((_, image))) = (&self.request.hooks.on_screen, &masked) {
+            let small = crate::store::frames::narrowed(image, super::SCREEN_WIDTH);
             on_screen(encode_png(&small));
         }
-        self.store_step(record, frame);
+        self.store_step(
+            record,
+            masked
+                .as_ref()
+                .map(|(screen, image)| (*screen, image.as_ref())),
+        );
     }
 
     /// Stores `record` (in place of its mark, if one was stored), with its
-    /// frame; the first error is kept.
-    fn store_step(&mut self, record: &StepRecord, frame: Option<&Frame>) {
-        let png = frame.map(|frame| self.masked_png(frame));
+    /// frame (masked) and the screen it shows; the first error is kept.
+    fn store_step(&mut self, record: &StepRecord, frame: Option<(ScreenGeometry, &RgbaImage)>) {
+        let png = frame.map(|(_, image)| {
+            let (width, height) = image.dimensions();
+            (
+                content_hash(width, height, image.as_raw()),
+                encode_png(image),
+            )
+        });
         let step = StoredStep {
             record: record.clone(),
-            screen: frame.map(|frame| frame.screen),
+            screen: frame.map(|(screen, _)| screen),
         };
         let frame = png
             .as_ref()
@@ -507,19 +514,6 @@ impl StepKeeper<'_> {
         }
     }
 
-    /// The frame as stored, with its content hash: the password fields the
-    /// step's tree showed are masked, as in the recording.
-    fn masked_png(&self, frame: &Frame) -> (String, Vec<u8>) {
-        let image = self.masked(frame);
-        let (width, height) = image.dimensions();
-        (
-            content_hash(width, height, image.as_raw()),
-            encode_png(&image),
-        )
-    }
-}
-
-impl StepKeeper<'_> {
     /// The frame with the password fields the step's tree showed masked,
     /// as in the recording (copied only when something is to be masked).
     fn masked<'f>(&self, frame: &'f Frame) -> std::borrow::Cow<'f, image::RgbaImage> {

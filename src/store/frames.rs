@@ -64,6 +64,18 @@ pub fn mask_box(
     }
 }
 
+/// `image` scaled down, its proportions kept, to `width` pixels where it is
+/// wider; as it is otherwise.
+pub fn narrowed(image: &RgbaImage, width: u32) -> std::borrow::Cow<'_, RgbaImage> {
+    if image.width() <= width {
+        return std::borrow::Cow::Borrowed(image);
+    }
+    let height = (f64::from(image.height()) * f64::from(width) / f64::from(image.width()))
+        .round()
+        .max(1.0) as u32;
+    std::borrow::Cow::Owned(image::imageops::thumbnail(image, width, height))
+}
+
 /// Lossless PNG with fast settings: screenshots compress well with the "up"
 /// filter, and the fast deflate keeps a 1080p frame's encoding short.
 pub fn encode_png(image: &RgbaImage) -> Vec<u8> {

@@ -127,7 +127,14 @@ fn frame_parts(store: &Store, subject: &Subject) -> Result<Vec<Part>> {
             step + 1,
             window.map_or("(none known)", |(_, title)| title.as_str())
         )));
-        parts.push(Part::Png(narrowed(png, width)?));
+        parts.push(Part::Png(if width <= FRAME_WIDTH {
+            png
+        } else {
+            let crop = image::load_from_memory_with_format(&png, image::ImageFormat::Png)?;
+            let crop = crop.to_rgba8();
+            let small = crate::store::frames::narrowed(&crop, FRAME_WIDTH);
+            crate::store::frames::encode_png(&small)
+        }));
     }
     if parts.is_empty() {
         bail!(UsageError(format!(
@@ -148,21 +155,6 @@ fn chosen_steps(n: usize, max: usize) -> Vec<usize> {
     let mut chosen: Vec<usize> = (0..max).map(|idx| idx * (n - 1) / (max - 1)).collect();
     chosen.dedup();
     chosen
-}
-
-/// `png` scaled down to [`FRAME_WIDTH`] when wider.
-fn narrowed(png: Vec<u8>, width: u32) -> Result<Vec<u8>> {
-    if width <= FRAME_WIDTH {
-        return Ok(png);
-    }
-    let image = image::load_from_memory_with_format(&png, image::ImageFormat::Png)?;
-    let height = (f64::from(image.height()) * f64::from(FRAME_WIDTH) / f64::from(width))
-        .round()
-        .max(1.0) as u32;
-    let small = image.resize_exact(FRAME_WIDTH, height, image::imageops::FilterType::Triangle);
-    let mut out = Vec::new();
-    small.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)?;
-    Ok(out)
 }
 
 /// The steps file in an answer: its ```toml block, else the whole answer.

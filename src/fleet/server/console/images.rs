@@ -34,7 +34,8 @@ fn png_answer(png: impl axum::response::IntoResponse, cache: &'static str) -> Re
 /// The widest a recording's thumbnail is, in pixels.
 const THUMBNAIL_WIDTH: u32 = 320;
 
-/// A recording's first frame, scaled down to [`THUMBNAIL_WIDTH`], as PNG.
+/// A recording's first frame, scaled down to [`THUMBNAIL_WIDTH`] (a
+/// narrower one as it is), as PNG.
 pub(super) async fn thumbnail(
     State(fleet): State<Shared>,
     headers: HeaderMap,
@@ -51,22 +52,8 @@ pub(super) async fn thumbnail(
         };
         let frame = store.image(&hash)?;
         drop(store);
-        let height = (f64::from(frame.height()) * f64::from(THUMBNAIL_WIDTH)
-            / f64::from(frame.width().max(1)))
-        .round()
-        .max(1.0) as u32;
-        let small = image::imageops::thumbnail(&frame, THUMBNAIL_WIDTH, height);
-        let mut png = Vec::new();
-        small
-            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-            .map_err(|err| {
-                Fail::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "thumbnail",
-                    format!("encode a thumbnail: {err}"),
-                )
-            })?;
-        Ok(Some(png))
+        let small = crate::store::frames::narrowed(&frame, THUMBNAIL_WIDTH);
+        Ok(Some(crate::store::frames::encode_png(&small)))
     })
     .await;
     match made {
