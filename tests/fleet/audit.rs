@@ -19,20 +19,29 @@ fn sha256(token: &str) -> String {
         .collect()
 }
 
+/// A tokens file of `(name, role, token)` entries, each by its SHA-256.
+fn tokens_file(dir: &std::path::Path, entries: &[(&str, &str, &str)]) -> std::path::PathBuf {
+    let file = dir.join("tokens.toml");
+    let text: Vec<String> = entries
+        .iter()
+        .map(|(name, role, token)| {
+            format!(
+                "[[token]]\nname = \"{name}\"\nrole = \"{role}\"\nsha256 = \"{}\"\n",
+                sha256(token)
+            )
+        })
+        .collect();
+    std::fs::write(&file, text.join("\n")).unwrap();
+    file
+}
+
 #[test]
 fn every_change_is_logged_with_who_from_where_and_workers_act_only_as_their_own() {
     let dir = tempfile::tempdir().unwrap();
-    let tokens = dir.path().join("tokens.toml");
-    std::fs::write(
-        &tokens,
-        format!(
-            "[[token]]\nname = \"ana\"\nrole = \"user\"\nsha256 = \"{}\"\n\n\
-             [[token]]\nname = \"desk-3\"\nrole = \"worker\"\nsha256 = \"{}\"\n",
-            sha256(ANA),
-            sha256(DESK)
-        ),
-    )
-    .unwrap();
+    let tokens = tokens_file(
+        dir.path(),
+        &[("ana", "user", ANA), ("desk-3", "worker", DESK)],
+    );
     let redis = Redis::start(dir.path());
     let server = Server::start(dir.path(), &redis, &["--tokens", tokens.to_str().unwrap()]);
     // Ana uploads and submits with her own token.
@@ -123,17 +132,7 @@ const ROOT: &str = "root-s-token-0123456789";
 #[test]
 fn where_the_server_has_an_admin_only_the_admin_administers() {
     let dir = tempfile::tempdir().unwrap();
-    let tokens = dir.path().join("tokens.toml");
-    std::fs::write(
-        &tokens,
-        format!(
-            "[[token]]\nname = \"ana\"\nrole = \"user\"\nsha256 = \"{}\"\n\n\
-             [[token]]\nname = \"root\"\nrole = \"admin\"\nsha256 = \"{}\"\n",
-            sha256(ANA),
-            sha256(ROOT)
-        ),
-    )
-    .unwrap();
+    let tokens = tokens_file(dir.path(), &[("ana", "user", ANA), ("root", "admin", ROOT)]);
     let redis = Redis::start(dir.path());
     let server = Server::start(dir.path(), &redis, &["--tokens", tokens.to_str().unwrap()]);
     assert_eq!(server.http("GET", "/api/audit", Some(ANA), b"").0, 403);
