@@ -283,11 +283,6 @@ fn cookie_hash(id: &str) -> String {
         .collect()
 }
 
-/// Now, as the store compares times.
-fn stamp(time: chrono::DateTime<chrono::Utc>) -> String {
-    time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
 impl Sessions {
     /// A new session for `caller`: its cookie value.
     pub(super) fn open(&self, fleet: &Fleet, caller: &Caller) -> ApiResult<String> {
@@ -301,11 +296,14 @@ impl Sessions {
             name: caller.name.clone(),
             role: caller.role.as_str().to_owned(),
             csrf: uuid::Uuid::new_v4().simple().to_string(),
-            expires: stamp(now + SESSION),
+            expires: rules::stamp(now + SESSION),
         };
-        fleet
-            .store()
-            .add_session(&cookie_hash(&id), &session, &stamp(now), MAX_SESSIONS)?;
+        fleet.store().add_session(
+            &cookie_hash(&id),
+            &session,
+            &rules::stamp(now),
+            MAX_SESSIONS,
+        )?;
         Ok(id)
     }
 
@@ -314,7 +312,7 @@ impl Sessions {
         let id = cookie(headers, COOKIE)?;
         let stored = fleet
             .store()
-            .session(&cookie_hash(&id), &stamp(chrono::Utc::now()))
+            .session(&cookie_hash(&id), &rules::stamp(chrono::Utc::now()))
             .inspect_err(|err| tracing::warn!("read a console session: {err}"))
             .ok()??;
         let role = [Role::Admin, Role::User, Role::Viewer]

@@ -13,12 +13,10 @@ pub(super) async fn workers(State(fleet): State<Shared>) -> ApiResult<Response> 
 /// or idle.
 pub(super) fn worker_list(fleet: &Fleet) -> ApiResult<Vec<Worker>> {
     let rows = fleet.store().workers()?;
-    let lease = fleet.lease.as_secs_f64();
     Ok(rows
         .into_iter()
         .map(|row| {
-            let silent = rules::seconds_since(&row.heartbeat, chrono::Utc::now())
-                .is_none_or(|since| since > lease);
+            let silent = silent(fleet, &row.heartbeat);
             let state = match (row.gone, silent, &row.job) {
                 (true, _, _) => "gone",
                 (_, true, _) => "silent",
@@ -38,6 +36,13 @@ pub(super) fn worker_list(fleet: &Fleet) -> ApiResult<Vec<Worker>> {
             }
         })
         .collect())
+}
+
+/// Whether a worker last heard from at `heartbeat` has been silent past
+/// the lease.
+fn silent(fleet: &Fleet, heartbeat: &str) -> bool {
+    rules::seconds_since(heartbeat, chrono::Utc::now())
+        .is_none_or(|since| since > fleet.lease.as_secs_f64())
 }
 
 /// `POST /api/workers`: a worker says who it is; its id names its consumer.
@@ -130,9 +135,7 @@ pub(super) async fn forget(
         .store()
         .worker(&worker)?
         .ok_or_else(|| Fail::not_found(format!("no worker {worker:?}")))?;
-    let silent = rules::seconds_since(&row.heartbeat, chrono::Utc::now())
-        .is_none_or(|since| since > fleet.lease.as_secs_f64());
-    if !row.gone && !silent {
+    if !row.gone && !silent(&fleet, &row.heartbeat) {
         return Err(Fail::new(
             StatusCode::CONFLICT,
             "worker_alive",
@@ -182,7 +185,7 @@ pub(super) async fn screen(
     if fleet.store().worker(&worker)?.is_none() {
         return Err(Fail::not_found(format!("no worker {worker:?}")));
     }
-    let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let at = crate::fleet::now();
     let mut screens = fleet
         .screens
         .lock()
