@@ -415,7 +415,18 @@ pub fn element_reader() -> Option<ElementReader> {
                 .or_else(|| probe.window_at_pointer().ok().flatten());
             let opened_since = under.is_some() && now.is_some() && now != under;
             tracing::debug!(?under, ?now, opened_since, "the window under a press");
-            match reader.element_at(window.as_ref(), point, opened_since) {
+            // A popup's application's own windows give its scale (a
+            // round trip a window, only for a press in a popup).
+            let own_windows: Vec<ActiveWindow> = match &window {
+                Some(popup) if popup.popup && popup.pid.is_some() => probe
+                    .client_windows()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|own| own.pid == popup.pid)
+                    .collect(),
+                _ => Vec::new(),
+            };
+            match reader.element_at(window.as_ref(), &own_windows, point, opened_since) {
                 Ok(found) => found,
                 Err(err) => {
                     tracing::debug!("no element under the press: {err}");

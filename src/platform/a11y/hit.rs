@@ -10,7 +10,7 @@ use reprise_models::displaced::{displacement, shifted};
 use reprise_models::{A11yNode, A11yTree, Rect};
 
 use super::coordinates::within;
-use super::{A11yReader, Mapping, is_null, mapping_between, same_box, to_screen};
+use super::{A11yReader, Mapping, is_null, mapping_between, same_box, scale_between, to_screen};
 use crate::platform::{ActiveWindow, FoundElement};
 
 /// Whether an element of this role is a popup (a menu, a list's popup, a
@@ -34,6 +34,36 @@ fn is_chooser(proxy: &AccessibleProxyBlocking<'_>) -> bool {
             Role::FileChooser | Role::ColorChooser | Role::FontChooser
         )
     })
+}
+
+/// The X window whose box gives the scale of an application's window frame
+/// (`frame`, its box in the toolkit's coordinates, named `frame_name`), for
+/// a press that arrived in `window`: that window, unless it is a popup and
+/// the toolkit's boxes are the screen's divided by a scale (`!surface`). A
+/// popup's box says nothing of the scale of another frame (Qt nests a
+/// menu's popup in the window that opened it): that frame's own X window
+/// does, the application's listed window of its name, or whose box it is
+/// at a usual scale. A frame of neither (a popup's own, as GTK 3 gives one)
+/// is measured against the popup.
+fn frame_window<'a>(
+    (frame, frame_name): (Rect, Option<&str>),
+    window: &'a ActiveWindow,
+    own_windows: &'a [ActiveWindow],
+    surface: bool,
+) -> &'a ActiveWindow {
+    if !window.popup || surface {
+        return window;
+    }
+    let named = frame_name.filter(|name| !name.is_empty());
+    own_windows
+        .iter()
+        .find(|own| named == Some(own.title.as_str()))
+        .or_else(|| {
+            own_windows
+                .iter()
+                .find(|own| same_box(frame, scale_between(frame, own.rect), own.rect))
+        })
+        .unwrap_or(window)
 }
 
 /// What a search for a popup nested in a window looks for.
@@ -76,9 +106,14 @@ impl A11yReader {
     /// the one the press arrived in: the press opened a popup over the
     /// point (a combo box's list), so no popup is the element pressed and
     /// the descent stops above any.
+    ///
+    /// `own_windows`: for a press in a popup, the application's windows the
+    /// window manager lists (their scale is the popup's where the toolkit
+    /// nests the popup in the window that opened it, as Qt does).
     pub fn element_at(
         &self,
         window: Option<&ActiveWindow>,
+        own_windows: &[ActiveWindow],
         point: (f64, f64),
         opened_since: bool,
     ) -> Result<Option<FoundElement>, super::A11yError> {
@@ -86,7 +121,13 @@ impl A11yReader {
         let apps = self.applications(pid)?;
         tracing::debug!(?pid, apps = ?apps.iter().map(|(name, app)| (name, app.name_as_str())).collect::<Vec<_>>(), "hit-test");
         for (app_name, app_ref) in apps {
-            if let Some(found) = self.element_in(&app_name, &app_ref, window, point, opened_since) {
+            if let Some(found) = self.element_in(
+                &app_name,
+                &app_ref,
+                (window, own_windows),
+                point,
+                opened_since,
+            ) {
                 return Ok(found);
             }
         }
@@ -100,7 +141,7 @@ impl A11yReader {
         &self,
         app_name: &str,
         app_ref: &ObjectRefOwned,
-        window: Option<&ActiveWindow>,
+        (window, own_windows): (Option<&ActiveWindow>, &[ActiveWindow]),
         point: (f64, f64),
         opened_since: bool,
     ) -> Option<Option<FoundElement>> {
@@ -109,7 +150,8 @@ impl A11yReader {
         // popup is an X window of its own, and the press would have
         // arrived in it.
         let in_managed_window = window.is_some_and(|window| !window.popup);
-        let Some((mapping, frame, frame_node)) = self.window_at(&app, app_ref, window, point)
+        let Some((mapping, frame, frame_node)) =
+            self.window_at(&app, app_ref, (window, own_windows), point)
         else {
             tracing::debug!(app = %app_name, "no showing window of it holds the point");
             return None;
@@ -280,7 +322,7 @@ impl A11yReader {
         &self,
         app: &AccessibleProxyBlocking<'static>,
         app_ref: &ObjectRefOwned,
-        window: Option<&ActiveWindow>,
+        (window, own_windows): (Option<&ActiveWindow>, &[ActiveWindow]),
         point: (f64, f64),
     ) -> Option<(Mapping, ObjectRefOwned, A11yNode)> {
         let surface = self.is_surface_relative(app_ref);
@@ -301,7 +343,11 @@ impl A11yReader {
             // is, and only a frame that fits it (named as it is, when
             // the application has several) may be that window.
             let mapping = match window {
-                Some(window) => match mapping_between(rect, window.rect, surface) {
+                Some(window) => match mapping_between(
+                    rect,
+                    frame_window((rect, node.name.as_deref()), window, own_windows, surface).rect,
+                    surface,
+                ) {
                     Some(mapping) => mapping,
                     None => continue,
                 },
