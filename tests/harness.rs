@@ -489,6 +489,18 @@ pub fn assert_unverified(code: Option<i32>, stderr: &str, unverified: Option<usi
     }
 }
 
+/// Asserts that a replay exited 0, every step proven, and by what: its
+/// stderr's `steps by proof: …` line holds `proof` (`state 2, window 3`).
+pub fn assert_proven(code: Option<i32>, stderr: &str, proof: &str) {
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.ends_with(&format!("steps by proof: {proof}"))),
+        "{stderr}"
+    );
+}
+
 /// Asserts that `out` failed with exit code `code` and that its stderr says
 /// every one of `says`; returns the stderr for further checks. `case` names
 /// the case in a failure's message.

@@ -42,6 +42,12 @@ pub struct WindowIdentity {
     pub name: Option<String>,
 }
 
+/// A window's title without the mark of unsaved changes an editor puts
+/// before it (`*Untitled` is `Untitled` once typed into).
+pub fn unmarked_title(title: &str) -> &str {
+    title.trim().trim_start_matches('*').trim()
+}
+
 /// One ancestor on the way from the window to an element.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathStep {
@@ -236,6 +242,14 @@ pub fn takes_typing(role: Role) -> bool {
         )
 }
 
+/// Roles whose element is an identity though neither a name nor a label
+/// says which: a text area, a document, a terminal (an editor's text is
+/// often the one unnamed element of its kind in its window). Two such
+/// elements nothing tells apart are twins, refused as any twins are.
+pub fn stands_alone(role: Role) -> bool {
+    takes_typing(role) && !is_row_member(role)
+}
+
 /// Roles whose identity includes their label.
 fn is_labelled_control(role: Role) -> bool {
     matches!(
@@ -380,21 +394,36 @@ pub fn focused(tree: &A11yTree) -> Option<u32> {
 }
 
 /// The identity of node `idx` itself, named or not (the focused element: a
-/// password entry whose label sits elsewhere is still the password entry);
+/// password entry whose label sits elsewhere is still the password entry),
+/// or of the text area it is an unnamed part of;
 /// `None` for the root or a node with no box.
 pub fn identity_of_node(tree: &A11yTree, app: &str, idx: u32) -> Option<ElementIdentity> {
+    let parents = parents(tree);
+    // An unnamed part of a text area that holds the focus (Qt's editors
+    // give it to their viewport) stands for the text area.
+    let idx = match (tree.nodes.get(idx as usize), parents.get(idx as usize)) {
+        (Some(node), Some(&Some(parent)))
+            if named(node).is_none()
+                && !stands_alone(node.role)
+                && stands_alone(tree.nodes[parent as usize].role)
+                && parent != tree.root =>
+        {
+            parent
+        }
+        _ => idx,
+    };
     let node = tree.nodes.get(idx as usize)?;
     if idx == tree.root || node.rect.is_none() {
         return None;
     }
-    let parents = parents(tree);
     let band = band_of(tree, parents[idx as usize], idx);
     Some(identity_at(tree, &parents, app, idx, band))
 }
 
 /// The identity of node `idx` of `tree` (whose root is the window), or of
 /// its nearest ancestor that has one when it has none itself (an unnamed
-/// filler under the pointer). `None` when nothing on the way up has an
+/// filler under the pointer). A node has one when it is named, has a band,
+/// or [stands alone](stands_alone). `None` when nothing on the way up has an
 /// identity, or the node has no box.
 pub fn identity_of(tree: &A11yTree, app: &str, idx: u32) -> Option<ElementIdentity> {
     let parents = parents(tree);
@@ -403,7 +432,10 @@ pub fn identity_of(tree: &A11yTree, app: &str, idx: u32) -> Option<ElementIdenti
         let node = tree.nodes.get(at as usize)?;
         let band = band_of(tree, parents[at as usize], at);
         let is_root = at == tree.root;
-        if !is_root && node.rect.is_some() && (named(node).is_some() || !band.is_empty()) {
+        if !is_root
+            && node.rect.is_some()
+            && (named(node).is_some() || !band.is_empty() || stands_alone(node.role))
+        {
             return Some(identity_at(tree, &parents, app, at, band));
         }
         at = parents[at as usize]?;

@@ -500,28 +500,50 @@ impl A11yReader {
                 let role = accesskit_role(proxy.get_role().unwrap_or(Role::Unknown));
                 showing.push((frame, role, name));
             }
-            if window.name.is_none() {
-                // An unnamed window (GTK's popup of a menu or a combo box):
-                // the only showing one of its role without a name, else the
-                // only showing window at all.
-                let mut unnamed: Vec<usize> = (0..showing.len())
-                    .filter(|&idx| showing[idx].1 == window.role && showing[idx].2.is_none())
-                    .collect();
-                if unnamed.is_empty() && showing.len() == 1 {
-                    unnamed.push(0);
-                }
-                if let [only] = unnamed[..] {
-                    let frame = showing.swap_remove(only).0;
-                    return Ok(Some((
-                        self.read_app_tree(&app_name, frame, limits),
-                        pid,
-                        surface,
-                    )));
-                }
+            if let Some(only) = frame_not_named_as_recorded(&showing, window) {
+                let frame = showing.swap_remove(only).0;
+                return Ok(Some((
+                    self.read_app_tree(&app_name, frame, limits),
+                    pid,
+                    surface,
+                )));
             }
         }
         Ok(None)
     }
+}
+
+/// Which of an application's showing frames (each with its role and name)
+/// is `window` when none has its name: for a named window, the only one
+/// whose name differs by the mark of unsaved changes alone (typing into an
+/// editor's `Untitled` makes it `*Untitled`); for an unnamed one (GTK's
+/// popup of a menu or a combo box), the only showing one of its role
+/// without a name, else the only showing window at all.
+fn frame_not_named_as_recorded(
+    showing: &[(ObjectRefOwned, accesskit::Role, Option<String>)],
+    window: &WindowIdentity,
+) -> Option<usize> {
+    let only = |found: Vec<usize>| (found.len() == 1).then(|| found[0]);
+    if let Some(wanted) = window.name.as_deref() {
+        let unmarked = reprise_models::element::unmarked_title;
+        return only(
+            (0..showing.len())
+                .filter(|&idx| {
+                    showing[idx]
+                        .2
+                        .as_deref()
+                        .is_some_and(|name| unmarked(name) == unmarked(wanted))
+                })
+                .collect(),
+        );
+    }
+    let unnamed: Vec<usize> = (0..showing.len())
+        .filter(|&idx| showing[idx].1 == window.role && showing[idx].2.is_none())
+        .collect();
+    if unnamed.is_empty() && showing.len() == 1 {
+        return Some(0);
+    }
+    only(unnamed)
 }
 
 impl A11yReader {

@@ -229,22 +229,30 @@ fn same_band(recorded: &[String], live: &[String]) -> bool {
             .all(|(recorded, live)| same_name(Some(recorded), Some(live)))
 }
 
-/// How many of the recorded path's steps the live path has, in order.
-fn path_score(recorded: &ElementIdentity, live: &ElementIdentity) -> usize {
-    recorded
+/// How many of the recorded path's steps the live path has, in order, and
+/// then whether it is the whole path, no deeper: an element nested in one
+/// more container (a text field inside a combo box) is not the one recorded
+/// beside it.
+fn path_score(recorded: &ElementIdentity, live: &ElementIdentity) -> (usize, bool) {
+    let matched = recorded
         .path
         .iter()
         .zip(&live.path)
         .take_while(|(recorded, live)| {
             recorded.role == live.role && same_name(recorded.name.as_deref(), live.name.as_deref())
         })
-        .count()
+        .count();
+    (
+        matched,
+        matched == recorded.path.len() && live.path.len() == recorded.path.len(),
+    )
 }
 
 /// Whether keys meant for `recorded` (the element that had the focus when the
 /// person typed) would go to another element: the recorded one is found in
 /// the live tree but does not have the focus, and another element, neither
-/// inside it nor around it, does. That element's description, or `None`
+/// inside it nor around it, does (of several marked focused, the deepest is
+/// named). That element's description, or `None`
 /// when the keys would go to the recorded one, or the tree cannot tell
 /// (the element is not found, or nothing reports the focus).
 pub fn focus_elsewhere(recorded: &ElementIdentity, live: &A11yTree) -> Option<String> {
@@ -271,10 +279,19 @@ pub fn focus_elsewhere(recorded: &ElementIdentity, live: &A11yTree) -> Option<St
         }
         false
     };
-    let holder = (0..live.nodes.len() as u32).find(|&idx| focused(idx as usize))?;
-    if within(holder, node_idx) || within(node_idx, holder) {
+    // A toolkit may mark more than one element focused (Qt marks its tab
+    // widget's current tab beside the text area that has the keys): the
+    // recorded one among them, or inside or around one, has them.
+    let holders: Vec<u32> = (0..live.nodes.len() as u32)
+        .filter(|&idx| focused(idx as usize))
+        .collect();
+    if holders
+        .iter()
+        .any(|&holder| within(holder, node_idx) || within(node_idx, holder))
+    {
         return None;
     }
+    let holder = *holders.last()?;
     Some(described(live, &parents, holder, "another"))
 }
 
@@ -308,7 +325,7 @@ pub fn locate(recorded: &ElementIdentity, press: (f64, f64), live: &A11yTree) ->
         .iter()
         .map(|(_, identity)| path_score(recorded, identity))
         .max()
-        .unwrap_or(0);
+        .unwrap_or_default();
     let best: Vec<&&(u32, ElementIdentity)> = chosen
         .iter()
         .filter(|(_, identity)| path_score(recorded, identity) == best)
@@ -371,7 +388,10 @@ fn candidates(
         })
         .filter_map(|idx| {
             let band = band_of(live, parents[idx as usize], idx);
-            if recorded.name.is_none() && band.is_empty() {
+            if recorded.name.is_none()
+                && band.is_empty()
+                && !reprise_models::element::stands_alone(recorded.role)
+            {
                 return None;
             }
             let identity = identity_of(live, &recorded.app, idx)?;

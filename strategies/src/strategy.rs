@@ -97,8 +97,9 @@ pub const WINDOW_AFTER_WAIT: std::time::Duration = std::time::Duration::from_sec
 /// Whether `live` is the window `recorded` was: the same application, and
 /// the same title but for a leading `*` (an editor's unsaved mark).
 pub fn is_same_window(recorded: &WindowState, live: &WindowState) -> bool {
-    let title = |title: &str| title.trim().trim_start_matches('*').trim().to_owned();
-    live.app_class == recorded.app_class && title(&live.title) == title(&recorded.title)
+    use reprise_models::element::unmarked_title;
+    live.app_class == recorded.app_class
+        && unmarked_title(&live.title) == unmarked_title(&recorded.title)
 }
 
 /// Whether two window states are the same window, not merely one of the

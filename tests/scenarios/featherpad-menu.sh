@@ -3,8 +3,9 @@
 # into the text, typing, a click on the File menu, a click on "Save As" in
 # the menu's popup (an override-redirect window of its own), the file's path
 # typed into the save dialog. Then replays it on a fresh FeatherPad whose
-# window moved (case "replay"), and with DRIFTS set, also at 1.25 times the
-# scale ("scaled") and with larger fonts ("font"). Runs inside
+# window moved (case "replay"), and with DRIFTS=1, also at 1.25 times the
+# scale ("scaled") and with larger fonts ("font"); DRIFTS=scaled, the
+# first of these alone. Runs inside
 # dbus-run-session on $DISPLAY; writes the saved files (recorded.txt,
 # CASE.txt), each replay's exit code (CASE.code) and messages (CASE.err)
 # into $OUT. RUNGS chooses the ladder.
@@ -42,7 +43,9 @@ replay() {
   fi
 }
 replay replay 420 200
-if [[ -n ${DRIFTS:-} ]]; then
+if [[ ${DRIFTS:-} == 1 || ${DRIFTS:-} == scaled ]]; then
   LOOK="QT_SCALE_FACTOR=1.25" replay scaled 200 60
+fi
+if [[ ${DRIFTS:-} == 1 ]]; then
   LOOK="QT_FONT_DPI=144" replay font 300 120
 fi

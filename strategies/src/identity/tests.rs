@@ -508,3 +508,72 @@ fn a_row_known_to_be_out_of_view_is_never_pressed_where_its_box_is() {
         r#"gone: table cell "Maria Olsen" (row: Tromsø) is in the window's accessibility tree but does not show, and where it is cannot be told: refusing to press where it does not show"#,
     );
 }
+
+/// A Qt editor's window as FeatherPad's tree gives it: a menu bar, a
+/// search bar's text field, and the text area (unnamed, no label) whose
+/// viewport (an unnamed group) is what a press hits and what holds the
+/// focus; `areas` text areas side by side.
+fn editor(left: i32, areas: usize) -> A11yTree {
+    let mut rows = vec![
+        (0, Role::Window, "Untitled", (left, 60, 700, 500)),
+        (1, Role::MenuBar, "", (left, 60, 700, 22)),
+        (2, Role::MenuItem, "File", (left + 6, 60, 30, 22)),
+        (2, Role::MenuItem, "Edit", (left + 36, 60, 30, 22)),
+        (1, Role::Button, "Save", (left + 40, 84, 24, 24)),
+        // The search bar: a text field in a combo box, a level deeper.
+        (1, Role::ComboBox, "", (left + 2, 507, 555, 25)),
+        (2, Role::TextInput, "", (left + 4, 509, 532, 21)),
+    ];
+    let width = 700 / areas as u32;
+    for area in 0..areas {
+        let x = left + (width * area as u32) as i32;
+        rows.push((1, Role::TextInput, "", (x, 110, width, 400)));
+        rows.push((2, Role::Group, "", (x, 110, width - 12, 388)));
+    }
+    outline(&rows)
+}
+
+/// An unnamed text area stands alone: a press on its viewport is the text
+/// area's (not the window's, not nothing), found again where the window
+/// moved, and not taken for the unnamed text field a level deeper in the
+/// search bar's combo box; two of them that nothing tells apart are twins,
+/// refused.
+#[test]
+fn an_unnamed_text_area_is_an_identity_and_two_of_them_are_twins() {
+    let recorded_tree = editor(60, 1);
+    let viewport = recorded_tree.nodes.len() as u32 - 1;
+    let recorded = identity_of(&recorded_tree, "FeatherPad", viewport).unwrap();
+    assert_eq!(recorded.role, Role::TextInput);
+    assert_eq!(recorded.label(), "text field");
+    check(&recorded, &editor(300, 1), "found text field at (310, 120)");
+    assert!(
+        matches!(
+            locate(&recorded, (70.0, 120.0), &editor(300, 2)),
+            StructuralAnswer::Ambiguous { ref candidates } if candidates.len() == 2
+        ),
+        "two unnamed text areas are twins"
+    );
+    // The focus on its viewport is the text area's too.
+    let mut focused = editor(60, 1);
+    focused.nodes[viewport as usize]
+        .states
+        .push(reprise_models::ElementState::Focused);
+    let holder = reprise_models::element::focused(&focused).unwrap();
+    let typed_into =
+        reprise_models::element::identity_of_node(&focused, "FeatherPad", holder).unwrap();
+    assert_eq!(typed_into.role, Role::TextInput);
+    assert_eq!(typed_into.rect, recorded.rect);
+    // Another element marked focused too (Qt marks its current tab so):
+    // the keys still go to the text area, whose viewport has them; with the
+    // other alone focused, they would not.
+    let save = 4;
+    focused.nodes[save]
+        .states
+        .push(reprise_models::ElementState::Focused);
+    assert_eq!(focus_elsewhere(&typed_into, &focused), None);
+    focused.nodes[viewport as usize].states.clear();
+    assert_eq!(
+        focus_elsewhere(&typed_into, &focused).as_deref(),
+        Some(r#"button "Save""#)
+    );
+}

@@ -72,12 +72,13 @@ pub(super) fn is_pointer_target(tree: &ActionEvent) -> bool {
 /// id: the last one shows what the last step did, and the times tell which
 /// frame showed a target before the pointer reached it.
 pub fn prepare(
-    trees: Vec<ActionEvent>,
+    mut trees: Vec<ActionEvent>,
     windows: &[WindowState],
     frame_of: &mut dyn FnMut(u32) -> Option<Frame>,
     frame_times: &[f64],
     vision: &mut Vision,
 ) -> Result<Vec<PlannedStep>, AnalysisError> {
+    typed_after_presses(&mut trees);
     let last_frame = u32::try_from(frame_times.len())
         .ok()
         .and_then(|count| count.checked_sub(1));
@@ -144,6 +145,32 @@ pub fn prepare(
         }
     }
     Ok(planned)
+}
+
+/// Characters typed right after a press on a text area (one that
+/// [stands alone](reprise_models::element::stands_alone)), in the same
+/// window, went where the press put the focus; the recorder, told so by the
+/// press, read no focus for them. They are given the pressed element, so
+/// the field they were typed into is found again, holds the focus before
+/// they are typed, and is read after: its text proves them, where the
+/// pixels alone could only suggest it.
+fn typed_after_presses(trees: &mut [ActionEvent]) {
+    for idx in 1..trees.len() {
+        let (before, after) = trees.split_at_mut(idx);
+        let (press, keys) = (&before[idx - 1], &mut after[0]);
+        if !keys.name.is_key()
+            || super::typed_element(keys).is_some()
+            || press.window_state_id != keys.window_state_id
+            || super::verify::typed_characters(keys).is_none()
+        {
+            continue;
+        }
+        if let Some(element) = super::pressed_element(press)
+            .filter(|element| reprise_models::element::stands_alone(element.role))
+        {
+            keys.element = Some(Box::new(element.clone()));
+        }
+    }
 }
 
 impl PlannedStep {

@@ -146,7 +146,7 @@ pub(super) fn verify_selection(
 /// moves on to another field, an Enter may close the window), and whether
 /// they are all the step typed. `None` where there are none, or a secret
 /// comes first (a secret is never compared).
-fn typed_characters(tree: &ActionEvent) -> Option<(String, bool)> {
+pub(super) fn typed_characters(tree: &ActionEvent) -> Option<(String, bool)> {
     let mut text = String::new();
     for key in std::iter::once(tree).chain(&tree.children) {
         if key.secret.is_some() {
