@@ -391,6 +391,33 @@ fn a_qt_menu_item_in_its_popup_is_found_by_identity_and_the_file_saved() {
     }
 }
 
+/// A GTK 3 text view with no name and no label (zenity's editable text) is
+/// the identity of the click into it and of the keys after: found where
+/// the window moved and in the dark theme, holding the focus after the
+/// click and the typed text after the keys, so the run is proven by the
+/// tree (the OK that closes the dialog by its pixels, the dialog's tree
+/// gone with it).
+#[test]
+fn a_click_and_typing_into_an_unnamed_gtk_text_view_are_proven_by_its_text() {
+    let display = run_scenario("zenity-notes.sh", 1280, 800);
+    assert_eq!(result(&display, "recorded", "out"), "hello gtk");
+    let elements = recorded_elements(&display, "notes");
+    assert!(
+        elements
+            .iter()
+            .any(|element| element.starts_with("textInput")),
+        "{elements:?}"
+    );
+    for case in ["moved", "dark"] {
+        assert_proven(
+            result(&display, case, "code").parse().ok(),
+            &result(&display, case, "err"),
+            "pixels 1, state 2",
+        );
+        assert_eq!(result(&display, case, "out"), "hello gtk", "{case}");
+    }
+}
+
 /// Keys go only to the field they were typed into: a GTK form whose fields
 /// come in another order opens with the focus on another field, and the
 /// replay types nothing there (it would have typed the name into City).
