@@ -76,6 +76,16 @@ pub(crate) fn said(display: &Display, case: &str) -> String {
     )
 }
 
+/// Asserts that the scenario's replay `case` exited 0 with every step
+/// proven as `proof` says (`state 2, window 3`).
+fn case_proven(display: &Display, case: &str, proof: &str) {
+    assert_proven(
+        result(display, case, "code").parse().ok(),
+        &result(display, case, "err"),
+        proof,
+    );
+}
+
 /// The elements of the recording's presses (and the focused elements its keys
 /// read), as `role name [band]`.
 pub(crate) fn recorded_elements(display: &Display, recording: &str) -> Vec<String> {
@@ -299,11 +309,7 @@ fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
     // Every step proven: the press into the text (an unnamed text area,
     // which holds the focus) and the text it holds after the keys, by the
     // tree; the save dialog that opened, and gave way to the file.
-    assert_proven(
-        result(&display, "replay", "code").parse().ok(),
-        &result(&display, "replay", "err"),
-        "state 2, window 2",
-    );
+    case_proven(&display, "replay", "state 2, window 2");
     assert_eq!(result(&display, "replayed", "txt"), "hello qt");
 }
 
@@ -328,12 +334,8 @@ fn launch_starts_the_recorded_editor_when_none_is_open_and_ends_only_what_it_sta
         "{}",
         shown["window_states"]
     );
+    case_proven(&display, "launched", "state 2, window 2");
     let err = result(&display, "launched", "err");
-    assert_proven(
-        result(&display, "launched", "code").parse().ok(),
-        &err,
-        "state 2, window 2",
-    );
     assert!(
         err.contains("started FeatherPad (`featherpad`) for the replay"),
         "{err}"
@@ -350,12 +352,8 @@ fn launch_starts_the_recorded_editor_when_none_is_open_and_ends_only_what_it_sta
         "",
         "the FeatherPad it started is ended"
     );
+    case_proven(&display, "open", "state 2, window 2");
     let err = result(&display, "open", "err");
-    assert_proven(
-        result(&display, "open", "code").parse().ok(),
-        &err,
-        "state 2, window 2",
-    );
     assert!(!err.contains("started FeatherPad"), "{err}");
     assert_eq!(result(&display, "open", "txt"), "hello launch");
     assert_eq!(
@@ -382,11 +380,7 @@ fn a_qt_menu_item_in_its_popup_is_found_by_identity_and_the_file_saved() {
         "{elements:?}"
     );
     for case in ["replay", "scaled"] {
-        assert_proven(
-            result(&display, case, "code").parse().ok(),
-            &result(&display, case, "err"),
-            "state 2, window 3",
-        );
+        case_proven(&display, case, "state 2, window 3");
         assert_eq!(result(&display, case, "txt"), "hello menu", "{case}");
     }
 }
@@ -409,11 +403,7 @@ fn a_click_and_typing_into_an_unnamed_gtk_text_view_are_proven_by_its_text() {
         "{elements:?}"
     );
     for case in ["moved", "dark"] {
-        assert_proven(
-            result(&display, case, "code").parse().ok(),
-            &result(&display, case, "err"),
-            "pixels 1, state 2",
-        );
+        case_proven(&display, case, "pixels 1, state 2");
         assert_eq!(result(&display, case, "out"), "hello gtk", "{case}");
     }
 }

@@ -417,13 +417,8 @@ pub fn element_reader() -> Option<ElementReader> {
             tracing::debug!(?under, ?now, opened_since, "the window under a press");
             // A popup's application's own windows give its scale (a
             // round trip a window, only for a press in a popup).
-            let own_windows: Vec<ActiveWindow> = match &window {
-                Some(popup) if popup.popup && popup.pid.is_some() => probe
-                    .client_windows()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|own| own.pid == popup.pid)
-                    .collect(),
+            let own_windows = match &window {
+                Some(popup) if popup.popup => windows_of(probe, popup.pid).unwrap_or_default(),
                 _ => Vec::new(),
             };
             match reader.element_at(window.as_ref(), &own_windows, point, opened_since) {
@@ -510,6 +505,20 @@ pub fn tree_finder() -> Option<TreeFinder> {
     }
 }
 
+/// The windows the window manager lists of the process `pid` (none for
+/// no process).
+#[cfg(target_os = "linux")]
+fn windows_of(probe: &WindowProbe, pid: Option<u32>) -> Result<Vec<ActiveWindow>, PlatformError> {
+    if pid.is_none() {
+        return Ok(Vec::new());
+    }
+    Ok(probe
+        .client_windows()?
+        .into_iter()
+        .filter(|window| window.pid == pid)
+        .collect())
+}
+
 /// How the boxes of the live tree of window `identity` (its frame's box
 /// `frame`) of the application with process id `pid` become the screen's;
 /// `None` where no mapping is trusted (no tree is then better than boxes
@@ -525,11 +534,7 @@ fn live_mapping(
     // The X window of that frame gives the toolkit's scale (and, for a
     // toolkit whose boxes are relative to its surface, its place): the
     // application's window with the frame's name, else its only one.
-    let windows: Vec<ActiveWindow> = probe
-        .client_windows()?
-        .into_iter()
-        .filter(|window| pid.is_some() && window.pid == pid)
-        .collect();
+    let windows = windows_of(probe, pid)?;
     let window = windows
         .iter()
         .find(|window| Some(&window.title) == identity.name.as_ref())
