@@ -176,6 +176,16 @@ impl Desktop for LiveDesktop {
             .map_err(|err| or_gone(DesktopError::window(err)))
     }
 
+    fn window_listed(&mut self, window_id: u64) -> Result<Option<bool>, DesktopError> {
+        let listed = self
+            .probe
+            .client_windows()
+            .map_err(|err| or_gone(DesktopError::window(err)))?;
+        Ok(Some(
+            listed.iter().any(|window| window.window_id == window_id),
+        ))
+    }
+
     fn accessibility_tree(
         &mut self,
         request: &TreeRequest,

@@ -98,6 +98,12 @@ pub trait Desktop {
     fn popups(&mut self) -> Result<Vec<Rect>, DesktopError> {
         Ok(Vec::new())
     }
+    /// Whether the window manager still lists the window `window_id` (one
+    /// that closed is not); `None` where the platform cannot say.
+    fn window_listed(&mut self, window_id: u64) -> Result<Option<bool>, DesktopError> {
+        let _ = window_id;
+        Ok(None)
+    }
     /// The desktop's time: every wait and bound of the replay loop is
     /// measured on it (a scripted desktop's is virtual).
     fn now(&self) -> std::time::Instant {

@@ -305,6 +305,11 @@ impl ReplayStrategy for ProgramStrategy {
             .is_some_and(|inner| self.inner.window_gives_way(inner))
     }
 
+    fn proven_by_close(&self, step_idx: usize) -> bool {
+        self.inner_of(step_idx)
+            .is_some_and(|inner| self.inner.proven_by_close(inner))
+    }
+
     fn window_after(&self, step_idx: usize) -> Option<&reprise_models::WindowState> {
         self.inner.window_after(self.inner_of(step_idx)?)
     }

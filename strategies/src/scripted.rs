@@ -41,6 +41,9 @@ pub struct ScriptedDesktop {
     /// The window active once a mouse button is released, where the press
     /// changes it (`Some(None)`: the press closed the last window).
     pub window_on_release: Option<Option<WindowState>>,
+    /// The ids of the windows the window manager lists; `None`: the
+    /// desktop cannot say.
+    pub listed: Option<Vec<u64>>,
     /// How many actions were injected, shared: what a test's abort reads
     /// while the replay holds the desktop.
     pub injections: std::rc::Rc<std::cell::Cell<usize>>,
@@ -74,6 +77,7 @@ impl ScriptedDesktop {
             hit_tests: Vec::new(),
             timeline: Vec::new(),
             window_on_release: None,
+            listed: None,
             injections: Default::default(),
             epoch: Instant::now(),
             slept: Duration::ZERO,
@@ -156,6 +160,10 @@ impl Desktop for ScriptedDesktop {
         } else {
             self.elements_at.front().cloned().flatten()
         })
+    }
+
+    fn window_listed(&mut self, window_id: u64) -> Result<Option<bool>, DesktopError> {
+        Ok(self.listed.as_ref().map(|ids| ids.contains(&window_id)))
     }
 
     fn accessibility_tree(

@@ -34,12 +34,28 @@ pub fn wait_until_settled(
     region: Option<Rect>,
     abort: &dyn Fn() -> bool,
 ) -> Result<Option<(Frame, bool)>, DesktopError> {
+    wait_until_settled_or(desktop, options, region, abort, &mut |_| false)
+}
+
+/// [`wait_until_settled`], ended early (with the frame of that look, not
+/// settled) once `over` says what was awaited is known another way (the
+/// window a step closed is gone).
+pub fn wait_until_settled_or(
+    desktop: &mut dyn Desktop,
+    options: &SettleOptions,
+    region: Option<Rect>,
+    abort: &dyn Fn() -> bool,
+    over: &mut dyn FnMut(&mut dyn Desktop) -> bool,
+) -> Result<Option<(Frame, bool)>, DesktopError> {
     let started = desktop.now();
     let mut frame = desktop.screenshot()?;
     let mut stable_since = desktop.now();
     loop {
         if abort() {
             return Ok(None);
+        }
+        if over(desktop) {
+            return Ok(Some((frame, false)));
         }
         let now = desktop.now();
         if now.duration_since(stable_since) >= options.quiet {
@@ -214,6 +230,29 @@ mod tests {
         // apart: the 11th is at 500 ms).
         let mut desktop = changing_desktop(ms(60_000), ms(40), 50);
         assert_eq!(check(&mut desktop, None, Some(11)), (None, 500));
+    }
+
+    #[test]
+    fn the_wait_ends_at_the_look_that_knows_what_was_awaited_another_way() {
+        // Changing for a second, but the step's window is gone at the third
+        // look (100 ms): its frame, not settled, and no more waiting.
+        let mut desktop =
+            changing_desktop(Duration::from_millis(1000), Duration::from_millis(40), 50);
+        let mut looks = 0;
+        let mut gone = |_: &mut dyn Desktop| {
+            looks += 1;
+            looks >= 3
+        };
+        let outcome = wait_until_settled_or(
+            &mut desktop,
+            &SettleOptions::default(),
+            None,
+            &|| false,
+            &mut gone,
+        )
+        .unwrap();
+        assert_eq!(outcome.map(|(_, settled)| settled), Some(false));
+        assert_eq!(desktop.slept.as_millis(), 100);
     }
 
     #[test]

@@ -48,6 +48,10 @@ pub struct Effect<'a> {
     /// The popups showing after it (menus, combo box lists), the topmost
     /// first.
     pub popups_after: &'a [Rect],
+    /// The window the step was decided in is gone from the window
+    /// manager's list after it (closed, not merely behind another); false
+    /// where it is listed or the platform cannot say.
+    pub window_closed: bool,
 }
 
 /// A strategy's answer.
@@ -159,6 +163,14 @@ pub trait ReplayStrategy {
     /// giving way after it (to another, or to none): the loop then waits,
     /// bounded, for it to give way before the effect is checked.
     fn window_gives_way(&self, step_idx: usize) -> bool {
+        let _ = step_idx;
+        false
+    }
+
+    /// Whether step `step_idx`'s effect is proven once the window it was
+    /// decided in closes (its press is known to close it): the loop then
+    /// stops waiting for the screen to settle as soon as the window is gone.
+    fn proven_by_close(&self, step_idx: usize) -> bool {
         let _ = step_idx;
         false
     }

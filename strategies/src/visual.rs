@@ -175,6 +175,9 @@ pub struct VisualStrategy {
     rungs: Rungs,
     /// The recording's window states, for where its keys went.
     windows: Vec<WindowState>,
+    /// The applications (their classes) whose windows the recording read
+    /// a tree of (the windows are kept without their trees).
+    apps_with_trees: Vec<String>,
     /// What a step's attempts learn from each other.
     attempts: Attempts,
     /// The recording's last step is not the replay's last (a program runs
@@ -258,6 +261,7 @@ impl VisualStrategy {
             findings: Findings::default(),
             rungs: Rungs::default(),
             windows: Vec::new(),
+            apps_with_trees: Vec::new(),
             attempts: Attempts::default(),
             open_end: false,
         }
@@ -266,6 +270,18 @@ impl VisualStrategy {
     /// The recording's window states: keys are then sent only to the
     /// window they were typed into.
     pub fn with_windows(mut self, windows: &[WindowState]) -> Self {
+        self.apps_with_trees = windows
+            .iter()
+            .filter(|window| {
+                window
+                    .a11y
+                    .as_ref()
+                    .is_some_and(|tree| tree.nodes.len() > 1)
+            })
+            .map(|window| window.app_class.clone())
+            .collect();
+        self.apps_with_trees.sort();
+        self.apps_with_trees.dedup();
         self.windows = windows
             .iter()
             .map(|window| WindowState {
@@ -391,6 +407,10 @@ impl ReplayStrategy for VisualStrategy {
 
     fn open_end(&mut self) {
         self.open_end = true;
+    }
+
+    fn proven_by_close(&self, step_idx: usize) -> bool {
+        self.closing_command(step_idx).is_some()
     }
 
     fn window_after(&self, step_idx: usize) -> Option<&WindowState> {

@@ -34,46 +34,10 @@ pub(super) fn check_effect(
                 "a pointer move: the pointer was put where the step aimed (a move has no other effect to check)",
             ))
         } else if run.strategy.verifies() {
-            let began = run.desktop.now();
-            let Some((after, _)) =
-                wait_until_settled(run.desktop, &run.options.settle, region, run.abort)
-                    .map_err(attempt_error)?
-            else {
+            let Some(verification) = check_after(run, step_idx, (window, region), before)? else {
                 return Ok(None);
             };
-            let Some(window_after) =
-                wait_for_window_after(run.strategy, run.desktop, (step_idx, window), run.abort)
-                    .map_err(attempt_error)?
-            else {
-                return Ok(None);
-            };
-            let waited = run.desktop.now().duration_since(began);
-            let tree_after = read_tree(run.strategy, run.desktop, step_idx);
-            // A popup that opened or closed is a fact of the windows; a platform
-            // that cannot list them says none.
-            let popups_after = run.desktop.popups().unwrap_or_default();
-            let effect = crate::strategy::Effect {
-                before,
-                after: &after,
-                window,
-                window_after: window_after.as_ref(),
-                tree: tree_after.as_ref(),
-                popups_after: &popups_after,
-            };
-            tracing::debug!(
-                step = step_idx,
-                settled_and_window_ms = waited.as_millis(),
-                checked_ms = run.desktop.now().duration_since(began).as_millis(),
-                "a step's effect: the screen settled and the window after it came, then its check"
-            );
-            run.strategy.verify(step_idx, &effect).map_err(|missed| {
-                let error = format!("the step had no visible effect: {}", missed.reason);
-                if missed.retry {
-                    AttemptError::Retry(error)
-                } else {
-                    AttemptError::Fatal(error)
-                }
-            })?
+            verification
         } else {
             Verification::Unverified(format!(
                 "the {} strategy does not check a step's effect",
@@ -81,6 +45,101 @@ pub(super) fn check_effect(
             ))
         },
     ))
+}
+
+/// The effect of step `step_idx` (decided in `window`, watched in
+/// `region`), checked by the strategy once the screen settled (or the
+/// window the step closes is gone) and the window after it came. `None`
+/// when aborted.
+fn check_after(
+    run: &mut Replaying<'_>,
+    step_idx: usize,
+    (window, region): (
+        Option<&reprise_models::WindowState>,
+        Option<reprise_models::Rect>,
+    ),
+    before: &Frame,
+) -> Result<Option<Verification>, AttemptError> {
+    let began = run.desktop.now();
+    // Where the step's window closing proves it, the screen's
+    // settling is not awaited once the window is gone.
+    let closes = window
+        .filter(|_| run.strategy.proven_by_close(step_idx))
+        .map(|window| window.window_id);
+    let mut gone = |desktop: &mut dyn Desktop| {
+        closes.is_some_and(|id| matches!(desktop.window_listed(id), Ok(Some(false))))
+    };
+    let Some((after, _)) = crate::settle::wait_until_settled_or(
+        run.desktop,
+        &run.options.settle,
+        region,
+        run.abort,
+        &mut gone,
+    )
+    .map_err(attempt_error)?
+    else {
+        return Ok(None);
+    };
+    let closed = gone(run.desktop);
+    let Some(window_after) = wait_for_window_after(
+        run.strategy,
+        run.desktop,
+        (step_idx, window),
+        closed,
+        run.abort,
+    )
+    .map_err(attempt_error)?
+    else {
+        return Ok(None);
+    };
+    let waited = run.desktop.now().duration_since(began);
+    let tree_after = read_tree(run.strategy, run.desktop, step_idx);
+    // A popup that opened or closed is a fact of the windows; a platform
+    // that cannot list them says none.
+    let popups_after = run.desktop.popups().unwrap_or_default();
+    let window_closed = closed || window_closed(run.desktop, window, window_after.as_ref());
+    let effect = crate::strategy::Effect {
+        before,
+        after: &after,
+        window,
+        window_after: window_after.as_ref(),
+        tree: tree_after.as_ref(),
+        popups_after: &popups_after,
+        window_closed,
+    };
+    tracing::debug!(
+        step = step_idx,
+        settled_and_window_ms = waited.as_millis(),
+        checked_ms = run.desktop.now().duration_since(began).as_millis(),
+        closed,
+        "a step's effect: the screen settled (or the window it closes went) and the window after it came, then its check"
+    );
+    let verification = run.strategy.verify(step_idx, &effect).map_err(|missed| {
+        let error = format!("the step had no visible effect: {}", missed.reason);
+        if missed.retry {
+            AttemptError::Retry(error)
+        } else {
+            AttemptError::Fatal(error)
+        }
+    })?;
+    Ok(Some(verification))
+}
+
+/// Whether `before`, the window a step was decided in, closed after it: no
+/// longer the active one, nor listed by the window manager. Asked only
+/// where another window (or none) is active after the step.
+fn window_closed(
+    desktop: &mut dyn Desktop,
+    before: Option<&reprise_models::WindowState>,
+    after: Option<&reprise_models::WindowState>,
+) -> bool {
+    let Some(before) = before else {
+        return false;
+    };
+    if after.is_some_and(|after| crate::strategy::same_instance(before, after)) {
+        return false;
+    }
+    matches!(desktop.window_listed(before.window_id), Ok(Some(false)))
 }
 
 /// The longest the loop waits, after a step whose window the recording
@@ -92,11 +151,13 @@ pub const GIVE_WAY_WAIT: Duration = Duration::from_secs(3);
 /// active, or a second has passed with no window active, or
 /// [`WINDOW_AFTER_WAIT`](crate::strategy::WINDOW_AFTER_WAIT) passed; where
 /// it expects only that the window gives way, once another (or none) is
-/// active, within [`GIVE_WAY_WAIT`]. `None` when aborted.
+/// active, within [`GIVE_WAY_WAIT`]; where the step closed its own window
+/// (`closed`), at once. `None` when aborted.
 fn wait_for_window_after(
     strategy: &dyn ReplayStrategy,
     desktop: &mut dyn Desktop,
     (step_idx, before): (usize, Option<&reprise_models::WindowState>),
+    closed: bool,
     abort: &dyn Fn() -> bool,
 ) -> Result<Option<Option<reprise_models::WindowState>>, DesktopError> {
     const SLICE: Duration = Duration::from_millis(100);
@@ -141,7 +202,7 @@ fn wait_for_window_after(
             (Some(_), live) => {
                 looks_away += 1;
                 looks_without_window += u128::from(live.is_none());
-                (own_window && looks_away > LOOKS_AWAY_FROM_OWN)
+                (own_window && (closed || looks_away > LOOKS_AWAY_FROM_OWN))
                     || looks_without_window > LOOKS_WITHOUT_WINDOW
             }
         };

@@ -1153,3 +1153,93 @@ fn a_press_outside_any_known_window_is_made_only_where_its_place_looks_as_record
         );
     }
 }
+
+/// A dialog "Notes" of application "Test" with the buttons Cancel and OK.
+fn notes_dialog() -> A11yTree {
+    let mut tree = outline(&[
+        (0, Role::Dialog, "Notes", (0, 0, 200, 100)),
+        (1, Role::Button, "Cancel", (100, 80, 40, 15)),
+        (1, Role::Button, "OK", (150, 80, 40, 15)),
+    ]);
+    tree.app = "Test".into();
+    tree
+}
+
+/// Replays a recorded press on OK in "Notes" (the recording's last step,
+/// which changed the screen at it) where OK's press leaves `after` active
+/// and the window manager lists the windows `listed`; the step's record,
+/// and how long the desktop's clock ran from the release of the button.
+fn press_ok_leaving(after: Option<WindowState>, listed: Vec<u64>) -> (StepRecord, u128) {
+    let tree = notes_dialog();
+    let mut step = recorded_click(ROWS, 0);
+    let element = reprise_models::identity_of(&tree, "Test", 2).unwrap();
+    step.tree.window_state_id = Some(0);
+    (step.tree.mouse_x, step.tree.mouse_y) = (Some(170.0), Some(87.0));
+    for event in &mut step.tree.children {
+        (event.mouse_x, event.mouse_y) = (Some(170.0), Some(87.0));
+    }
+    step.tree.children[0].element = Some(Box::new(element));
+    step.expects_change = true;
+    let recorded = WindowState {
+        rect: Rect::new(0, 0, 200, 100),
+        a11y: Some(tree.clone()),
+        ..window_state("Notes", "Test")
+    };
+    let mut desktop = ScriptedDesktop::new().with_window("Notes", Rect::new(0, 0, 200, 100));
+    desktop.trees = vec![tree].into();
+    desktop.window_on_release = Some(after);
+    desktop.listed = Some(listed);
+    let mut strategy = VisualStrategy::new(vec![step], no_pixels(), 1.0).with_windows(&[recorded]);
+    let options = ReplayOptions {
+        max_retries: 1,
+        settle: SettleOptions {
+            timeout: std::time::Duration::from_millis(50),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let mut records = Vec::new();
+    run_replay(
+        &mut strategy,
+        &mut desktop,
+        &options,
+        &|| false,
+        &mut |record, _| records.push(record.clone()),
+    );
+    (
+        records.pop().expect("the step's record"),
+        desktop.slept.as_millis(),
+    )
+}
+
+#[test]
+fn a_button_whose_press_closed_its_window_is_proven_by_the_window_gone() {
+    // OK closed "Notes": gone from the window manager's list.
+    let (closed, slept) = press_ok_leaving(None, vec![]);
+    assert_eq!(
+        (closed.status, closed.evidence),
+        (
+            crate::StepStatus::Verified,
+            Some(crate::EvidenceKind::Window)
+        ),
+        "{closed:#?}"
+    );
+    let check = closed.check.unwrap_or_default();
+    assert!(
+        check.contains("\"Notes\" closed after the press of button \"OK\""),
+        "{check}"
+    );
+    // Once the window was gone, the screen's settling (150 ms of quiet)
+    // was not awaited after the press: the 150 ms before it are all the
+    // clock ran (300 ms where the loop waits for the settling).
+    assert_eq!(slept, 150);
+    // An error dialog came over "Notes", still listed behind it: nothing
+    // closed, and the unchanged pixels prove nothing.
+    let error = WindowState {
+        window_id: 2,
+        ..window_state("Error", "Test")
+    };
+    let (covered, _) = press_ok_leaving(Some(error), vec![1, 2]);
+    assert_eq!(covered.status, crate::StepStatus::Failed, "{covered:#?}");
+    assert_ne!(covered.evidence, Some(crate::EvidenceKind::Window));
+}

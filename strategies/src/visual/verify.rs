@@ -12,9 +12,11 @@ use crate::identity::{StructuralAnswer, locate};
 use crate::strategy::{Effect, Evidence, EvidenceKind, Missed, Verification};
 
 /// The kind of evidence pixels that changed are: the only evidence there is
-/// in a window with no tree, weak in one whose tree said nothing.
-fn pixels_kind(effect: &Effect<'_>) -> EvidenceKind {
-    if effect.tree.is_some() {
+/// in a window with no tree, weak where the application exposes one (read
+/// after the step, or `recorded_tree`: recorded with one of its windows)
+/// that said nothing.
+fn pixels_kind(effect: &Effect<'_>, recorded_tree: bool) -> EvidenceKind {
+    if effect.tree.is_some() || recorded_tree {
         EvidenceKind::Weak
     } else {
         EvidenceKind::Pixels
@@ -218,7 +220,7 @@ pub(super) fn verify_value(
 /// second try could type them twice).
 pub(super) fn verify_keys(
     step: &PlannedStep,
-    window: &WindowState,
+    (window, recorded_tree): (&WindowState, bool),
     effect: &Effect<'_>,
 ) -> Result<Verification, Missed> {
     if !step.expects_change {
@@ -228,7 +230,7 @@ pub(super) fn verify_keys(
     }
     if crate::settle::changed_beyond_caret(effect.before, effect.after, Some(window.rect)) {
         return Ok(Verification::Verified(Evidence::new(
-            pixels_kind(effect),
+            pixels_kind(effect, recorded_tree),
             "the window changed after the keys (more than a caret), as it did in the recording",
         )));
     }
@@ -248,6 +250,14 @@ impl super::VisualStrategy {
         step.tree
             .window_state_id
             .and_then(|id| self.windows.get(id as usize))
+    }
+
+    /// Whether the application `step` was made in exposed a tree in the
+    /// recording, in any of its windows (the state a step is linked to may
+    /// hold none: its tree is read a moment after the window came).
+    fn app_has_tree(&self, step: &PlannedStep) -> bool {
+        self.recorded_window(step)
+            .is_some_and(|recorded| self.apps_with_trees.contains(&recorded.app_class))
     }
 
     /// The windows the recording shows before `step` and after it: the one
@@ -343,6 +353,46 @@ impl super::VisualStrategy {
         ))
     }
 
+    /// The push button of step `idx`, found by its identity (its press
+    /// re-checked at the point just before it), whose press closes the
+    /// window it is in, by the recording: its press changed the screen at
+    /// it, outside a popup, and no later step was made in that window (the
+    /// dialog's OK, Save or Close). Nothing otherwise.
+    pub(super) fn closing_command(&self, idx: usize) -> Option<&ElementIdentity> {
+        use accesskit::Role;
+        let (element, _) = self.findings.structural.as_ref()?;
+        if !matches!(element.role, Role::Button | Role::DefaultButton) {
+            return None;
+        }
+        let step = self.steps.get(idx)?;
+        if !step.expects_change || super::pressed_popup(&step.tree).is_some() {
+            return None;
+        }
+        let recorded = self.recorded_window(step)?;
+        let stays = self.steps[idx + 1..].iter().any(|later| {
+            self.recorded_window(later)
+                .is_some_and(|window| crate::strategy::is_same_window(window, recorded))
+        });
+        (!stays).then_some(element)
+    }
+
+    /// A [closing command](Self::closing_command) whose press closed the
+    /// window it was in (gone from the window manager's list, not merely
+    /// behind another). Which button closed it is the re-check's word
+    /// (Cancel closes a dialog too). Nothing otherwise (the other checks
+    /// decide).
+    fn closed_by_command(&self, idx: usize, effect: &Effect<'_>) -> Option<String> {
+        if !effect.window_closed {
+            return None;
+        }
+        let element = self.closing_command(idx)?;
+        Some(format!(
+            "{:?} closed after the press of {}, re-checked at the point just before it, as the recording's press left it",
+            effect.window?.title,
+            element.label()
+        ))
+    }
+
     /// What the application's live tree says of the step, after it: the
     /// selection or focus left on a row member, the focus a press gave a
     /// field, the text keys typed into one, a state the pressed element
@@ -403,7 +453,7 @@ impl super::VisualStrategy {
         if step.tree.name.is_key()
             && let Some(window) = effect.window
         {
-            return verify_keys(step, window, effect);
+            return verify_keys(step, (window, self.app_has_tree(step)), effect);
         }
         let (Some(window), Some(target)) = (effect.window, self.findings.target) else {
             return Ok(Verification::Unverified(
@@ -427,6 +477,12 @@ impl super::VisualStrategy {
                 "the recording shows no change at the target to expect".into(),
             ));
         }
+        if let Some(closed) = self.closed_by_command(step_idx, effect) {
+            return Ok(Verification::Verified(Evidence::new(
+                EvidenceKind::Window,
+                closed,
+            )));
+        }
         if let Some(landed) = self.landed_command(step_idx, effect) {
             return Ok(Verification::Verified(Evidence::new(
                 EvidenceKind::Landed,
@@ -441,69 +497,11 @@ impl super::VisualStrategy {
             )));
         }
         Ok(Verification::Verified(Evidence::new(
-            pixels_kind(effect),
+            pixels_kind(effect, self.app_has_tree(step)),
             "the target changed on the screen, as it did in the recording",
         )))
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::states_changed;
-    use reprise_models::{A11yTree, ElementIdentity, ElementState, Rect, WindowIdentity};
-
-    /// The window "Form" with the check box "Remember me" in these states.
-    fn form(states: Vec<ElementState>) -> A11yTree {
-        use accesskit::Role;
-        let mut tree = reprise_models::element::outline(&[
-            (0, Role::Window, "Form", (0, 0, 300, 200)),
-            (1, Role::CheckBox, "Remember me", (20, 40, 120, 20)),
-        ]);
-        tree.app = "app".into();
-        tree.nodes[1].states = states;
-        tree
-    }
-
-    #[test]
-    fn a_state_the_pressed_element_gained_proves_the_press_and_one_lost_against_the_recording_does_not()
-     {
-        let window = WindowIdentity {
-            role: accesskit::Role::Window,
-            name: Some("Form".into()),
-        };
-        let mut ticked = ElementIdentity::new(
-            "app",
-            window,
-            accesskit::Role::CheckBox,
-            Some("Remember me"),
-            Rect::new(20, 40, 120, 20),
-        );
-        ticked.states = vec![ElementState::Checked];
-        let press = (ticked.clone(), (30.0, 50.0));
-        let checked = vec![ElementState::Checked];
-        assert_eq!(
-            states_changed(&press, &[], &form(checked.clone())).as_deref(),
-            Some("checkbox \"Remember me\" became checked after the press")
-        );
-        // Nothing changed: no evidence.
-        assert_eq!(
-            states_changed(&press, &checked, &form(checked.clone())),
-            None
-        );
-        // The person ticked it; here it was ticked already and the press
-        // unticked it: not the recording's effect.
-        assert_eq!(states_changed(&press, &checked, &form(vec![])), None);
-        // A recording that unticked it: losing the tick is its effect.
-        let unticked = (
-            ElementIdentity {
-                states: Vec::new(),
-                ..ticked
-            },
-            (30.0, 50.0),
-        );
-        assert_eq!(
-            states_changed(&unticked, &checked, &form(vec![])).as_deref(),
-            Some("checkbox \"Remember me\" is no longer checked after the press")
-        );
-    }
-}
+mod tests;
