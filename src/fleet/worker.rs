@@ -31,6 +31,7 @@ use fence::Fence;
 
 mod ending;
 mod fence;
+mod identity;
 mod screen;
 
 /// `reprise worker`'s settings.
@@ -64,8 +65,10 @@ pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
     let _signals =
         crate::platform::signals::StopSignals::set(&stop).context("install the signal handlers")?;
     let mut store = Store::open(&options.store)?;
-    let register = || register(&api, &stop, &options);
-    let mut id = register()?;
+    let mut identity = identity::Identity::claim(&options.store)?;
+    let register = |known: Option<String>| register(&api, &stop, &options, known);
+    let mut id = register(identity.known.clone())?;
+    identity.keep(&id)?;
     let mut registrations = 1;
     eprintln!(
         "reprise worker {id}: pool {:?} at {}, display {}; waiting for jobs",
@@ -98,7 +101,8 @@ pub fn run(options: WorkerOptions) -> anyhow::Result<()> {
             // knows this worker: register again, a few times at most.
             Err(err) if err.status() == Some(404) && registrations < 3 => {
                 tracing::warn!("the server does not know this worker ({err}); registering again");
-                id = register()?;
+                id = register(Some(id))?;
+                identity.keep(&id)?;
                 registrations += 1;
             }
             Err(err) if err.is_transient() => {
@@ -126,13 +130,19 @@ struct Registered {
     id: String,
 }
 
-/// Registers with the fleet server (patiently, up to `give_up`): the
-/// worker's id.
-fn register(api: &Api, stop: &Flag, options: &WorkerOptions) -> anyhow::Result<String> {
+/// Registers with the fleet server (patiently, up to `give_up`), as the
+/// worker `known` where this desktop had one: the worker's id.
+fn register(
+    api: &Api,
+    stop: &Flag,
+    options: &WorkerOptions,
+    known: Option<String>,
+) -> anyhow::Result<String> {
     let register = Register {
         host: host_name(),
         pool: options.pool.clone(),
         labels: options.labels.clone(),
+        id: known,
     };
     let registered: Option<Registered> = patiently(stop, options.give_up, || {
         api.call(Method::POST, "/api/workers", Some(&register), CALL)

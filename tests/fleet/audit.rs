@@ -85,6 +85,32 @@ fn every_change_is_logged_with_who_from_where_and_workers_act_only_as_their_own(
     );
     assert_eq!(status, 403, "{pulled}");
     assert_eq!(server.http("POST", &leave, Some(WORKER_TOKEN), b"").0, 200);
+    // Started again on its desktop, the worker registers with its id: kept
+    // for its own token and host, refused for another token, another host
+    // or what is not an id.
+    let again = |token: &str, host: &str, id: &str| {
+        let body = serde_json::json!({"host": host, "pool": "default", "id": id});
+        server.http(
+            "POST",
+            "/api/workers",
+            Some(token),
+            body.to_string().as_bytes(),
+        )
+    };
+    let (status, refused) = again(DESK, "shared", &worker);
+    assert_eq!(status, 403, "{refused}");
+    let (status, refused) = again(WORKER_TOKEN, "elsewhere", &worker);
+    assert_eq!(status, 409, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(r#"runs on "shared""#), "{refused}");
+    let (status, refused) = again(WORKER_TOKEN, "shared", "a b");
+    assert_eq!(status, 400, "{refused}");
+    let (status, back) = again(WORKER_TOKEN, "shared", &worker);
+    assert_eq!(
+        (status, back["id"].as_str()),
+        (201, Some(worker.as_str())),
+        "{back}"
+    );
     // The log, newest first: each change and refusal, by name, from here.
     assert_eq!(
         server.http("GET", "/api/audit", Some(VIEWER_TOKEN), b"").0,
@@ -114,6 +140,10 @@ fn every_change_is_logged_with_who_from_where_and_workers_act_only_as_their_own(
         ("worker", "POST /api/workers".to_owned(), 201),
         ("desk-3", format!("POST {leave}"), 403),
         ("worker", format!("POST {leave}"), 200),
+        ("desk-3", "POST /api/workers".to_owned(), 403),
+        ("worker", "POST /api/workers".to_owned(), 409),
+        ("worker", "POST /api/workers".to_owned(), 400),
+        ("worker", "POST /api/workers".to_owned(), 201),
     ]
     .into_iter()
     .map(|(who, action, status)| (who.to_owned(), action, status))

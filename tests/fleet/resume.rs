@@ -1,8 +1,9 @@
 //! A fleet job halted midway (a person took the pointer to a screen corner
 //! after the third step) is resumed from the console's job page (the API
-//! `jobs resume` calls): a new job that only
-//! its worker takes, going on with the same run on the same desktop, and no
-//! step is done twice, judged by what the fixture application received.
+//! `jobs resume` calls), after its worker was stopped and started again on
+//! its desktop: a new job that only its worker takes, going on with the
+//! same run on the same desktop, and no step is done twice, judged by what
+//! the fixture application received.
 
 use std::time::Duration;
 
@@ -59,6 +60,21 @@ fn a_job_halted_midway_is_resumed_on_its_desktop_without_doing_a_step_twice() {
     assert!((3..5).contains(&done), "{statuses:?}");
     assert_eq!(desktop.saves(), 0, "stopped before Save");
     desktop.display.xdotool(&["mousemove", "640", "400"]);
+    // The worker is stopped and started again on its desktop (an upgrade,
+    // a reboot): it comes back as the same worker, so the job is still its.
+    let desktop = {
+        let mut desktop = desktop;
+        desktop.restart_worker();
+        desktop
+    };
+    let worker = old["worker"].as_str().unwrap().to_owned();
+    wait_for("the worker back under its id", || {
+        let (_, workers) = server.http("GET", "/api/workers", Some(USER_TOKEN), b"");
+        let rows = workers.as_array().cloned().unwrap_or_default();
+        rows.iter()
+            .any(|row| row["id"] == worker.as_str() && row["state"] == "idle")
+            .then_some(())
+    });
 
     // Resumed from the console's job page, in a real browser: the button
     // shows only on a halted job, and leads to the new job's page.

@@ -119,9 +119,14 @@ fn resumable(fleet: &Fleet, old: &Job, from: Option<usize>) -> ApiResult<ResumeS
     };
     match fleet.store().worker(&worker)? {
         Some(row) if !row.gone => {}
-        _ => {
+        Some(_) => {
             return refuse(format!(
-                "worker {worker}, whose desktop holds its half-done task and whose store holds its run, is gone: requeue it to run it from the start"
+                "worker {worker}, whose desktop holds its half-done task and whose store holds its run, has left: resume it once a worker started again on that desktop has its id back, or requeue it to run it from the start"
+            ));
+        }
+        None => {
+            return refuse(format!(
+                "worker {worker}, whose desktop holds its half-done task and whose store holds its run, was forgotten: requeue it to run it from the start"
             ));
         }
     }

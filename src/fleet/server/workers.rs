@@ -57,16 +57,19 @@ pub(super) async fn register(
     if register.host.is_empty() || register.host.len() > 255 {
         return Err(Fail::bad("host must be 1 to 255 characters"));
     }
-    let id = format!(
-        "{}-{}",
-        register
-            .host
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-            .take(40)
-            .collect::<String>(),
-        &uuid::Uuid::new_v4().simple().to_string()[..8]
-    );
+    let id = match register.id.as_deref() {
+        Some(known) => returning(&fleet, &caller, known, &register.host)?,
+        None => format!(
+            "{}-{}",
+            register
+                .host
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .take(40)
+                .collect::<String>(),
+            &uuid::Uuid::new_v4().simple().to_string()[..8]
+        ),
+    };
     let now = crate::fleet::now();
     fleet.store().upsert_worker(&WorkerRow {
         id: id.clone(),
@@ -86,7 +89,46 @@ pub(super) async fn register(
         .into_response())
 }
 
-/// `POST /api/workers/{id}/leave`: a worker that stops says so.
+/// The id `known` a worker restarted on its desktop registers with again
+/// (the one it was given before): kept where it is well formed, of the
+/// same token and the same host. One worker at a time runs on a desktop's
+/// store (it holds a lock there), so the process that had the id is gone:
+/// the job its row held is that process's, left to its lease (the entry
+/// this worker claims back once idle past it, by the rules).
+fn returning(
+    fleet: &Fleet,
+    caller: &super::auth::Caller,
+    known: &str,
+    host: &str,
+) -> ApiResult<String> {
+    if known.is_empty()
+        || known.len() > 64
+        || !known.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    {
+        return Err(Fail::bad(
+            "a worker id is 1 to 64 ASCII letters, digits or '-'",
+        ));
+    }
+    super::audit::own_worker(fleet, caller, known)?;
+    if let Some(row) = fleet.store().worker(known)?
+        && row.host != host
+    {
+        return Err(Fail::new(
+            StatusCode::CONFLICT,
+            "other_host",
+            format!(
+                "worker {known} runs on {:?}, not on {host:?}: a worker id is its desktop's",
+                row.host
+            ),
+        ));
+    }
+    tracing::info!("worker {known} registered again on {host}");
+    Ok(known.to_owned())
+}
+
+/// `POST /api/workers/{id}/leave`: a worker that stops says so. Resumed
+/// jobs pinned to it wait: a worker restarted on its desktop comes back
+/// with its id; forgetting it ends them.
 pub(super) async fn leave(
     State(fleet): State<Shared>,
     axum::Extension(caller): axum::Extension<super::auth::Caller>,
@@ -97,12 +139,11 @@ pub(super) async fn leave(
     let mut row = row.ok_or_else(|| Fail::not_found(format!("no worker {worker:?}")))?;
     row.gone = true;
     fleet.store().upsert_worker(&row)?;
-    pinned_jobs_dead(&fleet, &worker).await?;
     Ok(axum::Json(json!({"id": worker, "state": "gone"})).into_response())
 }
 
-/// Resumed jobs waiting for worker `worker`, which is gone, never will
-/// run: dead letters now.
+/// Resumed jobs waiting for worker `worker`, which was forgotten, never
+/// will run: dead letters now.
 async fn pinned_jobs_dead(fleet: &Fleet, worker: &str) -> ApiResult<()> {
     let _decide = fleet.decide.lock().await;
     for state in [JobState::Queued, JobState::Retrying] {
@@ -125,8 +166,7 @@ async fn pinned_jobs_dead(fleet: &Fleet, worker: &str) -> ApiResult<()> {
 
 /// `DELETE /api/workers/ID`: an admin forgets a worker that left, or that
 /// has been silent past the lease (it registers again if it comes back); a
-/// live one is refused. Resumed jobs pinned to it become dead letters, as
-/// when it leaves.
+/// live one is refused. Resumed jobs pinned to it become dead letters.
 pub(super) async fn forget(
     State(fleet): State<Shared>,
     Path(worker): Path<String>,
