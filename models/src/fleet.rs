@@ -541,6 +541,12 @@ pub struct ApiErrorBody {
     pub message: String,
 }
 
+/// Whether `id` is a worker id as the server gives them: 1 to 64 ASCII
+/// letters, digits or '-'.
+pub fn is_worker_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+}
+
 /// Whether a worker with `has` may take a job that needs `needs`.
 pub fn labels_match(needs: &BTreeMap<String, String>, has: &BTreeMap<String, String>) -> bool {
     needs.iter().all(|(key, value)| has.get(key) == Some(value))

@@ -51,6 +51,15 @@ impl WindowProbe {
             .collect()
     }
 
+    /// The ids of the windows the platform lists.
+    pub fn client_ids(&self) -> Result<Vec<u32>, PlatformError> {
+        xcap::Window::all()
+            .map_err(xcap_error)?
+            .iter()
+            .map(|window| window.id().map_err(xcap_error))
+            .collect()
+    }
+
     pub fn active_window(&mut self) -> Result<Option<ActiveWindow>, PlatformError> {
         for window in xcap::Window::all().map_err(xcap_error)? {
             if window.is_focused().unwrap_or(false) {

@@ -312,6 +312,16 @@ impl WindowProbe {
     /// The windows the window manager lists (`_NET_CLIENT_LIST`); one that
     /// closes meanwhile is left out.
     pub fn client_windows(&self) -> Result<Vec<ActiveWindow>, PlatformError> {
+        Ok(self
+            .client_ids()?
+            .into_iter()
+            .filter_map(|window| self.describe(window).ok())
+            .collect())
+    }
+
+    /// The ids of the windows the window manager lists
+    /// (`_NET_CLIENT_LIST`), read in one request.
+    pub fn client_ids(&self) -> Result<Vec<u32>, PlatformError> {
         let value = self.property(
             self.root,
             self.atoms.net_client_list,
@@ -320,7 +330,6 @@ impl WindowProbe {
         Ok(value
             .chunks_exact(4)
             .map(|bytes| u32::from_ne_bytes(bytes.try_into().expect("four bytes")))
-            .filter_map(|window| self.describe(window).ok())
             .collect())
     }
 

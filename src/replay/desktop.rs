@@ -179,11 +179,9 @@ impl Desktop for LiveDesktop {
     fn window_listed(&mut self, window_id: u64) -> Result<Option<bool>, DesktopError> {
         let listed = self
             .probe
-            .client_windows()
+            .client_ids()
             .map_err(|err| or_gone(DesktopError::window(err)))?;
-        Ok(Some(
-            listed.iter().any(|window| window.window_id == window_id),
-        ))
+        Ok(Some(listed.iter().any(|&id| u64::from(id) == window_id)))
     }
 
     fn accessibility_tree(

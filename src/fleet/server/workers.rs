@@ -101,10 +101,7 @@ fn returning(
     known: &str,
     host: &str,
 ) -> ApiResult<String> {
-    if known.is_empty()
-        || known.len() > 64
-        || !known.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-    {
+    if !reprise_models::fleet::is_worker_id(known) {
         return Err(Fail::bad(
             "a worker id is 1 to 64 ASCII letters, digits or '-'",
         ));

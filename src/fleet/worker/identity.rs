@@ -24,11 +24,6 @@ fn beside(store: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(path)
 }
 
-/// Whether `id` is one the server gives (letters, digits, '-').
-fn well_formed(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-}
-
 impl Identity {
     /// Takes the store's worker lock (refused while another worker holds
     /// it) and reads the id kept beside it.
@@ -53,7 +48,9 @@ impl Identity {
         }
         let file = beside(store, ".worker-id");
         let known = match std::fs::read_to_string(&file) {
-            Ok(text) if well_formed(text.trim()) => Some(text.trim().to_owned()),
+            Ok(text) if reprise_models::fleet::is_worker_id(text.trim()) => {
+                Some(text.trim().to_owned())
+            }
             Ok(text) => {
                 tracing::warn!(
                     "{} holds no worker id ({:?}): registering as a new worker",

@@ -97,7 +97,8 @@ fn check_after(
     // A popup that opened or closed is a fact of the windows; a platform
     // that cannot list them says none.
     let popups_after = run.desktop.popups().unwrap_or_default();
-    let window_closed = closed || window_closed(run.desktop, window, window_after.as_ref());
+    // Asked again now where it was not yet gone once the screen settled.
+    let window_closed = closed || gone(run.desktop);
     let effect = crate::strategy::Effect {
         before,
         after: &after,
@@ -123,23 +124,6 @@ fn check_after(
         }
     })?;
     Ok(Some(verification))
-}
-
-/// Whether `before`, the window a step was decided in, closed after it: no
-/// longer the active one, nor listed by the window manager. Asked only
-/// where another window (or none) is active after the step.
-fn window_closed(
-    desktop: &mut dyn Desktop,
-    before: Option<&reprise_models::WindowState>,
-    after: Option<&reprise_models::WindowState>,
-) -> bool {
-    let Some(before) = before else {
-        return false;
-    };
-    if after.is_some_and(|after| crate::strategy::same_instance(before, after)) {
-        return false;
-    }
-    matches!(desktop.window_listed(before.window_id), Ok(Some(false)))
 }
 
 /// The longest the loop waits, after a step whose window the recording
