@@ -12,7 +12,7 @@ use reprise_strategies::{Candidate, StepStatus};
 use super::output::{print_json, print_text};
 use crate::cli::TeachArgs;
 use crate::settings::errors::UsageError;
-use crate::store::Store;
+use crate::store::{RunRecord, RunStep, Store};
 
 /// The step a run halted at, and the twins it refused there, in reading
 /// order; refused unless it halted on twins.
@@ -112,15 +112,15 @@ pub(super) fn taught_and_gone_on(
 ) -> Result<()> {
     use std::io::IsTerminal as _;
     for _ in 0..MAX_TEACHINGS {
-        let (_, steps) = store.load_run(&result.run_id)?;
-        let twins = halted_on_twins(&result.run_id, &steps).is_ok();
+        let loaded = store.load_run(&result.run_id)?;
+        let twins = halted_on_twins(&result.run_id, &loaded.1).is_ok();
         if !twins || !std::io::stdin().is_terminal() {
             break;
         }
         if let Some(stop) = crate::replay::stop_of(&result) {
             eprintln!("halted: {}", stop.0);
         }
-        let taught = taught(store, &result.run_id, Pick::Ask)?;
+        let taught = taught_run(store, &result.run_id, loaded, Pick::Ask)?;
         eprintln!("{}; going on from step {}", taught.words(), taught.step);
         let resume = crate::cli::ResumeArgs {
             run: result.run_id.clone(),
@@ -150,9 +150,20 @@ pub(super) fn resume_args(run_id: &str, args: &crate::cli::ReplayArgs) -> crate:
 /// Teaches the run `run_query` names which twin its halted step meant.
 fn taught(store: &mut Store, run_query: &str, pick: Pick) -> Result<Taught> {
     let run_id = store.resolve_run(run_query)?;
-    let (run, steps) = store.load_run(&run_id)?;
+    let loaded = store.load_run(&run_id)?;
+    taught_run(store, &run_id, loaded, pick)
+}
+
+/// Teaches run `run_id`, as loaded (the run and its steps), which twin its
+/// halted step meant.
+fn taught_run(
+    store: &mut Store,
+    run_id: &str,
+    (run, steps): (RunRecord, Vec<RunStep>),
+    pick: Pick,
+) -> Result<Taught> {
     let refused = |why: String| UsageError(format!("run {run_id}: {why}; nothing was taught"));
-    let (halted, twins) = halted_on_twins(&run_id, &steps)?;
+    let (halted, twins) = halted_on_twins(run_id, &steps)?;
     let twins: Vec<&Candidate> = twins.iter().collect();
     let version = run.arguments.version.unwrap_or(1);
     let (bundle, _, program) = store.load_edited(&run.recording_id, Some(version))?;
@@ -204,12 +215,12 @@ fn taught(store: &mut Store, run_query: &str, pick: Pick) -> Result<Taught> {
         &run.recording_id,
         version,
         &note,
-        Some(&run_id),
+        Some(run_id),
         vec![change],
     )?;
-    store.repin_run(&run_id, new)?;
+    store.repin_run(run_id, new)?;
     Ok(Taught {
-        run_id,
+        run_id: run_id.to_owned(),
         recording_id: run.recording_id,
         name: bundle.recording.name,
         step: halted.step_idx + 1,
