@@ -119,8 +119,11 @@ fn visual_strategy(
     let cache_store =
         Store::open(store.path()).context("open the store for the segmentation cache")?;
     let describer: Box<dyn reprise_strategies::describe::Describer> = match request.describer {
+        // Tesseract starts while the recording is prepared and the screen
+        // settles (it is waited for where it is first needed: a segment
+        // described, or the strategy's first decision).
         DescriberChoice::Offline => Box::new(reprise_strategies::describe::OfflineDescriber::new(
-            crate::vision::ocr::TesseractReader::new()?,
+            crate::vision::ocr::TesseractReader::start(),
         )),
         DescriberChoice::Llm => Box::new(reprise_strategies::describe::LlmDescriber::new(
             Box::new(llm.expect("the model describer has a model")),

@@ -6,15 +6,20 @@
 
 use image::{GrayImage, RgbaImage};
 use leptess::{LepTess, Variable};
-use reprise_strategies::describe::TextReader;
+use reprise_strategies::describe::{ReaderError, TextReader};
 
 /// Crops are scaled up to at least this height before reading.
 const MIN_HEIGHT: u32 = 40;
 /// White margin around the text, which Tesseract reads better with.
 const MARGIN: u32 = 10;
 
+/// Tesseract, started on a thread of its own (loading its model takes
+/// longer than anything else at a replay's start) and waited for where it
+/// is first needed.
 pub struct TesseractReader {
-    tess: LepTess,
+    tess: Option<LepTess>,
+    starting: Option<std::thread::JoinHandle<Result<LepTess, String>>>,
+    failed: Option<String>,
 }
 
 impl std::fmt::Debug for TesseractReader {
@@ -24,13 +29,37 @@ impl std::fmt::Debug for TesseractReader {
 }
 
 impl TesseractReader {
+    /// Tesseract, started and waited for.
     pub fn new() -> anyhow::Result<TesseractReader> {
-        let tess = LepTess::new(None, "eng").map_err(|err| {
-            anyhow::anyhow!(
-                "start Tesseract (are tesseract-ocr and tesseract-ocr-eng installed?): {err}"
-            )
-        })?;
-        Ok(TesseractReader { tess })
+        let mut reader = TesseractReader::start();
+        reader.ready()?;
+        Ok(reader)
+    }
+
+    /// Tesseract, starting in the background: [`TextReader::ready`] waits
+    /// for it and says why it could not start.
+    pub fn start() -> TesseractReader {
+        let starting = std::thread::Builder::new()
+            .name("tesseract-start".into())
+            .spawn(|| {
+                LepTess::new(None, "eng").map_err(|err| {
+                    format!(
+                        "start Tesseract (are tesseract-ocr and tesseract-ocr-eng installed?): {err}"
+                    )
+                })
+            });
+        match starting {
+            Ok(starting) => TesseractReader {
+                tess: None,
+                starting: Some(starting),
+                failed: None,
+            },
+            Err(err) => TesseractReader {
+                tess: None,
+                starting: None,
+                failed: Some(format!("start Tesseract: no thread to start it on: {err}")),
+            },
+        }
     }
 }
 
@@ -83,6 +112,12 @@ impl TesseractReader {
     /// What Tesseract reads in the prepared crop, in page segmentation mode
     /// `mode` (7: a single line; 10: a single character).
     fn read_as(&mut self, prepared: &GrayImage, mode: &str) -> String {
+        if self.ready().is_err() {
+            return String::new();
+        }
+        let Some(tess) = self.tess.as_mut() else {
+            return String::new();
+        };
         let mut png = Vec::new();
         if prepared
             .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
@@ -90,16 +125,12 @@ impl TesseractReader {
         {
             return String::new();
         }
-        if self.tess.set_image_from_mem(&png).is_err() {
+        if tess.set_image_from_mem(&png).is_err() {
             return String::new();
         }
-        let _ = self.tess.set_variable(Variable::TesseditPagesegMode, mode);
-        self.tess.set_source_resolution(300);
-        self.tess
-            .get_utf8_text()
-            .unwrap_or_default()
-            .trim()
-            .to_owned()
+        let _ = tess.set_variable(Variable::TesseditPagesegMode, mode);
+        tess.set_source_resolution(300);
+        tess.get_utf8_text().unwrap_or_default().trim().to_owned()
     }
 }
 
@@ -111,6 +142,20 @@ fn names_something(read: &str) -> bool {
 }
 
 impl TextReader for TesseractReader {
+    fn ready(&mut self) -> Result<(), ReaderError> {
+        if let Some(starting) = self.starting.take() {
+            match starting.join() {
+                Ok(Ok(tess)) => self.tess = Some(tess),
+                Ok(Err(err)) => self.failed = Some(err),
+                Err(_) => self.failed = Some("start Tesseract: its start panicked".into()),
+            }
+        }
+        match &self.failed {
+            Some(err) => Err(ReaderError(err.clone())),
+            None => Ok(()),
+        }
+    }
+
     /// A single line of text; a line that reads as nothing is read again
     /// the other way round (white text on a mid-tone highlight, a hovered
     /// menu item's, looks like dark text to the mean). A compact crop that

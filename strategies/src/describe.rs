@@ -19,7 +19,17 @@ pub use offline::OfflineDescriber;
 /// Reads the text in an image of one segment.
 pub trait TextReader {
     fn read(&mut self, crop: &RgbaImage) -> String;
+    /// Whether it can read: a reader that starts in the background is
+    /// waited for here, and says why it could not start.
+    fn ready(&mut self) -> Result<(), ReaderError> {
+        Ok(())
+    }
 }
+
+/// Why a text reader cannot read (its engine did not start).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ReaderError(pub String);
 
 /// Why descriptions could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +38,8 @@ pub enum DescribeError {
     Model(#[from] crate::llm::FeedbackError),
     #[error("render the prompt that describes the segments: {0}")]
     Prompt(crate::vanilla::RenderError),
+    #[error(transparent)]
+    Reader(#[from] ReaderError),
 }
 
 /// Names every segment of a window image, in the segments' order.
@@ -40,6 +52,11 @@ pub trait Describer {
     /// describer): only such a describer cross-checks the structural rung.
     fn runs_here(&self) -> bool {
         true
+    }
+    /// Whether it can describe: what it starts in the background is
+    /// waited for here (the first description waits for it too).
+    fn ready(&mut self) -> Result<(), DescribeError> {
+        Ok(())
     }
     fn describe(
         &mut self,

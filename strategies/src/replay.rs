@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::settle::{SettleOptions, wait_until_settled};
+use crate::settle::SettleOptions;
 use crate::{
     Action, Decision, Desktop, DesktopError, Frame, Observation, ReplayStrategy, Step,
     StrategyError, Verification,
@@ -274,6 +274,7 @@ pub fn run_replay_into(
         options,
         abort,
         steps,
+        settled: None,
     };
     for step_idx in start..options.max_steps {
         // Known to be over: no look at the screen is waited for to learn it.
@@ -387,6 +388,9 @@ struct Replaying<'a> {
     abort: &'a dyn Fn() -> bool,
     /// Where each step goes, with its marks.
     steps: &'a mut dyn StepSink,
+    /// The last step's effect check found the screen settled so: the next
+    /// decision's wait goes on from it.
+    settled: Option<crate::settle::Settled>,
 }
 
 enum AttemptResult {
@@ -443,11 +447,14 @@ fn attempt(
     if run.options.dry_run {
         return Ok(AttemptResult::Done(StepStatus::DryRun));
     }
-    let pause = recorded_pause(run.desktop, history, &step);
+    let pause = recorded_pause(run.desktop, history, &step)
+        .saturating_sub(recheck::expected_time(history, &step));
     if !wait(run.desktop, pause, run.abort) {
         return Ok(AttemptResult::Aborted);
     }
+    let begun = run.desktop.now();
     run.steps.begun(record);
+    let kept = run.desktop.now();
     if !recheck::make_rechecked(
         run.strategy,
         run.desktop,
@@ -459,6 +466,13 @@ fn attempt(
         return Ok(AttemptResult::Aborted);
     }
     record.input_ended = Some(run.desktop.now());
+    tracing::debug!(
+        step = step_idx,
+        paused_ms = pause.as_millis(),
+        kept_ms = kept.duration_since(begun).as_millis(),
+        input_ms = run.desktop.now().duration_since(kept).as_millis(),
+        "a step's input: what was left of its recorded pause, the step kept as begun, its input (the re-check in it)"
+    );
     run.steps.made(record);
     let Some(verification) = check_effect(
         run,

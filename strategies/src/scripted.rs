@@ -35,6 +35,8 @@ pub struct ScriptedDesktop {
     pub elements_at: VecDeque<Option<reprise_models::ElementIdentity>>,
     /// Every point hit-tested, in order.
     pub hit_tests: Vec<(f64, f64)>,
+    /// How long one hit-test takes on the virtual clock.
+    pub hit_test_takes: Duration,
     /// Frames that replace `frame` once the clock reaches their time (since
     /// the desktop was made), in time order: a screen that changes by itself.
     pub timeline: Vec<(Duration, Frame)>,
@@ -75,6 +77,7 @@ impl ScriptedDesktop {
             popups: Vec::new(),
             elements_at: VecDeque::new(),
             hit_tests: Vec::new(),
+            hit_test_takes: Duration::ZERO,
             timeline: Vec::new(),
             window_on_release: None,
             listed: None,
@@ -155,6 +158,7 @@ impl Desktop for ScriptedDesktop {
         point: (f64, f64),
     ) -> Result<Option<reprise_models::ElementIdentity>, DesktopError> {
         self.hit_tests.push(point);
+        self.slept += self.hit_test_takes;
         Ok(if self.elements_at.len() > 1 {
             self.elements_at.pop_front().flatten()
         } else {

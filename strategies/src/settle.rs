@@ -1,7 +1,7 @@
 //! Waiting for the screen to settle before a step, so replay never outruns a
 //! slow application (OpenAdapt's replays did: its issue #434).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reprise_models::Rect;
 
@@ -47,27 +47,89 @@ pub fn wait_until_settled_or(
     abort: &dyn Fn() -> bool,
     over: &mut dyn FnMut(&mut dyn Desktop) -> bool,
 ) -> Result<Option<(Frame, bool)>, DesktopError> {
+    Ok(
+        wait_settling(desktop, options, (region, None), abort, over)?
+            .map(|look| (look.frame, look.settled.is_some())),
+    )
+}
+
+/// A look at the screen that found it settled: the frame, the region
+/// watched, since when that region had not changed, and when the frame
+/// was taken.
+#[derive(Debug, Clone)]
+pub struct Settled {
+    pub frame: Frame,
+    pub region: Option<Rect>,
+    pub since: Instant,
+    pub at: Instant,
+}
+
+/// The last look of a wait for the screen: its frame, and whether (since
+/// when, as [`Settled`]) the region had settled.
+#[derive(Debug)]
+pub struct Look {
+    pub frame: Frame,
+    pub settled: Option<Settled>,
+}
+
+/// [`wait_until_settled_or`], going on from `prior`, a look that found the
+/// same region settled no longer than `quiet` ago (the last step's effect
+/// check): where the region shows the same now, it has been quiet since
+/// then, and one look says so. The last look of a wait is taken when the
+/// quiet is due, not a whole poll later.
+pub fn wait_settling(
+    desktop: &mut dyn Desktop,
+    options: &SettleOptions,
+    (region, prior): (Option<Rect>, Option<Settled>),
+    abort: &dyn Fn() -> bool,
+    over: &mut dyn FnMut(&mut dyn Desktop) -> bool,
+) -> Result<Option<Look>, DesktopError> {
     let started = desktop.now();
     let mut frame = desktop.screenshot()?;
-    let mut stable_since = desktop.now();
+    let mut taken = desktop.now();
+    let mut stable_since = taken;
+    if let Some(prior) = prior
+        && prior.region == region
+        && taken.saturating_duration_since(prior.at) <= options.quiet
+        && same_region(&prior.frame, &frame, region)
+    {
+        stable_since = prior.since;
+    }
     loop {
         if abort() {
             return Ok(None);
         }
         if over(desktop) {
-            return Ok(Some((frame, false)));
+            return Ok(Some(Look {
+                frame,
+                settled: None,
+            }));
         }
         let now = desktop.now();
-        if now.duration_since(stable_since) >= options.quiet {
-            return Ok(Some((frame, true)));
+        let quiet_for = now.saturating_duration_since(stable_since);
+        if quiet_for >= options.quiet {
+            let settled = Settled {
+                frame: frame.clone(),
+                region,
+                since: stable_since,
+                at: taken,
+            };
+            return Ok(Some(Look {
+                frame,
+                settled: Some(settled),
+            }));
         }
         if now.duration_since(started) >= options.timeout {
-            return Ok(Some((frame, false)));
+            return Ok(Some(Look {
+                frame,
+                settled: None,
+            }));
         }
-        desktop.sleep(options.poll);
+        desktop.sleep(options.poll.min(options.quiet - quiet_for));
         let next = desktop.screenshot()?;
+        taken = desktop.now();
         if !same_region(&frame, &next, region) {
-            stable_since = desktop.now();
+            stable_since = taken;
         }
         frame = next;
     }
@@ -230,6 +292,48 @@ mod tests {
         // apart: the 11th is at 500 ms).
         let mut desktop = changing_desktop(ms(60_000), ms(40), 50);
         assert_eq!(check(&mut desktop, None, Some(11)), (None, 500));
+    }
+
+    #[test]
+    fn a_wait_goes_on_from_a_recent_settled_look_only_where_the_screen_is_the_same() {
+        let ms = Duration::from_millis;
+        let options = SettleOptions::default();
+        let window = Some(Rect::new(0, 0, 60, 60));
+        // (prior's frame, its region, how long ago it was taken): how long
+        // the wait took on the desktop's clock, and whether it settled.
+        let wait = |prior_frame: Frame, prior_region: Option<Rect>, ago: Duration| {
+            let mut desktop = changing_desktop(ms(0), ms(40), 50);
+            desktop.slept = ms(1000);
+            let at = desktop.now() - ago;
+            let prior = Settled {
+                frame: prior_frame,
+                region: prior_region,
+                since: at - options.quiet,
+                at,
+            };
+            let look = wait_settling(
+                &mut desktop,
+                &options,
+                (window, Some(prior)),
+                &|| false,
+                &mut |_| false,
+            )
+            .unwrap()
+            .unwrap();
+            (
+                (desktop.slept - ms(1000)).as_millis(),
+                look.settled.is_some(),
+            )
+        };
+        let same = frame(&[], 1.0);
+        // The same window, the same pixels, a moment ago: one look.
+        assert_eq!(wait(same.clone(), window, ms(40)), (0, true));
+        // Pixels that changed since, another region, or a look older than
+        // the quiet: the whole quiet is waited for again.
+        let changed = frame(&[(5, 5, 4, 4)], 1.0);
+        assert_eq!(wait(changed, window, ms(40)), (150, true));
+        assert_eq!(wait(same.clone(), None, ms(40)), (150, true));
+        assert_eq!(wait(same, window, ms(200)), (150, true));
     }
 
     #[test]

@@ -479,6 +479,14 @@ impl VisualStrategy {
         let Some(planned) = self.steps.get(idx).cloned() else {
             return Ok(Decision::Done);
         };
+        // The pixel rung and the cross-check read: a describer that cannot
+        // (its reader did not start) refuses before any step is made.
+        if self.rungs.visual {
+            self.vision
+                .describer
+                .ready()
+                .map_err(|err| StrategyError::Fatal(format!("the pixels cannot be read: {err}")))?;
+        }
         let tree = &planned.tree;
         let delay = match idx.checked_sub(1).and_then(|prev| self.steps.get(prev)) {
             Some(previous) => ((tree.timestamp - end_time(&previous.tree)) / self.speed).max(0.0),

@@ -54,11 +54,17 @@ impl<R: TextReader> Describer for OfflineDescriber<R> {
         OFFLINE_DESCRIBER_CACHE_NAME
     }
 
+    fn ready(&mut self) -> Result<(), DescribeError> {
+        Ok(self.reader.ready()?)
+    }
+
     fn describe(
         &mut self,
         window: &RgbaImage,
         segments: &[Segment],
     ) -> Result<Vec<Description>, DescribeError> {
+        // Nothing is described (and cached) by a reader that cannot read.
+        self.reader.ready()?;
         let labels: Vec<String> = segments
             .iter()
             .map(|segment| {

@@ -34,20 +34,30 @@ pub(super) fn decide(
 ) -> Result<Decided, AttemptError> {
     let mut preparations = 0;
     loop {
+        let looking = run.desktop.now();
         let window = run.desktop.active_window().map_err(attempt_error)?;
         record.window_title = window.as_ref().map(|window| window.title.clone());
         record.window_rect = window.as_ref().map(|window| window.rect);
         let region = window.as_ref().map(|window| window.rect);
-        let Some((frame, settled)) =
-            wait_until_settled(run.desktop, &run.options.settle, region, run.abort)
-                .map_err(attempt_error)?
+        // Going on from the last step's effect check, where it found the
+        // same window settled a moment ago.
+        let Some(look) = crate::settle::wait_settling(
+            run.desktop,
+            &run.options.settle,
+            (region, run.settled.take()),
+            run.abort,
+            &mut |_| false,
+        )
+        .map_err(attempt_error)?
         else {
             return Ok(Decided::Ended(AttemptResult::Aborted));
         };
-        record.settled = settled;
+        let frame = look.frame;
+        record.settled = look.settled.is_some();
         // Deciding includes reading the tree the strategy asked for.
         let decide_started = run.desktop.now();
         let tree = read_tree(run.strategy, run.desktop, step_idx);
+        let tree_read = run.desktop.now();
         let wants_popups = run.strategy.wants_popups(step_idx);
         let popups = wants_popups.then(|| run.desktop.popups()).transpose();
         let popups = popups.map_err(attempt_error)?.unwrap_or_default();
@@ -67,6 +77,13 @@ pub(super) fn decide(
             .now()
             .duration_since(decide_started)
             .as_secs_f64();
+        tracing::debug!(
+            step = step_idx,
+            settled_ms = decide_started.duration_since(looking).as_millis(),
+            tree_ms = tree_read.duration_since(decide_started).as_millis(),
+            decided_ms = (record.decide_seconds * 1000.0) as u64,
+            "a step's decision: the screen settled, the tree read, the step decided"
+        );
         *last_frame = Some(frame);
         match decision {
             Ok(Decision::Done) => return Ok(Decided::Ended(AttemptResult::Finished)),

@@ -69,10 +69,10 @@ fn check_after(
     let mut gone = |desktop: &mut dyn Desktop| {
         closes.is_some_and(|id| matches!(desktop.window_listed(id), Ok(Some(false))))
     };
-    let Some((after, _)) = crate::settle::wait_until_settled_or(
+    let Some(look) = crate::settle::wait_settling(
         run.desktop,
         &run.options.settle,
-        region,
+        (region, None),
         run.abort,
         &mut gone,
     )
@@ -80,6 +80,8 @@ fn check_after(
     else {
         return Ok(None);
     };
+    let after = look.frame;
+    run.settled = look.settled;
     let closed = gone(run.desktop);
     let Some(window_after) = wait_for_window_after(
         run.strategy,

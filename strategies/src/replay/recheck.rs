@@ -2,6 +2,8 @@
 //! the platform names there must be the element the step was decided on
 //! (`Step::expect`), or the press waits for a new decision.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
 use super::input::make_input;
@@ -37,6 +39,33 @@ impl RecheckBy {
             RecheckBy::Tree => "the window's tree read again",
         }
     }
+}
+
+/// The most of a step's recorded pause its re-check may be given.
+pub const MAX_EXPECTED_RECHECK: Duration = Duration::from_millis(250);
+
+/// How long `step`'s re-check is expected to take, to be taken out of its
+/// recorded pause so that the press, not the check, keeps the recorded
+/// pace: the last re-check's time in this run (at most
+/// [`MAX_EXPECTED_RECHECK`]), where `step` will be re-checked; else none.
+/// The check itself stays just before the press.
+pub(super) fn expected_time(history: &[super::StepRecord], step: &Step) -> Duration {
+    let pressed = step
+        .actions
+        .iter()
+        .any(|action| matches!(action, Action::ButtonDown { .. }));
+    if step.expect.is_none() || step.target.is_none() || !pressed {
+        return Duration::ZERO;
+    }
+    history
+        .iter()
+        .rev()
+        .find_map(|record| record.recheck.as_ref())
+        .map_or(Duration::ZERO, |last| {
+            Duration::try_from_secs_f64(last.seconds)
+                .unwrap_or_default()
+                .min(MAX_EXPECTED_RECHECK)
+        })
 }
 
 /// Makes `step`'s actions, the press (its first button down) only after the

@@ -797,6 +797,110 @@ fn a_recorded_pause_counts_from_the_previous_steps_input_not_from_its_checks() {
     }
 }
 
+#[test]
+fn a_recheck_is_taken_out_of_the_recorded_pause_so_the_press_keeps_the_pace() {
+    // Each step presses "OK", found by its identity, whose re-check at the
+    // point takes `hit` on the clock; its recorded pause is a second, its
+    // press holds 0.2 s, the screen settles in 0.3 s. From one step's last
+    // input to the next's: the pause and the hold, the last re-check's time
+    // taken out of the pause (at most MAX_EXPECTED_RECHECK), and the check
+    // still made just before the press.
+    use reprise_models::Rect;
+    let gaps = |hit: f64| {
+        let ok = button("OK", Rect::new(30, 30, 40, 20));
+        let mut desktop = ScriptedDesktop::new();
+        desktop.elements_at = [Some(ok.clone())].into();
+        desktop.hit_test_takes = Duration::from_secs_f64(hit);
+        let mut step = press_and_wait_step();
+        step.target = Some((50.0, 40.0));
+        step.actions[0] = Action::MoveTo { x: 50.0, y: 40.0 };
+        step.expect = Some(ok);
+        step.delay_before_seconds = 1.0;
+        let options = ReplayOptions {
+            settle: crate::settle::SettleOptions {
+                quiet: Duration::from_millis(300),
+                poll: Duration::from_millis(10),
+                timeout: Duration::from_secs(5),
+            },
+            max_steps: 3,
+            ..Default::default()
+        };
+        let (_, records) = run(&mut Repeat(step), &mut desktop, &options, &|| false);
+        for record in &records {
+            let check = record.recheck.as_ref().expect("re-checked");
+            assert!((check.seconds - hit).abs() < 1e-6, "{check:?}");
+        }
+        let ended: Vec<Instant> = records.iter().filter_map(|r| r.input_ended).collect();
+        assert_eq!(ended.len(), 3);
+        ended
+            .windows(2)
+            .map(|pair| pair[1].duration_since(pair[0]).as_secs_f64())
+            .collect::<Vec<_>>()
+    };
+    for gap in gaps(0.08) {
+        assert!((gap - 1.2).abs() < 0.005, "{gap}");
+    }
+    // A slow re-check is given a quarter of a second of the pause, no more.
+    for gap in gaps(0.4) {
+        assert!((gap - 1.35).abs() < 0.005, "{gap}");
+    }
+}
+
+/// Two presses, each checked (verified by the screen) once it settled.
+struct TwoChecked;
+
+impl ReplayStrategy for TwoChecked {
+    fn name(&self) -> &'static str {
+        "two checked"
+    }
+    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
+        if observation.step_idx > 1 {
+            return Ok(Decision::Done);
+        }
+        Ok(Decision::Step(press_and_wait_step()))
+    }
+    fn verifies(&self) -> bool {
+        true
+    }
+    fn verify(
+        &mut self,
+        _: usize,
+        _: &crate::strategy::Effect<'_>,
+    ) -> Result<Verification, crate::Missed> {
+        Ok(Verification::Verified(crate::Evidence::new(
+            crate::EvidenceKind::State,
+            "checked",
+        )))
+    }
+}
+
+#[test]
+fn a_decision_right_after_a_settled_effect_check_does_not_wait_for_the_quiet_again() {
+    // On a still screen, the first step's check waits for 150 ms of quiet;
+    // the second step's decision, a moment later on the same window, goes
+    // on from that look: one look, not another 150 ms. From one step's
+    // last input to the next's: the check's quiet and the press's hold.
+    let mut desktop = ScriptedDesktop::new();
+    let options = ReplayOptions {
+        settle: crate::settle::SettleOptions {
+            quiet: Duration::from_millis(150),
+            poll: Duration::from_millis(50),
+            timeout: Duration::from_secs(3),
+        },
+        ..Default::default()
+    };
+    let (outcome, records) = run(&mut TwoChecked, &mut desktop, &options, &|| false);
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    let ended: Vec<Instant> = records.iter().filter_map(|r| r.input_ended).collect();
+    assert_eq!(ended.len(), 2);
+    let gap = ended[1].duration_since(ended[0]).as_secs_f64();
+    assert!((gap - 0.35).abs() < 0.005, "{gap}");
+    assert!(records.iter().all(|record| record.settled));
+}
+
 /// One press in the "Form" window, then done. Where the recording shows
 /// a window `after` it, its effect is checked (the press closed the
 /// window); where it `knows` its steps, it says it is done without a look.
