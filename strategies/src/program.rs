@@ -310,6 +310,10 @@ impl ReplayStrategy for ProgramStrategy {
             .is_some_and(|inner| self.inner.proven_by_close(inner))
     }
 
+    fn pressed_box(&self, step_idx: usize) -> Option<reprise_models::Rect> {
+        self.inner.pressed_box(self.inner_of(step_idx)?)
+    }
+
     fn window_after(&self, step_idx: usize) -> Option<&reprise_models::WindowState> {
         self.inner.window_after(self.inner_of(step_idx)?)
     }

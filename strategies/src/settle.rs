@@ -47,10 +47,11 @@ pub fn wait_until_settled_or(
     abort: &dyn Fn() -> bool,
     over: &mut dyn FnMut(&mut dyn Desktop) -> bool,
 ) -> Result<Option<(Frame, bool)>, DesktopError> {
-    Ok(
-        wait_settling(desktop, options, (region, None), abort, over)?
-            .map(|look| (look.frame, look.settled.is_some())),
-    )
+    let watch = Watch {
+        region,
+        ..Watch::default()
+    };
+    Ok(wait_settling(desktop, options, watch, abort, over)?.map(|look| (look.frame, look.quiet)))
 }
 
 /// A look at the screen that found it settled: the frame, the region
@@ -64,23 +65,41 @@ pub struct Settled {
     pub at: Instant,
 }
 
-/// The last look of a wait for the screen: its frame, and whether (since
-/// when, as [`Settled`]) the region had settled.
+/// The last look of a wait for the screen: its frame, whether what was
+/// watched had been quiet (else the wait ended otherwise), and, where the
+/// whole region was, since when (to go on from).
 #[derive(Debug)]
 pub struct Look {
     pub frame: Frame,
+    pub quiet: bool,
     pub settled: Option<Settled>,
 }
 
-/// [`wait_until_settled_or`], going on from `prior`, a look that found the
+/// What a wait for the screen watches: the region (the whole screen when
+/// `None`), a box inside it whose changes do not count (`except`), and a
+/// recent settled look to go on from (`prior`).
+#[derive(Debug, Default)]
+pub struct Watch {
+    pub region: Option<Rect>,
+    pub except: Option<Rect>,
+    pub prior: Option<Settled>,
+}
+
+/// [`wait_until_settled_or`], watching as `watch` says: going on from its
+/// prior, a look that found the
 /// same region settled no longer than `quiet` ago (the last step's effect
 /// check): where the region shows the same now, it has been quiet since
 /// then, and one look says so. The last look of a wait is taken when the
-/// quiet is due, not a whole poll later.
+/// quiet is due, not a whole poll later. A wait that leaves a box out
+/// settles only that much: it gives no [`Settled`] to go on from.
 pub fn wait_settling(
     desktop: &mut dyn Desktop,
     options: &SettleOptions,
-    (region, prior): (Option<Rect>, Option<Settled>),
+    Watch {
+        region,
+        except,
+        prior,
+    }: Watch,
     abort: &dyn Fn() -> bool,
     over: &mut dyn FnMut(&mut dyn Desktop) -> bool,
 ) -> Result<Option<Look>, DesktopError> {
@@ -89,6 +108,7 @@ pub fn wait_settling(
     let mut taken = desktop.now();
     let mut stable_since = taken;
     if let Some(prior) = prior
+        && except.is_none()
         && prior.region == region
         && taken.saturating_duration_since(prior.at) <= options.quiet
         && same_region(&prior.frame, &frame, region)
@@ -102,6 +122,7 @@ pub fn wait_settling(
         if over(desktop) {
             return Ok(Some(Look {
                 frame,
+                quiet: false,
                 settled: None,
             }));
         }
@@ -116,23 +137,57 @@ pub fn wait_settling(
             };
             return Ok(Some(Look {
                 frame,
-                settled: Some(settled),
+                settled: Some(settled).filter(|_| except.is_none()),
+                quiet: true,
             }));
         }
         if now.duration_since(started) >= options.timeout {
             return Ok(Some(Look {
                 frame,
+                quiet: false,
                 settled: None,
             }));
         }
         desktop.sleep(options.poll.min(options.quiet - quiet_for));
         let next = desktop.screenshot()?;
         taken = desktop.now();
-        if !same_region(&frame, &next, region) {
+        if !same_region_except(&frame, &next, region, except) {
             stable_since = taken;
         }
         frame = next;
     }
+}
+
+/// Whether two frames are equal inside `region` but for `except` (both in
+/// logical coordinates).
+pub fn same_region_except(
+    a: &Frame,
+    b: &Frame,
+    region: Option<Rect>,
+    except: Option<Rect>,
+) -> bool {
+    let Some(except) = except else {
+        return same_region(a, b, region);
+    };
+    if a.image.dimensions() != b.image.dimensions() {
+        return false;
+    }
+    let (x0, y0, x1, y1) = pixel_bounds(a, region);
+    let (ex0, ey0, ex1, ey1) = pixel_bounds(a, Some(except));
+    let row_bytes = a.image.width() as usize * 4;
+    let (a_raw, b_raw) = (a.image.as_raw(), b.image.as_raw());
+    let same = |y: u32, from: u32, to: u32| {
+        let row = y as usize * row_bytes;
+        let (start, end) = (row + from as usize * 4, row + to.max(from) as usize * 4);
+        a_raw[start..end] == b_raw[start..end]
+    };
+    (y0..y1).all(|y| {
+        if (ey0..ey1).contains(&y) {
+            same(y, x0, ex0.clamp(x0, x1)) && same(y, ex1.clamp(x0, x1), x1)
+        } else {
+            same(y, x0, x1)
+        }
+    })
 }
 
 /// Whether two frames are equal inside `region` (given in logical
@@ -314,7 +369,11 @@ mod tests {
             let look = wait_settling(
                 &mut desktop,
                 &options,
-                (window, Some(prior)),
+                Watch {
+                    region: window,
+                    except: None,
+                    prior: Some(prior),
+                },
                 &|| false,
                 &mut |_| false,
             )
@@ -334,6 +393,40 @@ mod tests {
         assert_eq!(wait(changed, window, ms(40)), (150, true));
         assert_eq!(wait(same.clone(), None, ms(40)), (150, true));
         assert_eq!(wait(same, window, ms(200)), (150, true));
+    }
+
+    #[test]
+    fn changes_inside_the_box_left_out_do_not_hold_the_wait() {
+        let ms = Duration::from_millis;
+        let wait = |except: Option<Rect>| {
+            // A mark changing for a minute at (50..62, 10..12).
+            let mut desktop = changing_desktop(ms(60_000), ms(40), 50);
+            let watch = Watch {
+                region: None,
+                except,
+                prior: None,
+            };
+            let look = wait_settling(
+                &mut desktop,
+                &SettleOptions::default(),
+                watch,
+                &|| false,
+                &mut |_| false,
+            )
+            .unwrap()
+            .unwrap();
+            (
+                look.quiet,
+                look.settled.is_some(),
+                desktop.slept.as_millis(),
+            )
+        };
+        // The box holds the mark: quiet at once, but only outside the box,
+        // so nothing to go on from.
+        assert_eq!(wait(Some(Rect::new(45, 5, 20, 10))), (true, false, 150));
+        // A box beside it: the mark holds the wait to its bound.
+        let (quiet, _, waited) = wait(Some(Rect::new(0, 0, 45, 60)));
+        assert!(!quiet && (3000..3100).contains(&waited), "{waited}");
     }
 
     #[test]

@@ -175,6 +175,16 @@ pub trait ReplayStrategy {
         false
     }
 
+    /// The box on the screen of the element step `step_idx` pressed, where
+    /// the strategy found it in the application's tree and reads the
+    /// step's effect there: its own look after the press (pressed,
+    /// hovered, focused, animating back) is the toolkit's, and the wait
+    /// for the screen to settle after the step leaves it out.
+    fn pressed_box(&self, step_idx: usize) -> Option<reprise_models::Rect> {
+        let _ = step_idx;
+        None
+    }
+
     /// Step `step_idx` failed every attempt: where the strategy goes on
     /// elsewhere (a retry block tried again from its start), how, in
     /// words; `None`: the failure ends the replay.

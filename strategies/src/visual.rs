@@ -413,6 +413,11 @@ impl ReplayStrategy for VisualStrategy {
         self.closing_command(step_idx).is_some()
     }
 
+    fn pressed_box(&self, step_idx: usize) -> Option<reprise_models::Rect> {
+        pressed_element(&self.steps.get(step_idx)?.tree)?;
+        self.findings.structural.as_ref().and(self.findings.target)
+    }
+
     fn window_after(&self, step_idx: usize) -> Option<&WindowState> {
         (!self.open_end && step_idx + 1 == self.steps.len())
             .then(|| self.windows.last())

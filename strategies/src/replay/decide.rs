@@ -39,21 +39,11 @@ pub(super) fn decide(
         record.window_title = window.as_ref().map(|window| window.title.clone());
         record.window_rect = window.as_ref().map(|window| window.rect);
         let region = window.as_ref().map(|window| window.rect);
-        // Going on from the last step's effect check, where it found the
-        // same window settled a moment ago.
-        let Some(look) = crate::settle::wait_settling(
-            run.desktop,
-            &run.options.settle,
-            (region, run.settled.take()),
-            run.abort,
-            &mut |_| false,
-        )
-        .map_err(attempt_error)?
-        else {
+        let Some(look) = settled_look(run, region)? else {
             return Ok(Decided::Ended(AttemptResult::Aborted));
         };
         let frame = look.frame;
-        record.settled = look.settled.is_some();
+        record.settled = look.quiet;
         // Deciding includes reading the tree the strategy asked for.
         let decide_started = run.desktop.now();
         let tree = read_tree(run.strategy, run.desktop, step_idx);
@@ -111,4 +101,26 @@ pub(super) fn decide(
             Err(error) => return Err(error.into()),
         }
     }
+}
+
+/// The screen once `region` settled (bounded), going on from the last
+/// step's effect check where it found the same window settled a moment
+/// ago; `None` if aborted.
+fn settled_look(
+    run: &mut Replaying<'_>,
+    region: Option<reprise_models::Rect>,
+) -> Result<Option<crate::settle::Look>, AttemptError> {
+    let watch = crate::settle::Watch {
+        region,
+        except: None,
+        prior: run.settled.take(),
+    };
+    crate::settle::wait_settling(
+        run.desktop,
+        &run.options.settle,
+        watch,
+        run.abort,
+        &mut |_| false,
+    )
+    .map_err(attempt_error)
 }

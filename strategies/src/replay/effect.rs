@@ -34,7 +34,23 @@ pub(super) fn check_effect(
                 "a pointer move: the pointer was put where the step aimed (a move has no other effect to check)",
             ))
         } else if run.strategy.verifies() {
-            let Some(verification) = check_after(run, step_idx, (window, region), before)? else {
+            // A press's own element is left out of the wait for the screen
+            // where the strategy found it in the tree (its effect is read
+            // there): how it looks pressed, hovered or focused, animating
+            // back, is the toolkit's answer to any press, not the step's.
+            let pressed = step
+                .actions
+                .iter()
+                .any(|action| matches!(action, Action::ButtonDown { .. }));
+            let watch = crate::settle::Watch {
+                region,
+                except: run
+                    .strategy
+                    .pressed_box(step_idx)
+                    .filter(|_| pressed && region.is_some()),
+                prior: None,
+            };
+            let Some(verification) = check_after(run, step_idx, (window, watch), before)? else {
                 return Ok(None);
             };
             verification
@@ -54,10 +70,7 @@ pub(super) fn check_effect(
 fn check_after(
     run: &mut Replaying<'_>,
     step_idx: usize,
-    (window, region): (
-        Option<&reprise_models::WindowState>,
-        Option<reprise_models::Rect>,
-    ),
+    (window, watch): (Option<&reprise_models::WindowState>, crate::settle::Watch),
     before: &Frame,
 ) -> Result<Option<Verification>, AttemptError> {
     let began = run.desktop.now();
@@ -72,7 +85,7 @@ fn check_after(
     let Some(look) = crate::settle::wait_settling(
         run.desktop,
         &run.options.settle,
-        (region, None),
+        watch,
         run.abort,
         &mut gone,
     )

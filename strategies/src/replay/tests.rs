@@ -368,7 +368,7 @@ fn an_abort_while_a_steps_effect_is_checked_keeps_the_step_as_done_unchecked() {
         crate::EvidenceKind::State,
         "the box is checked",
     ));
-    let mut strategy = Checked { answer: Ok(seen) };
+    let mut strategy = Checked::one(Ok(seen));
     let (outcome, records) = run(&mut strategy, &mut desktop, &options(), &abort);
     // The halt names the step; its record says its input was made, so a
     // resume goes on after it instead of pressing again.
@@ -477,9 +477,34 @@ fn waiting_for_the_screen_spends_no_attempt_and_is_bounded() {
     assert!(desktop.injected.is_empty());
 }
 
-/// One step, then done; its check answers as told.
+/// `steps` steps (each `step`), then done, known without a look; each
+/// check answers as told. Where `pressed_box` is given, the strategy found
+/// each step's element there in the tree.
 struct Checked {
     answer: Result<Verification, crate::Missed>,
+    steps: usize,
+    step: Step,
+    pressed_box: Option<reprise_models::Rect>,
+}
+
+impl Checked {
+    /// One press, its check answering `answer`.
+    fn one(answer: Result<Verification, crate::Missed>) -> Checked {
+        Checked {
+            answer,
+            steps: 1,
+            step: press_and_wait_step(),
+            pressed_box: None,
+        }
+    }
+}
+
+/// A check that read the step's effect in the application's state.
+fn state_seen() -> Result<Verification, crate::Missed> {
+    Ok(Verification::Verified(crate::Evidence::new(
+        crate::EvidenceKind::State,
+        "checked",
+    )))
 }
 
 impl ReplayStrategy for Checked {
@@ -487,13 +512,19 @@ impl ReplayStrategy for Checked {
         "checked"
     }
     fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
-        if observation.step_idx > 0 {
+        if observation.step_idx >= self.steps {
             return Ok(Decision::Done);
         }
-        Ok(Decision::Step(press_and_wait_step()))
+        Ok(Decision::Step(self.step.clone()))
+    }
+    fn finished(&self, step_idx: usize) -> bool {
+        step_idx >= self.steps
     }
     fn verifies(&self) -> bool {
         true
+    }
+    fn pressed_box(&self, _: usize) -> Option<reprise_models::Rect> {
+        self.pressed_box
     }
     fn verify(
         &mut self,
@@ -513,7 +544,7 @@ fn a_step_is_verified_only_when_its_check_saw_the_effect() {
             max_retries: 2,
             ..options()
         };
-        let mut strategy = Checked { answer };
+        let mut strategy = Checked::one(answer);
         let (outcome, records) = run(&mut strategy, &mut desktop, &options, &|| false);
         let presses = desktop
             .injected
@@ -759,6 +790,29 @@ fn the_element_at_the_point_is_checked_just_before_the_press_and_another_one_is_
     assert_eq!(presses(&desktop), 0);
 }
 
+/// Replay options whose screen settles after `quiet` of no change, looked
+/// at every `poll`, waited for 5 s at most.
+fn settling(quiet: Duration, poll: Duration) -> ReplayOptions {
+    ReplayOptions {
+        settle: crate::settle::SettleOptions {
+            quiet,
+            poll,
+            timeout: Duration::from_secs(5),
+        },
+        ..Default::default()
+    }
+}
+
+/// The seconds from each step's last input to the next's.
+fn input_gaps(records: &[StepRecord]) -> Vec<f64> {
+    let ended: Vec<Instant> = records.iter().filter_map(|r| r.input_ended).collect();
+    assert_eq!(ended.len(), records.len(), "every step's input was made");
+    ended
+        .windows(2)
+        .map(|pair| pair[1].duration_since(pair[0]).as_secs_f64())
+        .collect()
+}
+
 #[test]
 fn a_recorded_pause_counts_from_the_previous_steps_input_not_from_its_checks() {
     // Each step waits for the screen to settle (a third of a second here)
@@ -772,21 +826,12 @@ fn a_recorded_pause_counts_from_the_previous_steps_input_not_from_its_checks() {
             ..press_and_wait_step()
         };
         let options = ReplayOptions {
-            settle: crate::settle::SettleOptions {
-                quiet: Duration::from_secs_f64(quiet),
-                poll: Duration::from_millis(10),
-                timeout: Duration::from_secs(5),
-            },
             max_steps: 3,
-            ..Default::default()
+            ..settling(Duration::from_secs_f64(quiet), Duration::from_millis(10))
         };
         let (_, records) = run(&mut Repeat(step), &mut desktop, &options, &|| false);
-        let ended: Vec<Instant> = records.iter().filter_map(|r| r.input_ended).collect();
-        assert_eq!(ended.len(), 3);
-        ended
-            .windows(2)
-            .map(|pair| pair[1].duration_since(pair[0]).as_secs_f64())
-            .collect::<Vec<_>>()
+        assert_eq!(records.len(), 3);
+        input_gaps(&records)
     };
     for gap in gaps(0.3) {
         assert!((gap - 1.2).abs() < 0.05, "{gap}");
@@ -817,25 +862,16 @@ fn a_recheck_is_taken_out_of_the_recorded_pause_so_the_press_keeps_the_pace() {
         step.expect = Some(ok);
         step.delay_before_seconds = 1.0;
         let options = ReplayOptions {
-            settle: crate::settle::SettleOptions {
-                quiet: Duration::from_millis(300),
-                poll: Duration::from_millis(10),
-                timeout: Duration::from_secs(5),
-            },
             max_steps: 3,
-            ..Default::default()
+            ..settling(Duration::from_millis(300), Duration::from_millis(10))
         };
         let (_, records) = run(&mut Repeat(step), &mut desktop, &options, &|| false);
         for record in &records {
             let check = record.recheck.as_ref().expect("re-checked");
             assert!((check.seconds - hit).abs() < 1e-6, "{check:?}");
         }
-        let ended: Vec<Instant> = records.iter().filter_map(|r| r.input_ended).collect();
-        assert_eq!(ended.len(), 3);
-        ended
-            .windows(2)
-            .map(|pair| pair[1].duration_since(pair[0]).as_secs_f64())
-            .collect::<Vec<_>>()
+        assert_eq!(records.len(), 3);
+        input_gaps(&records)
     };
     for gap in gaps(0.08) {
         assert!((gap - 1.2).abs() < 0.005, "{gap}");
@@ -846,34 +882,6 @@ fn a_recheck_is_taken_out_of_the_recorded_pause_so_the_press_keeps_the_pace() {
     }
 }
 
-/// Two presses, each checked (verified by the screen) once it settled.
-struct TwoChecked;
-
-impl ReplayStrategy for TwoChecked {
-    fn name(&self) -> &'static str {
-        "two checked"
-    }
-    fn decide(&mut self, observation: &Observation<'_>) -> Result<Decision, StrategyError> {
-        if observation.step_idx > 1 {
-            return Ok(Decision::Done);
-        }
-        Ok(Decision::Step(press_and_wait_step()))
-    }
-    fn verifies(&self) -> bool {
-        true
-    }
-    fn verify(
-        &mut self,
-        _: usize,
-        _: &crate::strategy::Effect<'_>,
-    ) -> Result<Verification, crate::Missed> {
-        Ok(Verification::Verified(crate::Evidence::new(
-            crate::EvidenceKind::State,
-            "checked",
-        )))
-    }
-}
-
 #[test]
 fn a_decision_right_after_a_settled_effect_check_does_not_wait_for_the_quiet_again() {
     // On a still screen, the first step's check waits for 150 ms of quiet;
@@ -881,24 +889,69 @@ fn a_decision_right_after_a_settled_effect_check_does_not_wait_for_the_quiet_aga
     // on from that look: one look, not another 150 ms. From one step's
     // last input to the next's: the check's quiet and the press's hold.
     let mut desktop = ScriptedDesktop::new();
-    let options = ReplayOptions {
-        settle: crate::settle::SettleOptions {
-            quiet: Duration::from_millis(150),
-            poll: Duration::from_millis(50),
-            timeout: Duration::from_secs(3),
+    let options = settling(Duration::from_millis(150), Duration::from_millis(50));
+    let (outcome, records) = run(
+        &mut Checked {
+            steps: 2,
+            ..Checked::one(state_seen())
         },
-        ..Default::default()
-    };
-    let (outcome, records) = run(&mut TwoChecked, &mut desktop, &options, &|| false);
+        &mut desktop,
+        &options,
+        &|| false,
+    );
     assert!(
         matches!(outcome, ReplayOutcome::Completed { .. }),
         "{outcome:?}"
     );
-    let ended: Vec<Instant> = records.iter().filter_map(|r| r.input_ended).collect();
-    assert_eq!(ended.len(), 2);
-    let gap = ended[1].duration_since(ended[0]).as_secs_f64();
+    let gaps = input_gaps(&records);
+    assert_eq!(gaps.len(), 1);
+    let gap = gaps[0];
     assert!((gap - 0.35).abs() < 0.005, "{gap}");
     assert!(records.iter().all(|record| record.settled));
+}
+
+#[test]
+fn a_presss_own_element_animating_does_not_hold_the_wait_for_its_effect() {
+    // The pressed element's box changes for ten seconds (its look after
+    // the press), the rest of the window never. After the press, the wait
+    // for the screen leaves the box out: the quiet, not the wait's bound.
+    // After keys (no press) the box counts: the wait runs to its bound.
+    let effect_wait = |step: Step| {
+        let mut desktop =
+            ScriptedDesktop::new().with_window("Form", reprise_models::Rect::new(0, 0, 200, 100));
+        for tick in 1..=250u32 {
+            let mut frame = desktop.frame.clone();
+            frame
+                .image
+                .put_pixel(40 + tick % 20, 40, image::Rgba([255; 4]));
+            desktop
+                .timeline
+                .push((Duration::from_millis(u64::from(tick) * 40), frame));
+        }
+        let options = settling(Duration::from_millis(150), Duration::from_millis(50));
+        let mut strategy = Checked {
+            step,
+            pressed_box: Some(reprise_models::Rect::new(30, 30, 40, 20)),
+            ..Checked::one(state_seen())
+        };
+        let (outcome, records) = run(&mut strategy, &mut desktop, &options, &|| false);
+        assert!(
+            matches!(outcome, ReplayOutcome::Completed { .. }),
+            "{outcome:?}"
+        );
+        let ended = records[0].input_ended.expect("made");
+        desktop.now().duration_since(ended).as_secs_f64()
+    };
+    let press = press_and_wait_step();
+    let waited = effect_wait(press);
+    assert!((0.15..0.2).contains(&waited), "{waited}");
+    let key = crate::KeySpec::Char("a".into());
+    let keys = Step {
+        actions: vec![Action::KeyDown { key: key.clone() }, Action::KeyUp { key }],
+        ..press_and_wait_step()
+    };
+    let waited = effect_wait(keys);
+    assert!(waited >= 3.0, "{waited}");
 }
 
 /// One press in the "Form" window, then done. Where the recording shows
@@ -1042,7 +1095,7 @@ fn a_steps_marks_come_before_its_first_input_and_after_its_last_and_never_in_a_d
         injections: desktop.injections.clone(),
         seen: Vec::new(),
     };
-    let mut strategy = Checked { answer: Ok(seen) };
+    let mut strategy = Checked::one(Ok(seen));
     let outcome = run_replay_into(
         &mut strategy,
         &mut desktop,
@@ -1069,9 +1122,7 @@ fn a_steps_marks_come_before_its_first_input_and_after_its_last_and_never_in_a_d
     let mut desktop = ScriptedDesktop::new();
     marks.seen.clear();
     marks.injections = desktop.injections.clone();
-    let mut strategy = Checked {
-        answer: Ok(Verification::Unverified("no check".into())),
-    };
+    let mut strategy = Checked::one(Ok(Verification::Unverified("no check".into())));
     run_replay_into(
         &mut strategy,
         &mut desktop,

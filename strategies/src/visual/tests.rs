@@ -1168,8 +1168,12 @@ fn notes_dialog() -> A11yTree {
 /// Replays a recorded press on OK in "Notes" (the recording's last step,
 /// which changed the screen at it) where OK's press leaves `after` active
 /// and the window manager lists the windows `listed`; the step's record,
-/// and how long the desktop's clock ran from the release of the button.
-fn press_ok_leaving(after: Option<WindowState>, listed: Vec<u64>) -> (StepRecord, u128) {
+/// how long the desktop's clock ran from the release of the button, and
+/// the box the settling after the press left out (OK's, found in the tree).
+fn press_ok_leaving(
+    after: Option<WindowState>,
+    listed: Vec<u64>,
+) -> (StepRecord, u128, Option<Rect>) {
     let tree = notes_dialog();
     let mut step = recorded_click(ROWS, 0);
     let element = reprise_models::identity_of(&tree, "Test", 2).unwrap();
@@ -1209,13 +1213,16 @@ fn press_ok_leaving(after: Option<WindowState>, listed: Vec<u64>) -> (StepRecord
     (
         records.pop().expect("the step's record"),
         desktop.slept.as_millis(),
+        strategy.pressed_box(0),
     )
 }
 
 #[test]
 fn a_button_whose_press_closed_its_window_is_proven_by_the_window_gone() {
     // OK closed "Notes": gone from the window manager's list.
-    let (closed, slept) = press_ok_leaving(None, vec![]);
+    let (closed, slept, pressed_box) = press_ok_leaving(None, vec![]);
+    // OK, found in the tree: its own look is left out of the settling.
+    assert_eq!(pressed_box, Some(Rect::new(150, 80, 40, 15)));
     assert_eq!(
         (closed.status, closed.evidence),
         (
@@ -1239,7 +1246,7 @@ fn a_button_whose_press_closed_its_window_is_proven_by_the_window_gone() {
         window_id: 2,
         ..window_state("Error", "Test")
     };
-    let (covered, _) = press_ok_leaving(Some(error), vec![1, 2]);
+    let (covered, _, _) = press_ok_leaving(Some(error), vec![1, 2]);
     assert_eq!(covered.status, crate::StepStatus::Failed, "{covered:#?}");
     assert_ne!(covered.evidence, Some(crate::EvidenceKind::Window));
 }
