@@ -101,9 +101,10 @@ pub type BeforeInput = Arc<dyn Fn() -> bool + Send + Sync>;
 /// Told of every finished step.
 pub type OnStep = Arc<dyn Fn(&StepLine) + Send + Sync>;
 /// Given each finished step's frame as the run keeps it (password fields
-/// masked), scaled down to [`SCREEN_WIDTH`] at most, as PNG.
-pub type OnScreen = Arc<dyn Fn(Vec<u8>) + Send + Sync>;
-/// The widest an [`OnScreen`] hook's frame is, in pixels.
+/// masked), on the replay's thread: what it keeps of it is its own to
+/// scale down (to [`SCREEN_WIDTH`]) and encode, off the replay's path.
+pub type OnScreen = Arc<dyn Fn(&image::RgbaImage) + Send + Sync>;
+/// The widest a frame sent on from an [`OnScreen`] hook is, in pixels.
 pub const SCREEN_WIDTH: u32 = 480;
 /// Asked before every input: `true` aborts the replay there.
 pub type StopCheck = Arc<dyn Fn() -> bool + Send + Sync>;

@@ -478,8 +478,7 @@ impl StepKeeper<'_> {
         // Masked once: for the hook, and as stored.
         let masked = frame.map(|frame| (frame.screen, self.masked(frame)));
         if let (Some(on_screen), Some((_, image))) = (&self.request.hooks.on_screen, &masked) {
-            let small = crate::store::frames::narrowed(image, super::SCREEN_WIDTH);
-            on_screen(encode_png(&small));
+            on_screen(image);
         }
         self.store_step(
             record,

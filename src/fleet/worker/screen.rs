@@ -1,13 +1,15 @@
 //! A worker's screen, sent to the server after each step it replays (the
 //! frame its run keeps, password fields masked, scaled down) for the
-//! console's workers page. Never in the replay's way: sent by a thread of
-//! its own with a client of its own (the reports' heartbeats never wait on
-//! it), one screen waiting at most (later ones are dropped while it does),
-//! each send bounded, none once the attempt must stop (its fence closed or
-//! the server said stop); the thread is not waited for.
+//! console's workers page. Never in the replay's way: scaled, encoded and
+//! sent by a thread of its own with a client of its own (the reports'
+//! heartbeats never wait on it), one screen in hand at most (a later one is
+//! dropped, not even copied, while it is), each send bounded, none once the
+//! attempt must stop (its fence closed or the server said stop); the
+//! thread is not waited for.
 
 use std::sync::Arc;
-use std::sync::mpsc::{TrySendError, sync_channel};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::sync_channel;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -26,7 +28,11 @@ pub(super) fn sender(
     worker: &str,
     quiet: Arc<dyn Fn() -> bool + Send + Sync>,
 ) -> anyhow::Result<OnScreen> {
-    let (screens, waiting) = sync_channel::<Vec<u8>>(1);
+    let (screens, waiting) = sync_channel::<image::RgbaImage>(1);
+    // A screen is in the thread's hands, from its handing over until it
+    // was sent (or failed).
+    let busy = Arc::new(AtomicBool::new(false));
+    let thread_busy = Arc::clone(&busy);
     let base = base.to_owned();
     let path = format!(
         "/api/workers/{}/screen",
@@ -42,7 +48,9 @@ pub(super) fn sender(
                     return;
                 }
             };
-            for png in waiting {
+            for frame in waiting {
+                let small = crate::store::frames::narrowed(&frame, crate::replay::SCREEN_WIDTH);
+                let png = crate::store::frames::encode_png(&small);
                 let sent = api.send_bytes::<serde_json::Value>(
                     Method::PUT,
                     &path,
@@ -52,15 +60,20 @@ pub(super) fn sender(
                 if let Err(err) = sent {
                     tracing::debug!("send the screen: {err}");
                 }
+                thread_busy.store(false, Ordering::SeqCst);
             }
         })
         .context("start the screen thread")?;
-    Ok(Arc::new(move |png: Vec<u8>| {
+    Ok(Arc::new(move |frame: &image::RgbaImage| {
         if quiet() {
             return;
         }
-        if let Err(TrySendError::Full(_)) = screens.try_send(png) {
+        if busy.swap(true, Ordering::SeqCst) {
             tracing::debug!("a screen dropped: the one before is still being sent");
+            return;
         }
+        // Where the thread is gone (it could not make its client), it
+        // stays busy: no screen is copied again.
+        let _ = screens.try_send(frame.clone());
     }) as OnScreen)
 }
