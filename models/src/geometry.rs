@@ -50,6 +50,17 @@ impl Rect {
         )
     }
 
+    /// This rectangle with `by` more on each side.
+    pub fn grown(&self, by: u32) -> Rect {
+        let by_signed = i32::try_from(by).unwrap_or(i32::MAX);
+        Rect::new(
+            self.left.saturating_sub(by_signed),
+            self.top.saturating_sub(by_signed),
+            self.width.saturating_add(by.saturating_mul(2)),
+            self.height.saturating_add(by.saturating_mul(2)),
+        )
+    }
+
     /// This rectangle with every coordinate multiplied by `factor`.
     pub fn scaled(&self, factor: f64) -> Rect {
         let left = (f64::from(self.left) * factor).round();

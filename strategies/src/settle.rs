@@ -76,14 +76,19 @@ pub struct Look {
 }
 
 /// What a wait for the screen watches: the region (the whole screen when
-/// `None`), a box inside it whose changes do not count (`except`), and a
-/// recent settled look to go on from (`prior`).
+/// `None`), a box inside it whose changes do not count (`except`, with
+/// [`RING`] around it), and a recent settled look to go on from (`prior`).
 #[derive(Debug, Default)]
 pub struct Watch {
     pub region: Option<Rect>,
     pub except: Option<Rect>,
     pub prior: Option<Settled>,
 }
+
+/// How far around a box left out of a wait its changes still are its own,
+/// in logical pixels: toolkits draw a control's focus ring and shadow just
+/// outside the box its tree gives (GTK's Adwaita 3 pixels out).
+pub const RING: u32 = 4;
 
 /// [`wait_until_settled_or`], watching as `watch` says: going on from its
 /// prior, a look that found the
@@ -151,7 +156,7 @@ pub fn wait_settling(
         desktop.sleep(options.poll.min(options.quiet - quiet_for));
         let next = desktop.screenshot()?;
         taken = desktop.now();
-        if !same_region_except(&frame, &next, region, except) {
+        if !same_region_except(&frame, &next, region, except.map(|rect| rect.grown(RING))) {
             stable_since = taken;
         }
         frame = next;
@@ -427,6 +432,9 @@ mod tests {
         // A box beside it: the mark holds the wait to its bound.
         let (quiet, _, waited) = wait(Some(Rect::new(0, 0, 45, 60)));
         assert!(!quiet && (3000..3100).contains(&waited), "{waited}");
+        // A box the mark hugs from outside (a focus ring drawn around a
+        // button): the ring is the box's.
+        assert_eq!(wait(Some(Rect::new(50, 13, 12, 10))), (true, false, 150));
     }
 
     #[test]
