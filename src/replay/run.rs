@@ -39,8 +39,18 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let secret_values = secret_values(&planned.trees, planned.variables(), request)?;
     let total = planned.total(request.strategy);
     let to_launch = window_to_launch(request, &planned.trees, &bundle)?;
-    let mut strategy = planned.strategy(store, &bundle, request, &mut llm)?;
-    let (mut desktop, watcher) = live_desktop(request, secret_values)?;
+    // The display is connected (its capture chosen, the abort watcher
+    // started) while the strategy prepares the recording.
+    let (strategy, connected) = std::thread::scope(|scope| {
+        let connecting = scope.spawn(|| live_desktop(request, secret_values));
+        let strategy = planned.strategy(store, &bundle, request, &mut llm);
+        let connected = connecting
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("connecting to the display panicked")));
+        (strategy, connected)
+    });
+    let mut strategy = strategy?;
+    let (mut desktop, watcher) = connected?;
     let secret_fields = desktop.secret_fields();
     if let Some(before_input) = &request.hooks.before_input
         && !before_input()
