@@ -278,7 +278,8 @@ struct Analysed {
 
 /// The press's element at rest: the frame at the press may show the target
 /// hovered (a highlighted menu item, a lit button); where an earlier frame
-/// showed the same element (at `target` on the screen, `point` in the
+/// (the newest of [`frames_before_entry`] not showing it as the press's
+/// does) showed the same element (at `target` on the screen, `point` in the
 /// window's image) before the pointer came to it, that look is its
 /// fingerprint, the one replay will see. Else `seen`, as it is.
 fn at_rest(
@@ -289,10 +290,12 @@ fn at_rest(
     (tree, frame, area_rect): (&ActionEvent, &Frame, &reprise_models::Rect),
     (target, point): (reprise_models::Rect, (u32, u32)),
 ) -> Result<Analysed, AnalysisError> {
-    let Some((rest, _)) = frame_before_entry(recorded, &target, tree.timestamp)
+    // The newest that does not show the target as the press's frame does.
+    let Some((rest, _)) = frames_before_entry(recorded, &target, tree.timestamp)
+        .into_iter()
         .filter(|&id| Some(id) != tree.screenshot_id)
-        .and_then(&mut *frame_of)
-        .filter(|rest| !crate::settle::same_region(frame, rest, Some(target)))
+        .filter_map(&mut *frame_of)
+        .find(|rest| !crate::settle::same_region(frame, rest, Some(target)))
         .and_then(|rest| window_image(&rest, area_rect))
         .filter(|(rest, _)| rest.dimensions() == seen.image.dimensions())
     else {
@@ -408,47 +411,58 @@ fn pointer_track(trees: &[ActionEvent]) -> Vec<Sample> {
     track
 }
 
-/// The newest frame taken before the pointer came into `target` (a screen
-/// box) for good before the press at `pressed`: the pointer's last stay
-/// outside it ended with a move into it, and the frame is older than that
-/// move. No press may lie between the frame and this one: an earlier
-/// press changes what shows (it opens the popup this press is made in),
-/// so a frame from before it shows another moment. `None` where the
-/// pointer was never seen outside the target, or no frame fits.
-fn frame_before_entry(
+/// How many frames from before the pointer came into a target are looked
+/// through for one that shows it at rest.
+const REST_LOOKS: usize = 3;
+
+/// The frames taken before the pointer came into `target` (a screen box)
+/// for good before the press at `pressed`, newest first, at most
+/// [`REST_LOOKS`]: the pointer's last stay outside it ended with a move
+/// into it, and each frame is older than that move. The move's time is
+/// when the recorder heard of it, which a busy machine makes late: the
+/// newest of them may already show the target hovered, an older one not.
+/// No press may lie between a frame and this one: an earlier press
+/// changes what shows (it opens the popup this press is made in), so a
+/// frame from before it shows another moment. Empty where the pointer was
+/// never seen outside the target, or no frame fits.
+fn frames_before_entry(
     recorded: &Recorded<'_>,
     target: &reprise_models::Rect,
     pressed: f64,
-) -> Option<u32> {
+) -> Vec<u32> {
     let before: Vec<&Sample> = recorded
         .track
         .iter()
         .take_while(|sample| sample.at <= pressed)
         .collect();
-    let outside = before
+    let Some(outside) = before
         .iter()
-        .rposition(|sample| !target.contains(sample.x, sample.y))?;
-    let entered = before.get(outside + 1)?.at;
+        .rposition(|sample| !target.contains(sample.x, sample.y))
+    else {
+        return Vec::new();
+    };
+    let Some(entered) = before.get(outside + 1).map(|sample| sample.at) else {
+        return Vec::new();
+    };
     let earlier_press = |sample: &Sample| sample.press && sample.at < pressed;
     if before[outside + 1..]
         .iter()
         .any(|sample| earlier_press(sample))
     {
-        return None;
+        return Vec::new();
     }
     let last_press = before[..=outside]
         .iter()
         .rev()
         .find(|sample| earlier_press(sample))
         .map(|sample| sample.at);
-    let id = recorded
-        .frame_times
-        .iter()
-        .rposition(|&taken| taken < entered)?;
-    if last_press.is_some_and(|press| recorded.frame_times[id] <= press) {
-        return None;
-    }
-    u32::try_from(id).ok()
+    (0..recorded.frame_times.len())
+        .rev()
+        .filter(|&id| recorded.frame_times[id] < entered)
+        .take_while(|&id| last_press.is_none_or(|press| recorded.frame_times[id] > press))
+        .take(REST_LOOKS)
+        .filter_map(|id| u32::try_from(id).ok())
+        .collect()
 }
 
 /// Whether the element found at the press point in a frame from before the

@@ -137,6 +137,18 @@ fn hovered_then_pressed_after(
     track: &[(f64, f64, f64)],
     presses: &[(f64, f64, f64)],
 ) -> (String, [u8; 4]) {
+    fingerprinted_in(&[(0.5, rest), (2.5, pressed)], track, presses)
+}
+
+/// The fingerprint of a press on [`ITEM`] at 3 s, with frames of it in a
+/// colour taken at each `(seconds, colour)` of `frames` (the last one the
+/// frame the press links to), the pointer at each of `track` and earlier
+/// presses at each of `presses` (`(seconds, x, y)`).
+fn fingerprinted_in(
+    frames: &[(f64, [u8; 4])],
+    track: &[(f64, f64, f64)],
+    presses: &[(f64, f64, f64)],
+) -> (String, [u8; 4]) {
     let mut moved = ActionEvent::new(EventName::Move, track[0].0);
     let at = |name, &(at, x, y): &(f64, f64, f64)| {
         let mut event = ActionEvent::new(name, at);
@@ -154,7 +166,7 @@ fn hovered_then_pressed_after(
     let mut press = ActionEvent::new(EventName::Singleclick, 3.0);
     (press.mouse_x, press.mouse_y) = (Some(30.0), Some(15.0));
     press.mouse_button_name = Some(reprise_models::MouseButton::Left);
-    press.screenshot_id = Some(1);
+    press.screenshot_id = Some(frames.len() as u32 - 1);
     press.window_state_id = Some(0);
     let window = WindowState {
         id: 0,
@@ -167,7 +179,10 @@ fn hovered_then_pressed_after(
         a11y: None,
         command: None,
     };
-    let frames = [frame(rest), frame(pressed)];
+    let (times, frames): (Vec<f64>, Vec<Frame>) = frames
+        .iter()
+        .map(|&(at, colour)| (at, frame(colour)))
+        .unzip();
     let mut vision = Vision {
         segmenter: Box::new(OneItem),
         describer: Box::new(ByColour),
@@ -178,7 +193,7 @@ fn hovered_then_pressed_after(
         vec![moved, press],
         &[window],
         &mut |id| frames.get(id as usize).cloned(),
-        &[0.5, 2.5],
+        &times,
         &mut vision,
     )
     .expect("prepared");
@@ -234,6 +249,24 @@ fn a_target_is_fingerprinted_as_it_looked_before_the_pointer_reached_it() {
     assert_eq!(
         hovered_then_pressed_after(GREY, BLUE, &[outside, inside], &[(0.3, 150.0, 80.0)]),
         ("save".into(), GREY)
+    );
+}
+
+#[test]
+fn a_move_heard_late_does_not_make_a_hovered_frame_the_one_at_rest() {
+    // The pointer came at 1.6 s, but the recorder heard of it at 2 s (a
+    // busy machine): the frame of 1.8 s already shows the item hovered,
+    // the one of 0.5 s at rest.
+    let (outside, inside) = ((1.0, 150.0, 80.0), (2.0, 30.0, 15.0));
+    let frames = [(0.5, GREY), (1.8, BLUE), (2.5, BLUE)];
+    assert_eq!(
+        fingerprinted_in(&frames, &[outside, inside], &[]),
+        ("save".into(), GREY)
+    );
+    // A press between the two (at 1.2 s) leaves no frame at rest.
+    assert_eq!(
+        fingerprinted_in(&frames, &[outside, inside], &[(1.2, 150.0, 80.0)]),
+        (String::new(), BLUE)
     );
 }
 
