@@ -39,18 +39,8 @@ pub fn replay(store: &mut Store, request: &ReplayRequest) -> Result<ReplayResult
     let secret_values = secret_values(&planned.trees, planned.variables(), request)?;
     let total = planned.total(request.strategy);
     let to_launch = window_to_launch(request, &planned.trees, &bundle)?;
-    // The display is connected (its capture chosen, the abort watcher
-    // started) while the strategy prepares the recording.
-    let (strategy, connected) = std::thread::scope(|scope| {
-        let connecting = scope.spawn(|| live_desktop(request, secret_values));
-        let strategy = planned.strategy(store, &bundle, request, &mut llm);
-        let connected = connecting
-            .join()
-            .unwrap_or_else(|_| Err(anyhow::anyhow!("connecting to the display panicked")));
-        (strategy, connected)
-    });
-    let mut strategy = strategy?;
-    let (mut desktop, watcher) = connected?;
+    let (mut strategy, (mut desktop, watcher)) =
+        strategy_and_desktop(store, (&planned, &bundle, &mut llm), request, secret_values)?;
     let secret_fields = desktop.secret_fields();
     if let Some(before_input) = &request.hooks.before_input
         && !before_input()
@@ -197,6 +187,29 @@ fn open_run(
             Vec::new()
         }
     })
+}
+
+/// The strategy over the planned steps, and the display: connected (its
+/// capture chosen, the abort watcher started) while the strategy prepares
+/// the recording. The strategy's error comes first.
+fn strategy_and_desktop(
+    store: &Store,
+    (planned, bundle, llm): (&Planned, &RecordingBundle, &mut Option<SharedLlm>),
+    request: &ReplayRequest,
+    secret_values: secrets::SecretValues,
+) -> Result<(
+    Box<dyn reprise_strategies::ReplayStrategy>,
+    (LiveDesktop, AbortWatcher),
+)> {
+    let (strategy, connected) = std::thread::scope(|scope| {
+        let connecting = scope.spawn(|| live_desktop(request, secret_values));
+        let strategy = planned.strategy(store, bundle, request, llm);
+        let connected = connecting
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("connecting to the display panicked")));
+        (strategy, connected)
+    });
+    Ok((strategy?, connected?))
 }
 
 /// The display, checked to hold nothing down, with the secrets to type,
