@@ -14,16 +14,15 @@ mod surface;
 
 use std::time::{Duration, Instant};
 
-use atspi_common::{CoordType, ObjectRefOwned, Role, State, StateSet};
+use atspi_common::{ObjectRefOwned, Role, State, StateSet};
 use atspi_proxies::accessible::AccessibleProxyBlocking;
 use atspi_proxies::bus::BusProxyBlocking;
-use atspi_proxies::component::ComponentProxyBlocking;
 use reprise_models::{A11yNode, A11yTree, Rect, WindowIdentity};
 
 pub use bounded::MAX_CHILDREN_READ;
 use coordinates::unix_socket_path;
 pub use coordinates::{
-    Mapping, mapping_between, same_box, scale_between, scale_by_geometry, to_screen,
+    Mapping, decorated_box, mapping_between, same_box, scale_between, scale_by_geometry, to_screen,
 };
 use pipelined::Wanted;
 pub use roles::accesskit_role;
@@ -363,26 +362,6 @@ impl A11yReader {
         is_root: bool,
     ) -> Option<A11yNode> {
         self.timed(at, || self.read_node(at, proxy, is_root))
-    }
-
-    fn read_node(
-        &self,
-        at: &ObjectRefOwned,
-        proxy: &AccessibleProxyBlocking<'static>,
-        is_root: bool,
-    ) -> Option<A11yNode> {
-        let states = self.as_shown(at, proxy.get_state().ok()?);
-        if !is_root && !states.contains(State::Showing) {
-            return None;
-        }
-        let role = proxy.get_role().unwrap_or(Role::Unknown);
-        let name = proxy.name().ok();
-        let rect = self
-            .proxy_of::<ComponentProxyBlocking>(at)
-            .ok()
-            .and_then(|component| component.get_extents(CoordType::Screen).ok())
-            .and_then(|(x, y, width, height)| visible_box(x, y, width, height));
-        Some(node_of(role, name, rect, states))
     }
 
     /// The text an editable text field holds (never a password field's),

@@ -35,6 +35,26 @@ pub fn same_box(rect: Rect, scale: f64, window: Rect) -> bool {
 }
 
 /// Whether `rect` (in a toolkit's coordinates, the screen's divided by
+/// `scale`) is the screen box `window` with a window manager's frame
+/// around it: GTK 3 gives its window's frame so (a title bar above, a
+/// border on the other sides), at most [`FRAME_TOP`] pixels above and
+/// [`FRAME_SIDE`] on each other side, within 2.
+pub fn decorated_box(rect: Rect, scale: f64, window: Rect) -> bool {
+    let margin_fits = |margin: f64, most: u32| (-2.0..=f64::from(most) + 2.0).contains(&margin);
+    let (left, top) = (f64::from(rect.left) * scale, f64::from(rect.top) * scale);
+    let (right, bottom) = (rect.right() as f64 * scale, rect.bottom() as f64 * scale);
+    margin_fits(f64::from(window.left) - left, FRAME_SIDE)
+        && margin_fits(f64::from(window.top) - top, FRAME_TOP)
+        && margin_fits(right - window.right() as f64, FRAME_SIDE)
+        && margin_fits(bottom - window.bottom() as f64, FRAME_SIDE)
+}
+
+/// The most a window manager's title bar adds above a window, in pixels.
+const FRAME_TOP: u32 = 64;
+/// The most its border adds on each other side.
+const FRAME_SIDE: u32 = 12;
+
+/// Whether `rect` (in a toolkit's coordinates, the screen's divided by
 /// `scale`) lies inside the screen box `window`, within 2 pixels on every
 /// edge: [`same_box`]'s tolerance.
 pub(super) fn within(rect: Rect, scale: f64, window: Rect) -> bool {
@@ -182,7 +202,9 @@ pub(super) fn unix_socket_path(address: &str) -> Option<std::path::PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Mapping, mapping_between, scale_between, surface_relative, unix_socket_path};
+    use super::{
+        Mapping, decorated_box, mapping_between, scale_between, surface_relative, unix_socket_path,
+    };
     use reprise_models::Rect;
 
     #[test]
@@ -204,6 +226,22 @@ mod tests {
         assert!(surface_relative("GTK", "4.8.3"));
         assert!(!surface_relative("GTK", "3.24.38"));
         assert!(!surface_relative("Qt", "5.15.8"));
+    }
+
+    #[test]
+    fn a_frame_is_its_window_with_the_decorations_around_it_and_not_a_box_inside_it() {
+        // zenity's list under openbox: a title bar of 20 pixels, a border
+        // of 1.
+        let window = Rect::new(683, 410, 235, 420);
+        assert!(decorated_box(Rect::new(682, 390, 237, 445), 1.0, window));
+        assert!(decorated_box(window, 1.0, window));
+        // GDK_SCALE=2: the frame's box is the screen's halved.
+        assert!(decorated_box(Rect::new(341, 195, 119, 223), 2.0, window));
+        // A popup's box inside the window, a box beside it, a frame far
+        // wider: not the window's.
+        assert!(!decorated_box(Rect::new(700, 450, 100, 200), 1.0, window));
+        assert!(!decorated_box(Rect::new(1000, 390, 237, 445), 1.0, window));
+        assert!(!decorated_box(Rect::new(600, 390, 400, 445), 1.0, window));
     }
 
     #[test]

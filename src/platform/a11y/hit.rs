@@ -10,7 +10,10 @@ use reprise_models::displaced::{displacement, shifted};
 use reprise_models::{A11yNode, A11yTree, Rect};
 
 use super::coordinates::within;
-use super::{A11yReader, Mapping, is_null, mapping_between, same_box, scale_between, to_screen};
+use super::{
+    A11yReader, Mapping, decorated_box, is_null, mapping_between, same_box, scale_between,
+    to_screen,
+};
 use crate::platform::{ActiveWindow, FoundElement};
 
 /// Whether an element of this role is a popup (a menu, a list's popup, a
@@ -215,11 +218,15 @@ impl A11yReader {
         (x, y): (i32, i32),
     ) -> Option<(Vec<ObjectRefOwned>, Vec<A11yNode>)> {
         let scale = mapping.scale;
+        // A managed window's frame (GTK 3 gives it with the window
+        // manager's decorations) is the window: no popup is searched for
+        // in it, element by element.
         let frame_is_the_window = mapping.moved_by().is_some()
             || window.is_some_and(|window| {
-                frame_node
-                    .rect
-                    .is_some_and(|rect| same_box(rect, scale, window.rect))
+                frame_node.rect.is_some_and(|rect| {
+                    same_box(rect, scale, window.rect)
+                        || (!window.popup && decorated_box(rect, scale, window.rect))
+                })
             });
         let popup = window.filter(|_| !frame_is_the_window).and_then(|window| {
             // Only a press that arrived in a popup may be named by an

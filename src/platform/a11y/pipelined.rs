@@ -13,9 +13,9 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use atspi_common::{CacheItem, CoordType, Interface, ObjectRefOwned, Role, State};
-use atspi_proxies::accessible::AccessibleProxy;
+use atspi_proxies::accessible::{AccessibleProxy, AccessibleProxyBlocking};
 use atspi_proxies::cache::CacheProxyBlocking;
-use atspi_proxies::component::ComponentProxy;
+use atspi_proxies::component::{ComponentProxy, ComponentProxyBlocking};
 use atspi_proxies::table::TableProxy;
 use futures_util::StreamExt;
 use reprise_models::{A11yNode, Rect};
@@ -265,6 +265,41 @@ pub(super) enum Wanted {
 }
 
 impl A11yReader {
+    /// One node (see `node`): its states, role, name and box asked at
+    /// once, one wait for the application, not four (a hit-test reads a
+    /// node a level, on the press's path).
+    pub(super) fn read_node(
+        &self,
+        at: &ObjectRefOwned,
+        proxy: &AccessibleProxyBlocking<'static>,
+        is_root: bool,
+    ) -> Option<A11yNode> {
+        let component = self
+            .proxy_of::<ComponentProxyBlocking>(at)
+            .ok()
+            .map(|component| ComponentProxy::from(component.inner().inner().clone()));
+        let accessible = AccessibleProxy::from(proxy.inner().inner().clone());
+        let (states, role, name, extents) = async_io::block_on(futures_util::future::join4(
+            accessible.get_state(),
+            accessible.get_role(),
+            accessible.name(),
+            async {
+                match &component {
+                    Some(component) => component.get_extents(CoordType::Screen).await.ok(),
+                    None => None,
+                }
+            },
+        ));
+        let states = self.as_shown(at, states.ok()?);
+        if !is_root && !states.contains(State::Showing) {
+            return None;
+        }
+        let role = role.unwrap_or(Role::Unknown);
+        let rect =
+            extents.and_then(|(x, y, width, height)| super::visible_box(x, y, width, height));
+        Some(super::node_of(role, name.ok(), rect, states))
+    }
+
     /// The nodes at `objects` (each with which of them is wanted),
     /// [`IN_FLIGHT`] at a time, in order: `None` for one not wanted or
     /// that does not answer, and for all once the application is backed
