@@ -265,22 +265,26 @@ pub(super) enum Wanted {
 }
 
 impl A11yReader {
-    /// One node (see `node`): its states, role, name and box asked at
-    /// once, one wait for the application, not four (a hit-test reads a
-    /// node a level, on the press's path).
+    /// One node (see `node`): its states first (one that does not show
+    /// is asked nothing more: a hidden menu's items are many), then its
+    /// role, name and box at once, one wait for the application, not three
+    /// (a hit-test reads a node a level, on the press's path).
     pub(super) fn read_node(
         &self,
         at: &ObjectRefOwned,
         proxy: &AccessibleProxyBlocking<'static>,
         is_root: bool,
     ) -> Option<A11yNode> {
+        let states = self.as_shown(at, proxy.get_state().ok()?);
+        if !is_root && !states.contains(State::Showing) {
+            return None;
+        }
         let component = self
             .proxy_of::<ComponentProxyBlocking>(at)
             .ok()
             .map(|component| ComponentProxy::from(component.inner().inner().clone()));
         let accessible = AccessibleProxy::from(proxy.inner().inner().clone());
-        let (states, role, name, extents) = async_io::block_on(futures_util::future::join4(
-            accessible.get_state(),
+        let (role, name, extents) = async_io::block_on(futures_util::future::join3(
             accessible.get_role(),
             accessible.name(),
             async {
@@ -290,10 +294,6 @@ impl A11yReader {
                 }
             },
         ));
-        let states = self.as_shown(at, states.ok()?);
-        if !is_root && !states.contains(State::Showing) {
-            return None;
-        }
         let role = role.unwrap_or(Role::Unknown);
         let rect =
             extents.and_then(|(x, y, width, height)| super::visible_box(x, y, width, height));
