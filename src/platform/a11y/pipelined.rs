@@ -15,7 +15,7 @@ use std::time::Instant;
 use atspi_common::{CacheItem, CoordType, Interface, ObjectRefOwned, Role, State};
 use atspi_proxies::accessible::{AccessibleProxy, AccessibleProxyBlocking};
 use atspi_proxies::cache::CacheProxyBlocking;
-use atspi_proxies::component::{ComponentProxy, ComponentProxyBlocking};
+use atspi_proxies::component::ComponentProxy;
 use atspi_proxies::table::TableProxy;
 use futures_util::StreamExt;
 use reprise_models::{A11yNode, Rect};
@@ -272,26 +272,20 @@ impl A11yReader {
     pub(super) fn read_node(
         &self,
         at: &ObjectRefOwned,
-        proxy: &AccessibleProxyBlocking<'static>,
+        accessible: &AccessibleProxyBlocking<'static>,
         is_root: bool,
     ) -> Option<A11yNode> {
-        let states = self.as_shown(at, proxy.get_state().ok()?);
+        let states = self.as_shown(at, accessible.get_state().ok()?);
         if !is_root && !states.contains(State::Showing) {
             return None;
         }
-        let component = self
-            .proxy_of::<ComponentProxyBlocking>(at)
-            .ok()
-            .map(|component| ComponentProxy::from(component.inner().inner().clone()));
-        let accessible = AccessibleProxy::from(proxy.inner().inner().clone());
+        let accessible = AccessibleProxy::from(accessible.inner().inner().clone());
         let (role, name, extents) = async_io::block_on(futures_util::future::join3(
             accessible.get_role(),
             accessible.name(),
             async {
-                match &component {
-                    Some(component) => component.get_extents(CoordType::Screen).await.ok(),
-                    None => None,
-                }
+                let component: ComponentProxy = proxy(self.bus.inner(), at).await?;
+                component.get_extents(CoordType::Screen).await.ok()
             },
         ));
         let role = role.unwrap_or(Role::Unknown);
