@@ -162,6 +162,28 @@ pub struct JobSpec {
     pub resume: Option<ResumeSpec>,
 }
 
+/// A job tried once, with the pool's defaults and nothing else asked.
+impl Default for JobSpec {
+    fn default() -> Self {
+        Self {
+            options: JobOptions::default(),
+            labels: BTreeMap::new(),
+            parameters: BTreeMap::new(),
+            attempts: one(),
+            retry: RetryPolicy::default(),
+            priority: Priority::default(),
+            deadline: None,
+            batch: None,
+            row: None,
+            version: None,
+            schedule: None,
+            slot: None,
+            requeued_from: None,
+            resume: None,
+        }
+    }
+}
+
 /// A halted job gone on with: on the desktop whose application holds its
 /// half-done task, by the worker whose store holds its run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -26,3 +26,39 @@ pub use recording::{
 pub use reduce::{ReduceOptions, reduce};
 pub use screenshot::Screenshot;
 pub use window::{A11yNode, A11yTree, ProcessCommand, WindowState};
+
+/// `Debug` for a type that holds what cannot be shown (a handle, a port, a
+/// model client): its name, and what says which one it is where given (a
+/// field, or what a closure reads off it).
+///
+/// `debug_showing!(Reader)`, `debug_showing!(Capture, rect)`,
+/// `debug_showing!(Strategy, steps: |s| s.steps.len())`.
+#[macro_export]
+macro_rules! debug_showing {
+    ($type:ident) => {
+        impl ::std::fmt::Debug for $type {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(stringify!($type)).finish_non_exhaustive()
+            }
+        }
+    };
+    ($type:ident, $field:ident) => {
+        impl ::std::fmt::Debug for $type {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(stringify!($type))
+                    .field(stringify!($field), &self.$field)
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+    ($type:ident, $name:ident: $read:expr) => {
+        impl ::std::fmt::Debug for $type {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                let read: fn(&$type) -> _ = $read;
+                f.debug_struct(stringify!($type))
+                    .field(stringify!($name), &read(self))
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}

@@ -77,11 +77,7 @@ pub struct A11yReader {
     surfaces: std::sync::Mutex<std::collections::HashMap<String, bool>>,
 }
 
-impl std::fmt::Debug for A11yReader {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("A11yReader").finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(A11yReader);
 
 /// Why the accessibility bus could not be read.
 #[derive(Debug, thiserror::Error)]

@@ -25,13 +25,7 @@ pub struct Injector {
     held: Vec<Held>,
 }
 
-impl std::fmt::Debug for Injector {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Injector")
-            .field("held", &self.held)
-            .finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(Injector, held);
 
 fn inject_err(err: impl std::fmt::Display) -> PlatformError {
     PlatformError::Inject(err.to_string())

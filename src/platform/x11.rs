@@ -82,13 +82,7 @@ pub struct WindowProbe {
     atoms: Atoms,
 }
 
-impl std::fmt::Debug for WindowProbe {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WindowProbe")
-            .field("root", &self.root)
-            .finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(WindowProbe, root);
 
 pub(super) fn query_err(err: impl std::fmt::Display) -> PlatformError {
     PlatformError::Query(err.to_string())

@@ -15,7 +15,7 @@ use super::stop::StopSequence;
 use super::{FOCUS_WAIT_SECONDS, MAX_LINK_WAIT_SECONDS, secrets};
 use crate::platform;
 use crate::store::frames::FrameImage;
-use crate::store::{ScreenshotBlob, Store};
+use crate::store::{Batch, ScreenshotBlob, Store};
 
 /// Collects events, frames and window states, links each event to the newest
 /// frame and window state at or before it, and writes them in batches.
@@ -355,10 +355,12 @@ impl Writer {
         store
             .append(
                 &self.recording_id,
-                self.next_event_seq,
-                &self.ready_events,
-                &self.screenshots,
-                &self.window_states,
+                Batch {
+                    first_event_seq: self.next_event_seq,
+                    events: &self.ready_events,
+                    screenshots: &self.screenshots,
+                    window_states: &self.window_states,
+                },
             )
             .context("write the recording to the store")?;
         self.next_event_seq += self.ready_events.len() as u64;

@@ -35,13 +35,7 @@ pub struct LiveDesktop {
 /// Password fields' boxes, shared with whoever stores the frames.
 pub type SecretFields = std::sync::Arc<std::sync::Mutex<Vec<reprise_models::Rect>>>;
 
-impl std::fmt::Debug for LiveDesktop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LiveDesktop")
-            .field("screen", &self.capture.geometry())
-            .finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(LiveDesktop, screen: |it| it.capture.geometry());
 
 impl LiveDesktop {
     pub fn connect(dry_run: bool) -> anyhow::Result<LiveDesktop> {

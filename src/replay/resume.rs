@@ -314,11 +314,7 @@ mod tests {
 
     #[test]
     fn ended_dry_and_vanilla_runs_are_not_resumed() {
-        let done = Some(ReplayOutcome::Completed {
-            steps: 2,
-            unverified: 1,
-            skipped: 0,
-        });
+        let done = Some(ReplayOutcome::completed(2, 1));
         let err = plan(&run(done, "visual"), &[], None).unwrap_err();
         assert!(matches!(err, ResumeError::Ended { .. }), "{err}");
         assert!(err.to_string().contains("ended unverified"), "{err}");

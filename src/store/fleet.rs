@@ -56,22 +56,8 @@ fn job_of(row: &Row<'_>) -> rusqlite::Result<(Job, String, String, Option<String
         id,
         recording_id: row.get(1)?,
         pool: row.get(2)?,
-        spec: JobSpec {
-            options: Default::default(),
-            labels: Default::default(),
-            parameters: Default::default(),
-            attempts: 1,
-            retry: Default::default(),
-            priority: Default::default(),
-            deadline: None,
-            batch: None,
-            row: None,
-            version: None,
-            schedule: None,
-            slot: None,
-            requeued_from: None,
-            resume: None,
-        },
+        // Read from its JSON by `finish_job`.
+        spec: JobSpec::default(),
         state: JobState::Queued,
         attempt: row.get(5)?,
         worker: row.get(6)?,
@@ -118,27 +104,7 @@ impl Store {
     /// Returns the event's id, or `None` for a step already stored.
     pub fn update_job(&mut self, job: &Job, event: Option<&NewEvent>) -> Result<Option<i64>> {
         let tx = self.conn.transaction()?;
-        tx.execute(
-            "UPDATE fleet_jobs SET state = ?2, attempt = ?3, worker = ?4, entry = ?5,
-                 injected = ?6, cancel = ?7, retry_at = ?8, outcome = ?9, reason = ?10,
-                 run_id = ?11, started = ?12, ended = ?13
-             WHERE id = ?1",
-            params![
-                job.id,
-                job.state.as_str(),
-                job.attempt,
-                job.worker,
-                job.entry,
-                job.injected,
-                job.cancel_requested,
-                job.retry_at,
-                job.outcome.as_ref().map(|outcome| outcome.to_string()),
-                job.reason,
-                job.run_id,
-                job.started,
-                job.ended,
-            ],
-        )?;
+        write_changing(&tx, job)?;
         let id = match event {
             Some(event) => insert_event(&tx, job, event)?,
             None => None,
@@ -468,29 +434,18 @@ pub(super) fn insert_job_row(
     event: &NewEvent,
 ) -> Result<i64> {
     tx.execute(
-        &format!(
-            "INSERT INTO fleet_jobs ({JOB_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, NULL, 0)"
-        ),
+        "INSERT INTO fleet_jobs (id, recording_id, pool, spec, state, created)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
             job.id,
             job.recording_id,
             job.pool,
             serde_json::to_string(&job.spec).expect("specs serialize"),
             job.state.as_str(),
-            job.attempt,
-            job.worker,
-            job.entry,
-            job.injected,
-            job.cancel_requested,
-            job.retry_at,
-            job.outcome.as_ref().map(|outcome| outcome.to_string()),
-            job.reason,
-            job.run_id,
             job.created,
-            job.started,
-            job.ended,
         ],
     )?;
+    write_changing(tx, job)?;
     Ok(insert_event(tx, job, event)?.expect("a new job's first event is new"))
 }
 
@@ -518,4 +473,30 @@ fn insert_event(
         ],
     )?;
     Ok((changed == 1).then(|| tx.last_insert_rowid()))
+}
+
+/// Writes the fields of a job that change as it goes.
+fn write_changing(tx: &rusqlite::Transaction<'_>, job: &Job) -> Result<()> {
+    tx.execute(
+        "UPDATE fleet_jobs SET state = ?2, attempt = ?3, worker = ?4, entry = ?5,
+             injected = ?6, cancel = ?7, retry_at = ?8, outcome = ?9, reason = ?10,
+             run_id = ?11, started = ?12, ended = ?13
+         WHERE id = ?1",
+        params![
+            job.id,
+            job.state.as_str(),
+            job.attempt,
+            job.worker,
+            job.entry,
+            job.injected,
+            job.cancel_requested,
+            job.retry_at,
+            job.outcome.as_ref().map(|outcome| outcome.to_string()),
+            job.reason,
+            job.run_id,
+            job.started,
+            job.ended,
+        ],
+    )?;
+    Ok(())
 }

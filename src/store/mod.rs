@@ -23,7 +23,7 @@ use rusqlite::Connection;
 
 pub use fleet::{NewEvent, WorkerRow};
 pub use llm::{CachedReply, CallRow, UsageTotal};
-pub use recordings::{RecordingSummary, ScreenshotBlob};
+pub use recordings::{Batch, RecordingSummary, ScreenshotBlob};
 pub use runs::{
     BatchRow, Resumption, RunArguments, RunListing, RunRecord, RunRungs, RunStep, RunSummary,
     StoredStep,

@@ -66,23 +66,9 @@ impl Store {
 
     /// Appends a batch of a recording's data in one transaction. Images are
     /// stored once per content hash.
-    pub fn append(
-        &mut self,
-        recording_id: &str,
-        first_event_seq: u64,
-        events: &[ActionEvent],
-        screenshots: &[ScreenshotBlob],
-        window_states: &[WindowState],
-    ) -> Result<()> {
+    pub fn append(&mut self, recording_id: &str, batch: Batch<'_>) -> Result<()> {
         let tx = self.conn.transaction()?;
-        append_rows(
-            &tx,
-            recording_id,
-            first_event_seq,
-            events,
-            screenshots,
-            window_states,
-        )?;
+        append_rows(&tx, recording_id, batch)?;
         tx.commit()?;
         Ok(())
     }
@@ -373,14 +359,13 @@ impl Store {
                 image: FrameImage::Stored,
             })
             .collect();
-        append_rows(
-            &tx,
-            &bundle.recording.id,
-            0,
-            &bundle.events,
-            &blobs,
-            &bundle.window_states,
-        )?;
+        let batch = Batch {
+            first_event_seq: 0,
+            events: &bundle.events,
+            screenshots: &blobs,
+            window_states: &bundle.window_states,
+        };
+        append_rows(&tx, &bundle.recording.id, batch)?;
         tx.commit()?;
         Ok(())
     }
@@ -409,14 +394,23 @@ fn insert_recording_row(tx: &Transaction<'_>, recording: &Recording) -> Result<(
     Ok(())
 }
 
-fn append_rows(
-    tx: &Transaction<'_>,
-    recording_id: &str,
-    first_event_seq: u64,
-    events: &[ActionEvent],
-    screenshots: &[ScreenshotBlob],
-    window_states: &[WindowState],
-) -> Result<()> {
+/// What a recorder appends at once: events numbered from `first_event_seq`,
+/// screenshots and window states.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Batch<'a> {
+    pub first_event_seq: u64,
+    pub events: &'a [ActionEvent],
+    pub screenshots: &'a [ScreenshotBlob],
+    pub window_states: &'a [WindowState],
+}
+
+fn append_rows(tx: &Transaction<'_>, recording_id: &str, batch: Batch<'_>) -> Result<()> {
+    let Batch {
+        first_event_seq,
+        events,
+        screenshots,
+        window_states,
+    } = batch;
     let mut insert_screenshot = tx.prepare_cached(
         "INSERT INTO screenshots (recording_id, idx, timestamp, width, height, screen, hash)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",

@@ -291,7 +291,15 @@ fn append_frames(store: &mut Store, id: &str, frames: &[image::RgbaImage]) -> Ve
             }
         })
         .collect();
-    store.append(id, 0, &[], &blobs, &[]).unwrap();
+    store
+        .append(
+            id,
+            Batch {
+                screenshots: &blobs,
+                ..Batch::default()
+            },
+        )
+        .unwrap();
     hashes
 }
 
@@ -392,7 +400,15 @@ fn a_key_frame_stays_while_patches_use_it_and_goes_with_them() {
         .insert_recording(&sample_bundle("rec-b").0.recording)
         .unwrap();
     let blob = frame_blob(0, &hashes[1], FrameImage::Stored);
-    store.append("rec-b", 0, &[], &[blob], &[]).unwrap();
+    store
+        .append(
+            "rec-b",
+            Batch {
+                screenshots: &[blob],
+                ..Batch::default()
+            },
+        )
+        .unwrap();
     store.delete_recording("rec-a").unwrap();
     assert_eq!(read_frame(&store, &hashes[1]), frames[1]);
     assert!(
@@ -420,7 +436,15 @@ fn a_key_frame_first_stored_as_a_patch_is_stored_whole_when_it_becomes_a_key() {
         &hashes[1],
         FrameImage::Full(crate::store::frames::encode_png(&frames[1])),
     );
-    store.append("rec-upgrade", 0, &[], &[blob], &[]).unwrap();
+    store
+        .append(
+            "rec-upgrade",
+            Batch {
+                screenshots: &[blob],
+                ..Batch::default()
+            },
+        )
+        .unwrap();
     let base: Option<String> = store
         .conn
         .query_row(
@@ -779,11 +803,7 @@ fn a_run_stored_by_an_older_reprise_reads_back_typed() {
     assert_eq!(run.arguments.batch, None);
     assert_eq!(
         run.outcome,
-        Some(reprise_strategies::ReplayOutcome::Completed {
-            steps: 3,
-            unverified: 0,
-            skipped: 0
-        })
+        Some(reprise_strategies::ReplayOutcome::completed(3, 0))
     );
     let summary = run.summary.unwrap();
     assert_eq!(

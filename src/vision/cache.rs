@@ -19,11 +19,7 @@ pub struct StoreRows {
     store: Store,
 }
 
-impl std::fmt::Debug for StoreRows {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StoreRows").finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(StoreRows);
 
 impl StoreRows {
     pub fn new(store: Store) -> StoreRows {

@@ -22,11 +22,7 @@ pub struct TesseractReader {
     failed: Option<String>,
 }
 
-impl std::fmt::Debug for TesseractReader {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TesseractReader").finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(TesseractReader);
 
 impl TesseractReader {
     /// Tesseract, started and waited for.

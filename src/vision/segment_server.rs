@@ -17,13 +17,7 @@ pub struct HttpSegmenter {
     client: reqwest::Client,
 }
 
-impl std::fmt::Debug for HttpSegmenter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpSegmenter")
-            .field("url", &self.url)
-            .finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(HttpSegmenter, url);
 
 impl HttpSegmenter {
     pub fn new(url: &str, timeout: std::time::Duration) -> anyhow::Result<HttpSegmenter> {

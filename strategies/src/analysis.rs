@@ -35,13 +35,7 @@ pub struct Vision {
     pub stats: VisualStats,
 }
 
-impl std::fmt::Debug for Vision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Vision")
-            .field("stats", &self.stats)
-            .finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(Vision, stats);
 
 impl Vision {
     /// Segments and describes a window image, reusing a cached segmentation

@@ -46,8 +46,11 @@ pub enum DescribeError {
 pub trait Describer {
     fn name(&self) -> &'static str;
     /// Its name and version in the segmentation cache: descriptions kept
-    /// under another name are never reused.
-    fn cache_name(&self) -> &'static str;
+    /// under another name are never reused. Its name by default: a
+    /// describer whose descriptions may change gives a version too.
+    fn cache_name(&self) -> &'static str {
+        self.name()
+    }
     /// Whether it describes on this machine, asking no model (the offline
     /// describer): only such a describer cross-checks the structural rung.
     fn runs_here(&self) -> bool {

@@ -120,11 +120,7 @@ impl SharedLlm {
     }
 }
 
-impl std::fmt::Debug for SharedLlm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SharedLlm").finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(SharedLlm);
 
 impl Llm for SharedLlm {
     fn complete(&mut self, request: &LlmRequest) -> Result<LlmReply, LlmError> {

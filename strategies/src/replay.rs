@@ -221,6 +221,17 @@ pub enum ReplayOutcome {
     },
 }
 
+impl ReplayOutcome {
+    /// Every one of `steps` done, none skipped, `unverified` of them unchecked.
+    pub const fn completed(steps: usize, unverified: usize) -> Self {
+        Self::Completed {
+            steps,
+            unverified,
+            skipped: 0,
+        }
+    }
+}
+
 /// Runs a replay. `abort` is polled between actions and during waits;
 /// `on_step` receives every finished step with the frame its decision saw.
 pub fn run_replay(

@@ -28,13 +28,7 @@ pub struct VanillaStrategy {
     max_feedback_attempts: u32,
 }
 
-impl std::fmt::Debug for VanillaStrategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VanillaStrategy")
-            .field("recorded", &self.recorded.len())
-            .finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(VanillaStrategy, recorded: |it| it.recorded.len());
 
 impl VanillaStrategy {
     pub fn new(

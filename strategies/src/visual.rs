@@ -243,13 +243,7 @@ struct Scrolling {
     last: Option<(reprise_models::Rect, (i32, i32))>,
 }
 
-impl std::fmt::Debug for VisualStrategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VisualStrategy")
-            .field("steps", &self.steps.len())
-            .finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(VisualStrategy, steps: |it| it.steps.len());
 
 impl VisualStrategy {
     pub fn new(steps: Vec<PlannedStep>, vision: Vision, speed: f64) -> Self {

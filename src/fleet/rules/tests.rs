@@ -8,7 +8,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::*;
-use crate::fleet::{JobOptions, JobSpec};
+use crate::fleet::JobSpec;
 
 const NOW: &str = "2026-01-01T12:00:00.000Z";
 const A_MINUTE_AGO: &str = "2026-01-01T11:59:00.000Z";
@@ -33,20 +33,9 @@ fn job(state: JobState) -> Job {
         recording_id: "r".into(),
         pool: "p".into(),
         spec: JobSpec {
-            options: JobOptions::default(),
-            labels: BTreeMap::new(),
-            parameters: BTreeMap::new(),
             attempts: 3,
             retry: RetryPolicy::Never,
-            priority: Default::default(),
-            deadline: None,
-            batch: None,
-            row: None,
-            version: None,
-            schedule: None,
-            slot: None,
-            requeued_from: None,
-            resume: None,
+            ..JobSpec::default()
         },
         state,
         attempt: u32::from(state != JobState::Queued),

@@ -352,36 +352,79 @@ async fn new_job_id(answer: Response) -> Option<String> {
     Some(job.id)
 }
 
-async fn workers_page(State(fleet): State<Shared>, headers: HeaderMap) -> Response {
-    let session = match session(&fleet, &headers) {
+/// A page of what `read` finds, drawn by `draw` for the request's session.
+fn listing<T>(
+    fleet: &Fleet,
+    headers: &HeaderMap,
+    read: impl FnOnce(&Fleet) -> ApiResult<T>,
+    draw: impl FnOnce(&Session, &T) -> maud::Markup,
+) -> Response {
+    let session = match session(fleet, headers) {
         Ok(session) => session,
         Err(login) => return *login,
     };
-    match super::workers::worker_list(&fleet) {
-        Ok(workers) => page(StatusCode::OK, pages::workers(&session, &workers)),
+    match read(fleet) {
+        Ok(found) => page(StatusCode::OK, draw(&session, &found)),
         Err(fail) => failed(Some(&session), fail),
     }
 }
 
+async fn workers_page(State(fleet): State<Shared>, headers: HeaderMap) -> Response {
+    listing(
+        &fleet,
+        &headers,
+        super::workers::worker_list,
+        |session, workers| pages::workers(session, workers),
+    )
+}
+
 async fn recordings_page(State(fleet): State<Shared>, headers: HeaderMap) -> Response {
-    let session = match session(&fleet, &headers) {
-        Ok(session) => session,
-        Err(login) => return *login,
-    };
-    match fleet.store().list_recordings() {
-        Ok(recordings) => page(StatusCode::OK, pages::recordings(&session, &recordings)),
-        Err(err) => failed(Some(&session), err.into()),
-    }
+    let read = |fleet: &Fleet| Ok(fleet.store().list_recordings()?);
+    listing(&fleet, &headers, read, |session, recordings| {
+        pages::recordings(session, recordings)
+    })
 }
 
 async fn schedules_page(State(fleet): State<Shared>, headers: HeaderMap) -> Response {
-    let session = match session(&fleet, &headers) {
+    let read = |fleet: &Fleet| Ok(fleet.store().schedules()?);
+    listing(&fleet, &headers, read, |session, schedules| {
+        pages::schedules(session, schedules)
+    })
+}
+
+async fn dead_page(State(fleet): State<Shared>, headers: HeaderMap) -> Response {
+    let read = |fleet: &Fleet| Ok(fleet.store().dead_jobs(1_000)?);
+    listing(&fleet, &headers, read, |session, jobs| {
+        pages::dead(session, jobs)
+    })
+}
+
+async fn submit_page(State(fleet): State<Shared>, headers: HeaderMap) -> Response {
+    let read = |fleet: &Fleet| Ok(fleet.store().list_recordings()?);
+    listing(&fleet, &headers, read, |session, recordings| {
+        pages::submit(session, recordings)
+    })
+}
+
+/// An admin's form: `act` done, said in the log, then back to `back`.
+async fn administered<F: Future<Output = ApiResult<Response>>>(
+    fleet: &Fleet,
+    headers: &HeaderMap,
+    csrf: &str,
+    act: F,
+    said: impl FnOnce(&Session) -> String,
+    back: &str,
+) -> Response {
+    let session = match may_administer(fleet, headers, csrf) {
         Ok(session) => session,
-        Err(login) => return *login,
+        Err(refused) => return *refused,
     };
-    match fleet.store().schedules() {
-        Ok(schedules) => page(StatusCode::OK, pages::schedules(&session, &schedules)),
-        Err(err) => failed(Some(&session), err.into()),
+    match act.await {
+        Ok(_) => {
+            tracing::info!("console: {}", said(&session));
+            Redirect::to(back).into_response()
+        }
+        Err(fail) => failed(Some(&session), fail),
     }
 }
 
@@ -391,17 +434,17 @@ async fn remove_schedule(
     Path(id): Path<String>,
     Form(form): Form<Csrf>,
 ) -> Response {
-    let session = match may_administer(&fleet, &headers, &form.csrf) {
-        Ok(session) => session,
-        Err(refused) => return *refused,
-    };
-    match super::schedules::remove(State(Arc::clone(&fleet)), Path(id.clone())).await {
-        Ok(_) => {
-            tracing::info!("console: a user removed schedule {id}");
-            Redirect::to("/console/schedules").into_response()
-        }
-        Err(fail) => failed(Some(&session), fail),
-    }
+    let act = super::schedules::remove(State(Arc::clone(&fleet)), Path(id.clone()));
+    let said = |session: &Session| format!("{} removed schedule {id}", session.name);
+    administered(
+        &fleet,
+        &headers,
+        &form.csrf,
+        act,
+        said,
+        "/console/schedules",
+    )
+    .await
 }
 
 /// `POST /console/workers/{id}/forget`.
@@ -411,39 +454,9 @@ async fn forget_worker(
     Path(id): Path<String>,
     Form(form): Form<Csrf>,
 ) -> Response {
-    let session = match may_administer(&fleet, &headers, &form.csrf) {
-        Ok(session) => session,
-        Err(refused) => return *refused,
-    };
-    match super::workers::forget(State(Arc::clone(&fleet)), Path(id.clone())).await {
-        Ok(_) => {
-            tracing::info!("console: {} forgot worker {id}", session.name);
-            Redirect::to("/console/workers").into_response()
-        }
-        Err(fail) => failed(Some(&session), fail),
-    }
-}
-
-async fn dead_page(State(fleet): State<Shared>, headers: HeaderMap) -> Response {
-    let session = match session(&fleet, &headers) {
-        Ok(session) => session,
-        Err(login) => return *login,
-    };
-    match fleet.store().dead_jobs(1_000) {
-        Ok(jobs) => page(StatusCode::OK, pages::dead(&session, &jobs)),
-        Err(err) => failed(Some(&session), err.into()),
-    }
-}
-
-async fn submit_page(State(fleet): State<Shared>, headers: HeaderMap) -> Response {
-    let session = match session(&fleet, &headers) {
-        Ok(session) => session,
-        Err(login) => return *login,
-    };
-    match fleet.store().list_recordings() {
-        Ok(recordings) => page(StatusCode::OK, pages::submit(&session, &recordings)),
-        Err(err) => failed(Some(&session), err.into()),
-    }
+    let act = super::workers::forget(State(Arc::clone(&fleet)), Path(id.clone()));
+    let said = |session: &Session| format!("{} forgot worker {id}", session.name);
+    administered(&fleet, &headers, &form.csrf, act, said, "/console/workers").await
 }
 
 /// The submit form: a recording, its parameters (`NAME=VALUE` a line),

@@ -149,13 +149,7 @@ pub struct RootCapture {
     damage: Option<DamageWatch>,
 }
 
-impl std::fmt::Debug for RootCapture {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RootCapture")
-            .field("rect", &self.rect)
-            .finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(RootCapture, rect);
 
 impl RootCapture {
     /// The desktop, in device pixels: the primary monitor's rectangle (the

@@ -18,13 +18,7 @@ pub struct LlmDescriber {
     pub calls: u64,
 }
 
-impl std::fmt::Debug for LlmDescriber {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LlmDescriber")
-            .field("calls", &self.calls)
-            .finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(LlmDescriber, calls);
 
 impl LlmDescriber {
     pub fn new(llm: Box<dyn crate::llm::Llm>, render: crate::vanilla::RenderPrompt) -> Self {

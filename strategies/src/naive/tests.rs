@@ -163,14 +163,7 @@ fn the_replay_loop_injects_every_step_and_completes() {
         &|| false,
         &mut |record, _| records.push(record.clone()),
     );
-    assert_eq!(
-        outcome,
-        crate::ReplayOutcome::Completed {
-            steps: 2,
-            unverified: 2,
-            skipped: 0
-        }
-    );
+    assert_eq!(outcome, crate::ReplayOutcome::completed(2, 2));
     assert_eq!(records.len(), 2);
     assert!(desktop.held.is_empty(), "nothing stays pressed");
     let injected: Vec<&Action> = desktop.injected.iter().collect();

@@ -429,14 +429,7 @@ fn waiting_for_the_screen_spends_no_attempt_and_is_bounded() {
         &|| false,
         &mut |record, _| records.push(record.clone()),
     );
-    assert_eq!(
-        outcome,
-        ReplayOutcome::Completed {
-            steps: 1,
-            unverified: 1,
-            skipped: 0
-        }
-    );
+    assert_eq!(outcome, ReplayOutcome::completed(1, 1));
     assert_eq!((records[0].attempts, records[0].errors.len()), (1, 0));
 
     // Never ready: each attempt waits its bound, then fails with the reason.
@@ -559,11 +552,7 @@ fn a_step_is_verified_only_when_its_check_saw_the_effect() {
             presses,
         )
     };
-    let completed = |unverified| ReplayOutcome::Completed {
-        steps: 1,
-        unverified,
-        skipped: 0,
-    };
+    let completed = |unverified| ReplayOutcome::completed(1, unverified);
     let seen = Verification::Verified(crate::Evidence::new(
         crate::EvidenceKind::State,
         "the box is checked",
@@ -630,14 +619,7 @@ fn a_stored_done_step_reads_as_unverified() {
     assert_eq!(status, StepStatus::Unverified);
     let outcome: ReplayOutcome =
         serde_json::from_str(r#"{"outcome": "completed", "steps": 3}"#).unwrap();
-    assert_eq!(
-        outcome,
-        ReplayOutcome::Completed {
-            steps: 3,
-            unverified: 0,
-            skipped: 0
-        }
-    );
+    assert_eq!(outcome, ReplayOutcome::completed(3, 0));
 }
 
 #[test]
@@ -813,6 +795,18 @@ fn input_gaps(records: &[StepRecord]) -> Vec<f64> {
         .collect()
 }
 
+/// The records of `step` made three times, its effect awaited until the
+/// screen has been still for `quiet`.
+fn three_times(step: Step, desktop: &mut ScriptedDesktop, quiet: Duration) -> Vec<StepRecord> {
+    let options = ReplayOptions {
+        max_steps: 3,
+        ..settling(quiet, Duration::from_millis(10))
+    };
+    let (_, records) = run(&mut Repeat(step), desktop, &options, &|| false);
+    assert_eq!(records.len(), 3);
+    records
+}
+
 #[test]
 fn a_recorded_pause_counts_from_the_previous_steps_input_not_from_its_checks() {
     // Each step waits for the screen to settle (a third of a second here)
@@ -825,13 +819,11 @@ fn a_recorded_pause_counts_from_the_previous_steps_input_not_from_its_checks() {
             delay_before_seconds: 1.0,
             ..press_and_wait_step()
         };
-        let options = ReplayOptions {
-            max_steps: 3,
-            ..settling(Duration::from_secs_f64(quiet), Duration::from_millis(10))
-        };
-        let (_, records) = run(&mut Repeat(step), &mut desktop, &options, &|| false);
-        assert_eq!(records.len(), 3);
-        input_gaps(&records)
+        input_gaps(&three_times(
+            step,
+            &mut desktop,
+            Duration::from_secs_f64(quiet),
+        ))
     };
     for gap in gaps(0.3) {
         assert!((gap - 1.2).abs() < 0.05, "{gap}");
@@ -861,16 +853,11 @@ fn a_recheck_is_taken_out_of_the_recorded_pause_so_the_press_keeps_the_pace() {
         step.actions[0] = Action::MoveTo { x: 50.0, y: 40.0 };
         step.expect = Some(ok);
         step.delay_before_seconds = 1.0;
-        let options = ReplayOptions {
-            max_steps: 3,
-            ..settling(Duration::from_millis(300), Duration::from_millis(10))
-        };
-        let (_, records) = run(&mut Repeat(step), &mut desktop, &options, &|| false);
+        let records = three_times(step, &mut desktop, Duration::from_millis(300));
         for record in &records {
             let check = record.recheck.as_ref().expect("re-checked");
             assert!((check.seconds - hit).abs() < 1e-6, "{check:?}");
         }
-        assert_eq!(records.len(), 3);
         input_gaps(&records)
     };
     for gap in gaps(0.08) {
@@ -1040,14 +1027,7 @@ fn a_replay_known_to_be_over_ends_without_waiting_for_the_screen() {
         };
         let mut strategy = OnePress { after: None, knows };
         let (outcome, _) = run(&mut strategy, &mut desktop, &options, &|| false);
-        assert_eq!(
-            outcome,
-            ReplayOutcome::Completed {
-                steps: 1,
-                unverified: 1,
-                skipped: 0
-            }
-        );
+        assert_eq!(outcome, ReplayOutcome::completed(1, 1));
         assert!(desktop.held.is_empty());
         desktop.slept.as_secs_f64()
     };

@@ -238,13 +238,7 @@ pub struct SegmentationCache {
     pub policy: ReusePolicy,
 }
 
-impl std::fmt::Debug for SegmentationCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SegmentationCache")
-            .field("policy", &self.policy)
-            .finish_non_exhaustive()
-    }
-}
+reprise_models::debug_showing!(SegmentationCache, policy);
 
 impl SegmentationCache {
     pub fn new(rows: Box<dyn SegmentationRows>) -> SegmentationCache {

@@ -326,6 +326,29 @@ mod tests {
         }
     }
 
+    /// A button labelled `label`, the `nth` of `n_same` that look alike.
+    fn button(label: &str, nth: usize, n_same: usize) -> Fingerprint {
+        fingerprint(&format!("button \"{label}\""), label, nth, n_same)
+    }
+
+    /// [`find_target`] with the default options, in a blank window that
+    /// holds every segment.
+    fn find(
+        wanted: Fingerprint,
+        segments: &[Segment],
+        descriptions: &[Description],
+    ) -> Result<Found, MatchError> {
+        let width = segments.iter().map(|s| s.rect.x + s.rect.width).max();
+        let window = RgbaImage::new(width.unwrap_or(1), 40);
+        find_target(
+            &wanted,
+            segments,
+            descriptions,
+            &window,
+            &MatchOptions::default(),
+        )
+    }
+
     #[test]
     fn the_closest_candidates_are_best_first_each_element_once() {
         let label_inside = Segment::full(
@@ -356,7 +379,7 @@ mod tests {
             description("button \"\"", ""),
         ];
         let window = RgbaImage::new(200, 40);
-        let wanted = fingerprint("button \"save\"", "save", 0, 1);
+        let wanted = button("save", 0, 1);
         let closest = closest(&wanted, &segments, &descriptions, &window);
         let found: Vec<(usize, String, &str)> = closest
             .iter()
@@ -378,42 +401,19 @@ mod tests {
     #[test]
     fn exact_then_similar_text_then_refusal() {
         let segments = vec![segment(0, 0), segment(50, 0), segment(100, 0)];
-        let window = RgbaImage::new(200, 40);
         let descriptions = vec![
             description("button \"save\"", "save"),
             description("button \"cancel\"", "cancel"),
             description("button \"sav3\"", "sav3"),
         ];
-        let options = MatchOptions::default();
-        let found = find_target(
-            &fingerprint("button \"cancel\"", "cancel", 0, 1),
-            &segments,
-            &descriptions,
-            &window,
-            &options,
-        )
-        .unwrap();
+        let found = find(button("cancel", 0, 1), &segments, &descriptions).unwrap();
         assert_eq!(found.segment_idx, 1);
         // OCR read "cancel" as "cance1": similar text still finds it.
-        let found = find_target(
-            &fingerprint("button \"cance1\"", "cance1", 0, 1),
-            &segments,
-            &descriptions,
-            &window,
-            &options,
-        )
-        .unwrap();
+        let found = find(button("cance1", 0, 1), &segments, &descriptions).unwrap();
         assert_eq!(found.segment_idx, 1);
         // Neither "save" nor "sav3" is "savs", however close they read: not
         // found (their crops are blank here, so no look can find them).
-        let err = find_target(
-            &fingerprint("button \"savs\"", "savs", 0, 1),
-            &segments,
-            &descriptions,
-            &window,
-            &options,
-        )
-        .unwrap_err();
+        let err = find(button("savs", 0, 1), &segments, &descriptions).unwrap_err();
         assert!(matches!(err, MatchError::NotFound(_)), "{err}");
         // Two readings OCR may make of one label, both on the screen, and
         // neither exactly as recorded: refuse.
@@ -422,43 +422,20 @@ mod tests {
             description("button \"canceI\"", "cancei"),
             description("button \"ok\"", "ok"),
         ];
-        let err = find_target(
-            &fingerprint("button \"cancel\"", "cancel", 0, 1),
-            &segments,
-            &twins,
-            &window,
-            &options,
-        )
-        .unwrap_err();
+        let err = find(button("cancel", 0, 1), &segments, &twins).unwrap_err();
         assert!(matches!(err, MatchError::Ambiguous(_)), "{err}");
     }
 
     #[test]
     fn look_alikes_are_told_apart_by_place_only_when_their_number_is_unchanged() {
         let segments = vec![segment(0, 0), segment(50, 0)];
-        let window = RgbaImage::new(200, 40);
         let descriptions = vec![
             description("button \"ok\"", "ok"),
             description("button \"ok\"", "ok"),
         ];
-        let options = MatchOptions::default();
-        let found = find_target(
-            &fingerprint("button \"ok\"", "ok", 1, 2),
-            &segments,
-            &descriptions,
-            &window,
-            &options,
-        )
-        .unwrap();
+        let found = find(button("ok", 1, 2), &segments, &descriptions).unwrap();
         assert_eq!(found.segment_idx, 1, "the second of two");
-        let err = find_target(
-            &fingerprint("button \"ok\"", "ok", 0, 1),
-            &segments,
-            &descriptions,
-            &window,
-            &options,
-        )
-        .unwrap_err();
+        let err = find(button("ok", 0, 1), &segments, &descriptions).unwrap_err();
         assert!(
             err.to_string()
                 .contains("2 elements look like button \"ok\" and the recording had 1"),
@@ -471,16 +448,8 @@ mod tests {
     fn many_look_alikes_are_refused_even_when_their_number_is_unchanged() {
         let n_boxes = MAX_LOOK_ALIKES + 1;
         let segments: Vec<Segment> = (0..n_boxes as u32).map(|k| segment(50 * k, 0)).collect();
-        let window = RgbaImage::new(50 * n_boxes as u32, 40);
         let descriptions = vec![description("box", ""); n_boxes];
-        let err = find_target(
-            &fingerprint("box", "", 3, n_boxes),
-            &segments,
-            &descriptions,
-            &window,
-            &MatchOptions::default(),
-        )
-        .unwrap_err();
+        let err = find(fingerprint("box", "", 3, n_boxes), &segments, &descriptions).unwrap_err();
         assert!(
             err.to_string()
                 .contains("7 elements look like box: too many to tell apart by their place"),

@@ -37,10 +37,6 @@ impl Describer for NoDescriptions {
         "none"
     }
 
-    fn cache_name(&self) -> &'static str {
-        "none"
-    }
-
     fn describe(
         &mut self,
         _window: &RgbaImage,
@@ -191,14 +187,7 @@ fn the_recorded_row_is_clicked_where_it_is_now() {
         Rungs::default(),
     );
     // Verified: the row is selected after the click, as recorded.
-    assert_eq!(
-        outcome,
-        ReplayOutcome::Completed {
-            steps: 1,
-            unverified: 0,
-            skipped: 0
-        }
-    );
+    assert_eq!(outcome, ReplayOutcome::completed(1, 0));
     // The same place inside the cell: 5 px right and down of its corner.
     assert_eq!(moves, [(15.0, 75.0)]);
     // One tree to decide, one to re-check what is at the point just before
@@ -225,14 +214,7 @@ fn a_click_on_the_cell_that_already_had_the_focus_is_verified_by_its_focus() {
         tree
     };
     let (outcome, moves, _) = check_replay(step, vec![focused(), focused()], Rungs::default());
-    assert_eq!(
-        outcome,
-        ReplayOutcome::Completed {
-            steps: 1,
-            unverified: 0,
-            skipped: 0
-        }
-    );
+    assert_eq!(outcome, ReplayOutcome::completed(1, 0));
     assert_eq!(moves, [(15.0, 35.0)]);
 }
 
@@ -261,14 +243,7 @@ fn a_row_not_yet_in_the_list_is_looked_for_again_within_the_attempts() {
         vec![list(filling, None), list(ROWS, None), list(ROWS, Some(1))],
         Rungs::default(),
     );
-    assert_eq!(
-        outcome,
-        ReplayOutcome::Completed {
-            steps: 1,
-            unverified: 0,
-            skipped: 0
-        }
-    );
+    assert_eq!(outcome, ReplayOutcome::completed(1, 0));
     assert_eq!(moves, [(15.0, 35.0)]);
     // Two to decide, one to re-check before the press, one for the effect.
     assert_eq!(requests, 4);
@@ -434,10 +409,6 @@ struct Described(Vec<(&'static str, &'static str)>);
 
 impl Describer for Described {
     fn name(&self) -> &'static str {
-        "described"
-    }
-
-    fn cache_name(&self) -> &'static str {
         "described"
     }
 
@@ -961,15 +932,7 @@ fn a_row_scrolled_out_of_view_is_scrolled_to_with_the_wheel_then_clicked() {
         Rungs::default(),
         0,
     );
-    assert_eq!(
-        outcome,
-        ReplayOutcome::Completed {
-            steps: 1,
-            unverified: 0,
-            skipped: 0
-        },
-        "{records:?}"
-    );
+    assert_eq!(outcome, ReplayOutcome::completed(1, 0), "{records:?}");
     let wheel = Action::MoveTo { x: 100.0, y: 50.0 };
     assert_eq!(
         desktop.injected[..4],

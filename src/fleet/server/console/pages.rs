@@ -89,6 +89,16 @@ fn action(session: &Session, path: &str, label: &str, id: &str) -> Markup {
     }
 }
 
+/// A table: its column heads, then its rows.
+fn table(id: &str, heads: &[&str], rows: Markup) -> Markup {
+    html! {
+        table id=(id) {
+            thead { tr { @for head in heads { th { (head) } } } }
+            tbody { (rows) }
+        }
+    }
+}
+
 fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
@@ -213,29 +223,26 @@ pub(super) fn workers(session: &Session, workers: &[Worker]) -> Markup {
         "Workers",
         Some(session),
         html! {
-            table id="workers" {
-                thead { tr { th { "worker" } th { "state" } th { "host" } th { "pool" } th { "labels" } th { "job" } th { "last heartbeat" } th { "last screen" } th {} } }
-                tbody {
-                    @for worker in workers {
-                        tr data-worker=(worker.id) {
-                            td { (worker.id) } td.state { (worker.state) } td { (worker.host) } td { (worker.pool) }
-                            td { @for (key, value) in &worker.labels { (key) "=" (value) " " } }
-                            td { @if let Some(job) = &worker.job { a href={ "/console/jobs/" (job) } { (short(job)) } } }
-                            td { (worker.last_heartbeat) }
-                            td.screen {
-                                @if let Some(at) = &worker.screen_at {
-                                    img width="240" alt={ "the screen of worker " (worker.id) " at " (at) }
-                                        src={ "/console/workers/" (crate::fleet::client::path_part(&worker.id)) "/screen" };
-                                    br; small { (at) }
-                                }
+            (table("workers", &["worker", "state", "host", "pool", "labels", "job", "last heartbeat", "last screen", ""], html! {
+                @for worker in workers {
+                    tr data-worker=(worker.id) {
+                        td { (worker.id) } td.state { (worker.state) } td { (worker.host) } td { (worker.pool) }
+                        td { @for (key, value) in &worker.labels { (key) "=" (value) " " } }
+                        td { @if let Some(job) = &worker.job { a href={ "/console/jobs/" (job) } { (short(job)) } } }
+                        td { (worker.last_heartbeat) }
+                        td.screen {
+                            @if let Some(at) = &worker.screen_at {
+                                img width="240" alt={ "the screen of worker " (worker.id) " at " (at) }
+                                    src={ "/console/workers/" (crate::fleet::client::path_part(&worker.id)) "/screen" };
+                                br; small { (at) }
                             }
-                            td { @if session.administers && matches!(worker.state.as_str(), "gone" | "silent") {
-                                (action(session, &format!("/console/workers/{}/forget", crate::fleet::client::path_part(&worker.id)), "Forget", "forget"))
-                            } }
                         }
+                        td { @if session.administers && matches!(worker.state.as_str(), "gone" | "silent") {
+                            (action(session, &format!("/console/workers/{}/forget", crate::fleet::client::path_part(&worker.id)), "Forget", "forget"))
+                        } }
                     }
                 }
-            }
+            }))
         },
     )
 }
@@ -245,25 +252,22 @@ pub(super) fn recordings(session: &Session, recordings: &[RecordingSummary]) -> 
         "Recordings",
         Some(session),
         html! {
-            table id="recordings" {
-                thead { tr { th { "starts on" } th { "name" } th { "id" } th { "recorded" } th { "length" } th { "events" } th { "screenshots" } th { "version" } } }
-                tbody {
-                    @for recording in recordings {
-                        tr data-recording=(recording.id) {
-                            td.thumbnail {
-                                @if recording.n_screenshots > 0 {
-                                    img loading="lazy" width="160" alt={ "the screen " (recording.name) " starts on" }
-                                        src={ "/console/recordings/" (crate::fleet::client::path_part(&recording.id)) "/thumbnail" };
-                                }
+            (table("recordings", &["starts on", "name", "id", "recorded", "length", "events", "screenshots", "version"], html! {
+                @for recording in recordings {
+                    tr data-recording=(recording.id) {
+                        td.thumbnail {
+                            @if recording.n_screenshots > 0 {
+                                img loading="lazy" width="160" alt={ "the screen " (recording.name) " starts on" }
+                                    src={ "/console/recordings/" (crate::fleet::client::path_part(&recording.id)) "/thumbnail" };
                             }
-                            td { (recording.name) } td { (recording.id) } td { (recording.created) }
-                            td { (format!("{:.1} s", recording.duration_seconds)) }
-                            td { (recording.n_events) } td { (recording.n_screenshots) }
-                            td.version { (recording.latest_version) }
                         }
+                        td { (recording.name) } td { (recording.id) } td { (recording.created) }
+                        td { (format!("{:.1} s", recording.duration_seconds)) }
+                        td { (recording.n_events) } td { (recording.n_screenshots) }
+                        td.version { (recording.latest_version) }
                     }
                 }
-            }
+            }))
         },
     )
 }
@@ -273,23 +277,20 @@ pub(super) fn schedules(session: &Session, schedules: &[Schedule]) -> Markup {
         "Schedules",
         Some(session),
         html! {
-            table id="schedules" {
-                thead { tr { th { "schedule" } th { "state" } th { "when" } th { "next" } th { "runs" } th { "skipped" } th { "recording" } th { "last slot" } th {} } }
-                tbody {
-                    @for schedule in schedules {
-                        tr data-schedule=(schedule.id) {
-                            td { (short(&schedule.id)) } td.state { (schedule.state.as_str()) }
-                            td { @match &schedule.every { Some(every) => { (every) " (" (schedule.time_zone) ")" } None => { "once" } } }
-                            td { (schedule.next.as_deref().unwrap_or("-")) } td { (schedule.runs) } td { (schedule.skipped) }
-                            td { (schedule.request.recording) }
-                            td { (schedule.last_slot.as_deref().unwrap_or("-")) @if let Some(error) = &schedule.last_error { " (" (error) ")" } }
-                            td { @if session.administers && schedule.state == ScheduleState::Active {
-                                (action(session, &format!("/console/schedules/{}/remove", schedule.id), "Remove", "remove"))
-                            } }
-                        }
+            (table("schedules", &["schedule", "state", "when", "next", "runs", "skipped", "recording", "last slot", ""], html! {
+                @for schedule in schedules {
+                    tr data-schedule=(schedule.id) {
+                        td { (short(&schedule.id)) } td.state { (schedule.state.as_str()) }
+                        td { @match &schedule.every { Some(every) => { (every) " (" (schedule.time_zone) ")" } None => { "once" } } }
+                        td { (schedule.next.as_deref().unwrap_or("-")) } td { (schedule.runs) } td { (schedule.skipped) }
+                        td { (schedule.request.recording) }
+                        td { (schedule.last_slot.as_deref().unwrap_or("-")) @if let Some(error) = &schedule.last_error { " (" (error) ")" } }
+                        td { @if session.administers && schedule.state == ScheduleState::Active {
+                            (action(session, &format!("/console/schedules/{}/remove", schedule.id), "Remove", "remove"))
+                        } }
                     }
                 }
-            }
+            }))
         },
     )
 }
@@ -300,22 +301,19 @@ pub(super) fn dead(session: &Session, jobs: &[Job]) -> Markup {
         Some(session),
         html! {
             p { "Jobs that ended failed, aborted, abandoned or expired: requeue one to run it again, or discard it." }
-            table id="dead" {
-                thead { tr { th { "job" } th { "state" } th { "ended" } th { "pool" } th { "reason" } th {} } }
-                tbody {
-                    @for job in jobs {
-                        tr data-job=(job.id) {
-                            td { a href={ "/console/jobs/" (job.id) } { (short(&job.id)) } }
-                            td.state { (job.state.as_str()) } td { (job.ended.as_deref().unwrap_or("-")) }
-                            td { (job.pool) } td { (job.reason.as_deref().unwrap_or_default()) }
-                            td { @if session.role != Role::Viewer {
-                                (action(session, &format!("/console/jobs/{}/requeue", job.id), "Requeue", "requeue"))
-                                @if session.administers { (action(session, &format!("/console/jobs/{}/discard", job.id), "Discard", "discard")) }
-                            } }
-                        }
+            (table("dead", &["job", "state", "ended", "pool", "reason", ""], html! {
+                @for job in jobs {
+                    tr data-job=(job.id) {
+                        td { a href={ "/console/jobs/" (job.id) } { (short(&job.id)) } }
+                        td.state { (job.state.as_str()) } td { (job.ended.as_deref().unwrap_or("-")) }
+                        td { (job.pool) } td { (job.reason.as_deref().unwrap_or_default()) }
+                        td { @if session.role != Role::Viewer {
+                            (action(session, &format!("/console/jobs/{}/requeue", job.id), "Requeue", "requeue"))
+                            @if session.administers { (action(session, &format!("/console/jobs/{}/discard", job.id), "Discard", "discard")) }
+                        } }
                     }
                 }
-            }
+            }))
         },
     )
 }

@@ -71,10 +71,6 @@ impl crate::describe::Describer for ByColour {
         "by colour"
     }
 
-    fn cache_name(&self) -> &'static str {
-        "by colour"
-    }
-
     fn describe(
         &mut self,
         window: &image::RgbaImage,
