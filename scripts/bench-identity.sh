@@ -18,8 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/display.sh
 start_private_display 1600x1200
-reprise=$PWD/target/debug/reprise
-[[ -x $reprise ]] || { echo "error: build first (cargo build)" >&2; exit 1; }
+built debug
 export OMP_THREAD_LIMIT=1
 target="Maria Olsen|Tromsø"
 # The big window's rows below the target (each a row of two cells).
@@ -30,6 +29,19 @@ echo "|---|---|---|---|---|---|"
 failed() {
   echo "error: a scenario failed: see $1/scenario.log" >&2
   exit 1
+}
+
+# scenario OUT NAME [VAR=VALUE...]: runs tests/scenarios/NAME.sh on its own
+# session bus with its store and files in OUT (a scenario that fails ends
+# the benchmark).
+scenario() {
+  local out=$1 name=$2
+  shift 2
+  mkdir -p "$out/runtime"
+  chmod 700 "$out/runtime"
+  env XDG_RUNTIME_DIR="$out/runtime" RUNGS="$rungs" REPRISE="$reprise" REPRISE_STORE="$out/store.sqlite" \
+    SCRIPTS="$PWD/scripts" OUT="$out" "$@" dbus-run-session -- bash "tests/scenarios/$name.sh" \
+    >>"$out/scenario.log" 2>&1 || failed "$out"
 }
 
 # judge APP OUT: the table rows of one list scenario's cases in OUT.
@@ -91,31 +103,19 @@ PY
 
 for rungs in ${LADDERS:-structural,visual visual structural}; do
   out=$work/$rungs
-  mkdir -p "$out/runtime"
-  chmod 700 "$out/runtime"
-  XDG_RUNTIME_DIR=$out/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$out/store.sqlite \
-    SCRIPTS=$PWD/scripts OUT=$out FILLER=$filler dbus-run-session -- bash tests/scenarios/zenity-list.sh \
-    >>"$out/scenario.log" 2>&1 || failed "$out"
+  scenario "$out" zenity-list FILLER="$filler"
   FAR=1 BIG=1 judge zenity "$out"
   times "$out/store.sqlite" "$rungs, zenity (all cases)"
   times "$out/store.sqlite" "$rungs, zenity list of $((filler + 3)) rows" last
   # The same pick in an AccessKit (egui) table, and a big window of it.
   fx=$out/fixture
-  mkdir -p "$fx/runtime"
-  chmod 700 "$fx/runtime"
-  XDG_RUNTIME_DIR=$fx/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$fx/store.sqlite \
-    SCRIPTS=$PWD/scripts OUT=$fx FILLER=$filler dbus-run-session -- bash tests/scenarios/fixture-table.sh \
-    >>"$fx/scenario.log" 2>&1 || failed "$fx"
+  scenario "$fx" fixture-table FILLER="$filler"
   BIG=1 judge fixture "$fx"
   times "$fx/store.sqlite" "$rungs, fixture table (all cases)"
   times "$fx/store.sqlite" "$rungs, fixture table of $((filler + 3)) rows" last
   # A Qt 5 editor: the save replayed after its window moved.
   qt=$out/qt
-  mkdir -p "$qt/runtime"
-  chmod 700 "$qt/runtime"
-  XDG_RUNTIME_DIR=$qt/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$qt/store.sqlite \
-    SCRIPTS=$PWD/scripts OUT=$qt dbus-run-session -- bash tests/scenarios/featherpad-save.sh \
-    >>"$qt/scenario.log" 2>&1 || failed "$qt"
+  scenario "$qt" featherpad-save
   saved=$(cat "$qt/replayed.txt" 2>/dev/null || true)
   code=$(cat "$qt/replay.code")
   if [[ $saved == "hello qt" ]]; then outcome=right
@@ -129,11 +129,7 @@ for rungs in ${LADDERS:-structural,visual visual structural}; do
   # GTK 4 (gtk4-demo), whose boxes are relative to its window's surface: a
   # demo and a tab picked, replayed on the window moved and dark.
   g4=$out/gtk4
-  mkdir -p "$g4/runtime"
-  chmod 700 "$g4/runtime"
-  XDG_RUNTIME_DIR=$g4/runtime RUNGS=$rungs REPRISE=$reprise REPRISE_STORE=$g4/store.sqlite \
-    SCRIPTS=$PWD/scripts OUT=$g4 dbus-run-session -- bash tests/scenarios/gtk4-demo.sh \
-    >>"$g4/scenario.log" 2>&1 || failed "$g4"
+  scenario "$g4" gtk4-demo
   for case in moved dark; do
     shows=$(tr '\n' ' ' <"$g4/$case.shows")
     code=$(cat "$g4/$case.code")

@@ -19,8 +19,7 @@ cd "$(dirname "$0")/.."
 source scripts/display.sh
 rounds=${1:-3}
 profile=${2:-debug}
-reprise=$PWD/target/$profile/reprise
-[[ -x $reprise ]] || { echo "error: build first ($reprise is missing)" >&2; exit 1; }
+built $profile
 start_private_display 1600x1200
 export OMP_THREAD_LIMIT=1
 

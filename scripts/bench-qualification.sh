@@ -12,8 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/display.sh
 start_private_display 1280x800
-reprise=$PWD/target/debug/reprise
-[[ -x $reprise ]] || { echo "error: build first (cargo build)" >&2; exit 1; }
+built debug
 rounds=${ROUNDS:-3}
 mkdir -p "$work/runtime" && chmod 700 "$work/runtime"
 XDG_RUNTIME_DIR=$work/runtime REPRISE=$reprise REPRISE_STORE=$work/store.sqlite OMP_THREAD_LIMIT=1 \

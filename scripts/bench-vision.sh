@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked --bin reprise
 cargo build --locked -p reprise-fixture
-reprise=$PWD/target/release/reprise
 source scripts/display.sh
+built release
 start_private_display 1920x1080
 xcalc -geometry +1300+100 >/dev/null 2>&1 & pids+=($!)
 xterm -geometry 80x24+1000+600 >/dev/null 2>&1 & pids+=($!)

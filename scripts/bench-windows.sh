@@ -14,8 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/display.sh
 start_private_display 1280x800
-reprise=$PWD/target/debug/reprise
-[[ -x $reprise ]] || { echo "error: build first (cargo build)" >&2; exit 1; }
+built debug
 export OMP_THREAD_LIMIT=1
 
 # run SCENARIO LABEL STRATEGY RUNGS: runs a scenario into $work/LABEL.

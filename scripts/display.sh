@@ -53,6 +53,13 @@ start_private_display() { # SIZE
   start_display "$1" "$work"
 }
 
+# built PROFILE: `reprise` is the binary of that cargo profile (debug,
+# release); the script stops, saying what is missing, where it is not built.
+built() {
+  reprise=$PWD/target/$1/reprise
+  [[ -x $reprise ]] || { echo "error: build first ($reprise is missing)" >&2; exit 1; }
+}
+
 # wait_for SECONDS WHAT COMMAND...: runs COMMAND (quietly) every 0.1 s until
 # it succeeds; after SECONDS, says that WHAT did not come and fails. Every
 # wait of the scripts goes through here: none waits for ever, and none

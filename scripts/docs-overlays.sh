@@ -6,10 +6,10 @@
 # Usage: scripts/docs-overlays.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/display.sh
 cargo build --release --locked --bin reprise
 cargo build --locked -p reprise-fixture
-reprise=$PWD/target/release/reprise
-source scripts/display.sh
+built release
 start_private_display 1600x1000
 
 overlay() { # name: segments the active window's screenshot

@@ -8,6 +8,23 @@ use serde_json::{Value, json};
 
 use crate::harness::{SAMPLE, assert_fails, output_ok, reprise_with_store, run_ok};
 
+/// The trees `events reduce` made of `input`, which it took.
+fn reduced_via_cli(args: &[&str], input: &Value) -> Value {
+    let out = reduce_via_cli(args, &input.to_string());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The name of each tree.
+fn names(trees: &Value) -> Vec<&str> {
+    let trees = trees.as_array().unwrap();
+    trees.iter().map(|t| t["name"].as_str().unwrap()).collect()
+}
+
 fn reduce_via_cli(args: &[&str], input: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
     let mut child = reprise_with_store(&dir.path().join("unused.sqlite"))
@@ -42,21 +59,9 @@ fn events_reduce_prints_trees_with_text_and_omits_nulls() {
         {"name": "release", "timestamp": 2.3, "key_name": "ctrl", "key_vk": 37},
         {"name": "press", "timestamp": 3.0, "key_char": "x", "key_vk": 0}
     ]);
-    let out = reduce_via_cli(&[], &input.to_string());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let trees: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: Vec<&str> = trees
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let trees = reduced_via_cli(&[], &input);
     assert_eq!(
-        names,
+        names(&trees),
         ["move", "doubleclick", "type"],
         "the vk-0 press is removed"
     );
@@ -84,15 +89,8 @@ fn events_reduce_uses_the_double_click_flags() {
         {"name": "click", "timestamp": 1.4, "mouse_x": 12, "mouse_y": 10, "mouse_button_name": "left", "mouse_pressed": true},
         {"name": "click", "timestamp": 1.5, "mouse_x": 12, "mouse_y": 10, "mouse_button_name": "left", "mouse_pressed": false}
     ]);
-    let out = reduce_via_cli(&["--double-click-interval", "0.3"], &input.to_string());
-    let trees: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: Vec<&str> = trees
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["singleclick", "singleclick"]);
+    let trees = reduced_via_cli(&["--double-click-interval", "0.3"], &input);
+    assert_eq!(names(&trees), ["singleclick", "singleclick"]);
 }
 
 #[test]
@@ -241,12 +239,15 @@ fn the_committed_sample_recording_imports_and_shows_its_task() {
     .unwrap();
     assert_eq!(deleted["id"], imported["id"]);
     // A second import of the same recording is refused, and changes nothing.
-    let out = reprise_with_store(&store)
-        .args(["import", SAMPLE])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("already in the store"));
+    assert_fails(
+        &reprise_with_store(&store)
+            .args(["import", SAMPLE])
+            .output()
+            .unwrap(),
+        4,
+        &["already in the store"],
+        "a second import",
+    );
 }
 
 #[test]
@@ -550,13 +551,7 @@ fn events_reduce_reads_openadapts_string_key_codes() {
         {"name": "press", "timestamp": 1.2, "key_vk": "65437", "canonical_key_vk": "65437"},
         {"name": "release", "timestamp": 1.3, "key_vk": "65437"}
     ]);
-    let out = reduce_via_cli(&[], &input.to_string());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let trees: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trees = reduced_via_cli(&[], &input);
     assert_eq!(trees[0]["text"], "h-<65437>", "{trees}");
 }
 

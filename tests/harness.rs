@@ -364,6 +364,15 @@ impl Display {
 
     /// The active window, taken by `reprise screenshot --active-window` into
     /// `name` in this display's folder; returns its path.
+    /// The last run's report, written to `name` in the test's folder: its
+    /// path and its HTML.
+    pub fn last_report(&self, name: &str) -> (PathBuf, String) {
+        let report = self.dir.path().join(name);
+        run_ok(self.reprise().args(["report", "last", "-o"]).arg(&report));
+        let html = std::fs::read_to_string(&report).unwrap();
+        (report, html)
+    }
+
     pub fn active_window_shot(&self, name: &str) -> PathBuf {
         let shot = self.dir.path().join(name);
         run_ok(self.reprise().args([

@@ -458,40 +458,31 @@ fn record_captures_a_scripted_session_on_xcalc_and_xterm() {
     let fresh_store = display.dir.path().join("fresh.sqlite");
     run_ok(reprise_with_store(&fresh_store).arg("list"));
     let before = run_ok(reprise_with_store(&fresh_store).args(["list", "--json"]));
-    let out = reprise_with_store(&fresh_store)
-        .args(["import", truncated.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("truncated") && stderr.contains("the store was not changed"),
-        "{stderr}"
-    );
-    assert_eq!(
-        run_ok(reprise_with_store(&fresh_store).args(["list", "--json"])),
-        before
-    );
+    // An import refused with exit 4 and the reason, the store as it was.
+    let refused = |why: &str| {
+        let out = reprise_with_store(&fresh_store)
+            .args(["import", truncated.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(why) && stderr.contains("the store was not changed"),
+            "{stderr}"
+        );
+        assert_eq!(
+            run_ok(reprise_with_store(&fresh_store).args(["list", "--json"])),
+            before
+        );
+    };
+    refused("truncated");
 
     // A corrupted copy (one byte of a frame changed) is refused too.
     let mut corrupted = bytes.clone();
     let idx = corrupted.len() / 2;
     corrupted[idx] ^= 0x20;
     std::fs::write(&truncated, &corrupted).unwrap();
-    let out = reprise_with_store(&fresh_store)
-        .args(["import", truncated.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("damaged") && stderr.contains("the store was not changed"),
-        "{stderr}"
-    );
-    assert_eq!(
-        run_ok(reprise_with_store(&fresh_store).args(["list", "--json"])),
-        before
-    );
+    refused("damaged");
 }
 
 #[test]

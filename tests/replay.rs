@@ -140,13 +140,7 @@ fn naive_replay_reproduces_the_task_and_misses_when_the_window_moved() {
     );
 
     // The report says which steps aimed at a window that had moved.
-    let report = display.dir.path().join("report.html");
-    run_ok(
-        display
-            .reprise()
-            .args(["report", "last", "-o", report.to_str().unwrap()]),
-    );
-    let html = std::fs::read_to_string(&report).unwrap();
+    let (report, html) = display.last_report("report.html");
     assert!(
         html.contains("moved from 201,170 420x400 to 421,320 420x400"),
         "the report names the move"
@@ -354,13 +348,7 @@ fn dry_run_injects_nothing() {
         received.is_empty(),
         "the fixture received nothing: {received:?}"
     );
-    let report = display.dir.path().join("dry.html");
-    run_ok(
-        display
-            .reprise()
-            .args(["report", "last", "-o", report.to_str().unwrap()]),
-    );
-    let html = std::fs::read_to_string(&report).unwrap();
+    let (_, html) = display.last_report("dry.html");
     assert!(
         html.contains("class=\"badge dry_run\""),
         "every step is marked as a dry run"

@@ -68,20 +68,6 @@ fn replay(
     )
 }
 
-/// The last run's report, written to `name` in the test's folder: its path
-/// and its HTML.
-fn last_report(display: &Display, name: &str) -> (std::path::PathBuf, String) {
-    let report = display.dir.path().join(name);
-    run_ok(
-        display
-            .reprise()
-            .args(["report", "last", "-o"])
-            .arg(&report),
-    );
-    let html = std::fs::read_to_string(&report).unwrap();
-    (report, html)
-}
-
 #[test]
 fn visual_offline_succeeds_where_the_screen_drifted() {
     let mut display = display_with_sample();
@@ -126,7 +112,7 @@ fn visual_refuses_an_ambiguous_target_rather_than_click_the_wrong_one() {
     // The report says what the refused step looked for (the recorded
     // description and crop) and the look-alikes it could not tell apart,
     // with their scores, marked on the frame.
-    let (report, html) = last_report(&display, "ambiguous.html");
+    let (report, html) = display.last_report("ambiguous.html");
     let failed = html
         .split("<div class=\"step\"")
         .skip(1)
@@ -242,7 +228,7 @@ fn a_step_with_no_visible_effect_is_retried_then_fails_clearly() {
     );
     // The report tells the step's last error as why it stopped, once, and
     // its first attempt folded inside it as a retry.
-    let (_, html) = last_report(&display, "inert.html");
+    let (_, html) = display.last_report("inert.html");
     let errors: Vec<&str> = html
         .split("<td class=\"error failure\">")
         .skip(1)
@@ -579,7 +565,7 @@ fn each_step_is_told_as_one_story_in_the_report_the_lines_and_json() {
     );
 
     // The report: one story per step.
-    let (report, html) = last_report(&display, "story.html");
+    let (report, html) = display.last_report("story.html");
     assert!(!html.contains("(no step decided)"), "every step is named");
     let two = step_of(&html, 2);
     assert!(

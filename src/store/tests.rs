@@ -193,16 +193,35 @@ fn delete_removes_data_and_unused_images_only() {
     assert_eq!(n_events, 0);
 }
 
+/// A job's first event, as the server writes it: queued.
+fn queued() -> NewEvent {
+    NewEvent {
+        kind: reprise_models::fleet::EventKind::State,
+        step: None,
+        attempt: None,
+        data: serde_json::json!({"state": "queued"}),
+        at: None,
+    }
+}
+
+/// The error opening the store at `path` gives, which says `says`; the
+/// file is left as it was.
+fn refused_as_it_was(path: &std::path::Path, says: &str) -> StoreError {
+    let before = std::fs::read(path).unwrap();
+    let err = Store::open(path).unwrap_err();
+    assert!(err.to_string().contains(says), "{err}");
+    assert_eq!(std::fs::read(path).unwrap(), before);
+    err
+}
+
 #[test]
 fn a_file_that_is_not_a_store_is_refused_and_left_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store.sqlite");
     let garbage = b"this is not sqlite, but somebody's notes\n".repeat(200);
     std::fs::write(&path, &garbage).unwrap();
-    let err = Store::open(&path).unwrap_err();
+    let err = refused_as_it_was(&path, "not a Reprise store");
     assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
-    assert!(err.to_string().contains("not a Reprise store"), "{err}");
-    assert_eq!(std::fs::read(&path).unwrap(), garbage);
 }
 
 #[test]
@@ -215,11 +234,8 @@ fn a_store_from_a_newer_version_is_refused_and_left_as_it_was() {
         conn.pragma_update(None, "user_version", schema::VERSION + 1)
             .unwrap();
     }
-    let before = std::fs::read(&path).unwrap();
-    let err = Store::open(&path).unwrap_err();
+    let err = refused_as_it_was(&path, "newer Reprise");
     assert!(matches!(err, StoreError::Newer { .. }), "{err}");
-    assert!(err.to_string().contains("newer Reprise"), "{err}");
-    assert_eq!(std::fs::read(&path).unwrap(), before);
 }
 
 #[test]
@@ -291,15 +307,7 @@ fn append_frames(store: &mut Store, id: &str, frames: &[image::RgbaImage]) -> Ve
             }
         })
         .collect();
-    store
-        .append(
-            id,
-            Batch {
-                screenshots: &blobs,
-                ..Batch::default()
-            },
-        )
-        .unwrap();
+    append_screenshots(store, id, &blobs);
     hashes
 }
 
@@ -323,6 +331,15 @@ fn read_frame(store: &Store, hash: &str) -> image::RgbaImage {
     image::load_from_memory(&png).unwrap().into_rgba8()
 }
 
+/// A store holding the recording `id` of [`frames_with_a_typed_word`]:
+/// the store, the frames and their hashes.
+fn typed_word_stored(id: &str) -> (tempfile::TempDir, Store, Vec<image::RgbaImage>, Vec<String>) {
+    let (dir, mut store) = temp_store();
+    let frames = frames_with_a_typed_word();
+    let hashes = append_frames(&mut store, id, &frames);
+    (dir, store, frames, hashes)
+}
+
 fn frames_with_a_typed_word() -> Vec<image::RgbaImage> {
     let key = image::RgbaImage::from_fn(320, 200, |x, y| {
         image::Rgba([(x / 8) as u8, (y / 8) as u8, 120, 255])
@@ -340,9 +357,7 @@ fn frames_with_a_typed_word() -> Vec<image::RgbaImage> {
 
 #[test]
 fn frames_stored_as_patches_read_back_exactly_and_take_little_room() {
-    let (_dir, mut store) = temp_store();
-    let frames = frames_with_a_typed_word();
-    let hashes = append_frames(&mut store, "5e7c0000-0000-4000-8000-00000000a7c1", &frames);
+    let (_dir, store, frames, hashes) = typed_word_stored("5e7c0000-0000-4000-8000-00000000a7c1");
     for (frame, hash) in frames.iter().zip(&hashes) {
         assert_eq!(&read_frame(&store, hash), frame, "frame {hash} reads back");
     }
@@ -389,26 +404,25 @@ fn frames_stored_as_patches_read_back_exactly_and_take_little_room() {
     }
 }
 
+/// Appends `blobs` to the recording `id`, with no events.
+fn append_screenshots(store: &mut Store, id: &str, blobs: &[ScreenshotBlob]) {
+    let batch = Batch {
+        screenshots: blobs,
+        ..Batch::default()
+    };
+    store.append(id, batch).unwrap();
+}
+
 #[test]
 fn a_key_frame_stays_while_patches_use_it_and_goes_with_them() {
-    let (_dir, mut store) = temp_store();
-    let frames = frames_with_a_typed_word();
-    let hashes = append_frames(&mut store, "rec-a", &frames);
+    let (_dir, mut store, frames, hashes) = typed_word_stored("rec-a");
     // A second recording whose only frame is a patch of the first's key frame
     // (the same screen): deleting the first keeps the key frame.
     store
         .insert_recording(&sample_bundle("rec-b").0.recording)
         .unwrap();
     let blob = frame_blob(0, &hashes[1], FrameImage::Stored);
-    store
-        .append(
-            "rec-b",
-            Batch {
-                screenshots: &[blob],
-                ..Batch::default()
-            },
-        )
-        .unwrap();
+    append_screenshots(&mut store, "rec-b", &[blob]);
     store.delete_recording("rec-a").unwrap();
     assert_eq!(read_frame(&store, &hashes[1]), frames[1]);
     assert!(
@@ -428,23 +442,13 @@ fn a_key_frame_stays_while_patches_use_it_and_goes_with_them() {
 
 #[test]
 fn a_key_frame_first_stored_as_a_patch_is_stored_whole_when_it_becomes_a_key() {
-    let (_dir, mut store) = temp_store();
-    let frames = frames_with_a_typed_word();
-    let hashes = append_frames(&mut store, "rec-upgrade", &frames);
+    let (_dir, mut store, frames, hashes) = typed_word_stored("rec-upgrade");
     let blob = frame_blob(
         3,
         &hashes[1],
         FrameImage::Full(crate::store::frames::encode_png(&frames[1])),
     );
-    store
-        .append(
-            "rec-upgrade",
-            Batch {
-                screenshots: &[blob],
-                ..Batch::default()
-            },
-        )
-        .unwrap();
+    append_screenshots(&mut store, "rec-upgrade", &[blob]);
     let base: Option<String> = store
         .conn
         .query_row(
@@ -459,9 +463,7 @@ fn a_key_frame_first_stored_as_a_patch_is_stored_whole_when_it_becomes_a_key() {
 
 #[test]
 fn a_patch_whose_key_frame_is_missing_is_a_clear_error() {
-    let (_dir, mut store) = temp_store();
-    let frames = frames_with_a_typed_word();
-    let hashes = append_frames(&mut store, "rec-broken", &frames);
+    let (_dir, store, _, hashes) = typed_word_stored("rec-broken");
     // Damage that the foreign key would refuse: made with it switched off.
     store
         .conn
@@ -943,13 +945,7 @@ fn a_schedules_slot_makes_its_jobs_once() {
         "created": "2026-12-05T20:00:00.100Z", "started": null, "ended": null
     }))
     .unwrap();
-    let event = NewEvent {
-        kind: reprise_models::fleet::EventKind::State,
-        step: None,
-        attempt: None,
-        data: serde_json::json!({"state": "queued"}),
-        at: None,
-    };
+    let event = queued();
     let fired = crate::store::Fired {
         id: "s1",
         was_next: "2026-12-05T20:00:00.000Z",
@@ -1008,13 +1004,7 @@ fn the_tick_finds_only_the_jobs_that_wait_on_time() {
         job.entry = entry.map(str::to_owned);
         job
     };
-    let event = NewEvent {
-        kind: reprise_models::fleet::EventKind::State,
-        step: None,
-        attempt: None,
-        data: serde_json::json!({"state": "queued"}),
-        at: None,
-    };
+    let event = queued();
     for job in [
         job("in-queue", "queued", Some("1-0"), None),
         job("no-entry", "queued", None, None),

@@ -15,8 +15,7 @@ set -euo pipefail
 source "$(dirname "$0")/recording.sh"
 find_element() { "$SCRIPTS/a11y-find.py" save-entry.py "$@"; }
 
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+accessibility_bus
 
 "$SCRIPTS/save-entry.py" "$OUT/recorded.saved" append 2>>"$OUT/app.err" &
 app_pid=$!

@@ -11,8 +11,7 @@ set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
 source "$(dirname "$0")/recording.sh"
 
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+accessibility_bus
 
 # people FIRST X Y OUTPUT: a fresh list whose first row is Person FIRST, its
 # window at (X, Y), printing to OUTPUT. Sets `list_pid` and the client

@@ -13,8 +13,7 @@ set -euo pipefail
 source "$(dirname "$0")/recording.sh"
 find_element() { "$SCRIPTS/a11y-find.py" soffice "$@"; }
 
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+accessibility_bus
 export SAL_USE_VCLPLUGIN=gtk3 HOME=$OUT/home
 mkdir -p "$HOME" "$OUT/Sheets"
 

@@ -12,8 +12,7 @@ set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
 source "$(dirname "$0")/recording.sh"
 
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+accessibility_bus
 
 # demo X Y [ENV...]: gtk4-demo with its window at X, Y. Sets `demo` (its
 # pid) and `origin` (where its surface's content starts: GTK 4 keeps a

@@ -21,8 +21,7 @@ source "$(dirname "$0")/recording.sh"
 find_element() { "$SCRIPTS/a11y-find.py" save-entry.py "$@"; }
 
 xset r off
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+accessibility_bus
 
 # app CASE: the window, saving into $OUT/CASE.saved. Sets app_pid.
 app() {

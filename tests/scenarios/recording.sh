@@ -1,6 +1,13 @@
 # Sourced by the scenario scripts: a person's press, and the recorder
 # started and stopped as a person would.
 
+# accessibility_bus: the session's accessibility bus started (asking its
+# status starts it), as a desktop session starts it for its applications.
+accessibility_bus() {
+  dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
+    org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+}
+
 # press X Y: a left press held as long as a person holds one, a moment
 # after the pointer arrives (no person presses within a millisecond of
 # arriving; the recorder asks what lies under the pointer at its moves).
@@ -51,16 +58,25 @@ stop_recording() {
 replay_as() {
   local started
   started=$(date +%s.%N)
-  set +e
-  "$REPRISE" replay "$2" --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} \
-    --max-retries 1 "${@:3}" >"$OUT/$1.stdout" 2>"$OUT/$1.err"
-  echo $? >"$OUT/$1.code"
-  set -e
+  run_as "$1" "$REPRISE" replay "$2" --strategy "${STRATEGY:-visual}" ${RUNGS:+--rungs "$RUNGS"} \
+    --max-retries 1 "${@:3}"
   # Its wall time, in seconds (scripts/bench-pace.sh reads it).
   awk -v from="$started" -v to="$(date +%s.%N)" 'BEGIN { printf "%.3f\n", to - from }' >"$OUT/$1.seconds"
   if [[ -n ${REPORTS:-} ]]; then
     "$REPRISE" report last -o "$REPORTS/$1.html" >/dev/null
   fi
+}
+
+# run_as CASE COMMAND...: runs COMMAND whatever its exit code; what it
+# printed goes to $OUT/CASE.stdout, its messages to $OUT/CASE.err and its
+# exit code to $OUT/CASE.code.
+run_as() {
+  local case=$1
+  shift
+  set +e
+  "$@" >"$OUT/$case.stdout" 2>"$OUT/$case.err"
+  echo $? >"$OUT/$case.code"
+  set -e
 }
 
 # ended PID SECONDS: waits (at most SECONDS) for an application to exit on

@@ -72,10 +72,7 @@ edited >"$OUT/edited.toml"
 
 # Mistakes, each refused with its line and field; nothing is saved.
 mistake() { # NAME: $OUT/NAME.toml applied
-  set +e
-  "$REPRISE" edit copy --file "$OUT/$1.toml" >"$OUT/$1.stdout" 2>"$OUT/$1.err"
-  echo $? >"$OUT/$1.code"
-  set -e
+  run_as $1 "$REPRISE" edit copy --file "$OUT/$1.toml"
 }
 sed 's/, timeout = 20 }/ }/' "$OUT/edited.toml" >"$OUT/unbounded.toml"
 mistake unbounded

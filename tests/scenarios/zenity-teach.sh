@@ -34,19 +34,13 @@ finish
 halted=$("$REPRISE" runs --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 
 # No terminal and no --pick: the twins listed, nothing taught.
-set +e
-"$REPRISE" teach "$halted" >"$OUT/unpicked.stdout" 2>"$OUT/unpicked.err"
-echo $? >"$OUT/unpicked.code"
-set -e
+run_as unpicked "$REPRISE" teach "$halted"
 "$REPRISE" teach "$halted" --pick 2 >"$OUT/taught.stdout"
 "$REPRISE" versions pick --json >"$OUT/taught.versions"
 
 # The halted run goes on with what was taught.
 list resumed "${twins[@]}"
-set +e
-"$REPRISE" resume "$halted" >"$OUT/resumed.stdout" 2>"$OUT/resumed.err"
-echo $? >"$OUT/resumed.code"
-set -e
+run_as resumed "$REPRISE" resume "$halted"
 finish
 
 # Later runs decide alone; three twins are more than what was taught.
@@ -81,10 +75,7 @@ if kill -0 "$zenity_pid" 2>/dev/null; then echo open; else echo closed; fi >"$OU
 finish
 "$REPRISE" versions pick --json >"$OUT/clicked.versions"
 list clickresumed "Maria Olsen" Tromsø 8 "Maria Olsen" Tromsø 9 "Maria Olsen" Tromsø 10
-set +e
-"$REPRISE" resume "$halted" >"$OUT/clickresumed.stdout" 2>"$OUT/clickresumed.err"
-echo $? >"$OUT/clickresumed.code"
-set -e
+run_as clickresumed "$REPRISE" resume "$halted"
 finish
 
 # Taught as it halts: `replay --teach` at a terminal (script(1) gives it

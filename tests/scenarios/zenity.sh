@@ -2,8 +2,7 @@
 # tree, and the accessibility bus started before the application.
 find_element() { "$SCRIPTS/a11y-find.py" zenity "$@"; }
 
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
-  org.freedesktop.DBus.Properties.Get string:org.a11y.Status string:IsEnabled >/dev/null
+accessibility_bus
 
 # record_pick: the recording "pick" of a list dialog (zenity-list.sh,
 # zenity-monitors.sh): Maria Olsen of Tromsø, then OK; ended by `finish`.

@@ -5,20 +5,14 @@ use super::*;
 use crate::{Action, KeySpec};
 
 fn field(role: Role, label: &str) -> ElementIdentity {
+    let window = WindowIdentity {
+        role: Role::Dialog,
+        name: Some("Login".into()),
+    };
+    let rect = Rect::new(10, 10, 100, 20);
     ElementIdentity {
-        version: reprise_models::element::ELEMENT_VERSION,
-        app: "zenity".into(),
-        window: WindowIdentity {
-            role: Role::Dialog,
-            name: Some("Login".into()),
-        },
-        role,
-        name: None,
-        states: vec![],
-        rect: Rect::new(10, 10, 100, 20),
-        path: vec![],
         band: vec![label.into()],
-        ordinal: None,
+        ..ElementIdentity::new("zenity", window, role, None, rect)
     }
 }
 
