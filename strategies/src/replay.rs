@@ -230,6 +230,14 @@ impl ReplayOutcome {
             skipped: 0,
         }
     }
+
+    /// Why the run failed; `None` where it did not.
+    pub fn failure(&self) -> Option<&str> {
+        match self {
+            Self::Failed { reason, .. } => Some(reason),
+            _ => None,
+        }
+    }
 }
 
 /// Runs a replay. `abort` is polled between actions and during waits;

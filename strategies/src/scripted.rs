@@ -56,6 +56,28 @@ pub struct ScriptedDesktop {
 }
 
 impl ScriptedDesktop {
+    /// `strategy` replayed on this desktop until its end or until `abort`
+    /// says so: the outcome, and the record of each step.
+    pub fn replay(
+        &mut self,
+        strategy: &mut dyn crate::ReplayStrategy,
+        options: &crate::ReplayOptions,
+        abort: &dyn Fn() -> bool,
+    ) -> (crate::ReplayOutcome, Vec<crate::StepRecord>) {
+        let mut records = Vec::new();
+        let outcome = crate::run_replay(strategy, self, options, abort, &mut |record, _| {
+            records.push(record.clone())
+        });
+        (outcome, records)
+    }
+
+    /// Whether nothing but pointer moves and wheel turns was injected.
+    pub fn only_moved_and_scrolled(&self) -> bool {
+        let moved =
+            |action: &Action| matches!(action, Action::MoveTo { .. } | Action::Scroll { .. });
+        self.injected.iter().all(moved)
+    }
+
     /// A blank 200x100 screen with no window.
     pub fn new() -> Self {
         let screen = ScreenGeometry {

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::*;
 use crate::scripted::ScriptedDesktop;
-use crate::{Action, Desktop, KeySpec, run_replay};
+use crate::{Action, Desktop, KeySpec};
 
 fn trees(raw: serde_json::Value) -> Vec<ActionEvent> {
     reduce(
@@ -155,14 +155,7 @@ fn the_replay_loop_injects_every_step_and_completes() {
         settle: fast_settle(),
         ..Default::default()
     };
-    let mut records = Vec::new();
-    let outcome = run_replay(
-        &mut strategy,
-        &mut desktop,
-        &options,
-        &|| false,
-        &mut |record, _| records.push(record.clone()),
-    );
+    let (outcome, records) = desktop.replay(&mut strategy, &options, &|| false);
     assert_eq!(outcome, crate::ReplayOutcome::completed(2, 2));
     assert_eq!(records.len(), 2);
     assert!(desktop.held.is_empty(), "nothing stays pressed");

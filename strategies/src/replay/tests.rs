@@ -68,11 +68,7 @@ fn run(
     options: &ReplayOptions,
     abort: &dyn Fn() -> bool,
 ) -> (ReplayOutcome, Vec<StepRecord>) {
-    let mut records = Vec::new();
-    let outcome = run_replay(strategy, desktop, options, abort, &mut |record, _| {
-        records.push(record.clone())
-    });
-    (outcome, records)
+    desktop.replay(strategy, options, abort)
 }
 
 #[test]
@@ -248,14 +244,7 @@ fn preparations_are_made_before_the_step_and_bounded() {
         "{outcome:?}"
     );
     assert_eq!(strategy.turned as usize, 2 * (MAX_PREPARATIONS + 1));
-    assert!(
-        desktop
-            .injected
-            .iter()
-            .all(|action| matches!(action, Action::MoveTo { .. } | Action::Scroll { .. })),
-        "{:?}",
-        desktop.injected
-    );
+    assert!(desktop.only_moved_and_scrolled(), "{:?}", desktop.injected);
     // A dry run makes no turn: the first one is what it shows.
     let mut desktop = ScriptedDesktop::new();
     let dry = ReplayOptions {

@@ -143,6 +143,16 @@ fn replay_with(
     replay_on(step, vision, desktop, rungs, max_retries)
 }
 
+/// The recorded click on the Tromsø row replayed by the tree alone on
+/// `trees`, refused: why, and the desktop.
+fn refused_click(trees: Vec<A11yTree>, max_retries: u32) -> (String, ScriptedDesktop) {
+    let step = recorded_click(ROWS, 1);
+    let (outcome, desktop, _) =
+        replay_with(step, no_pixels(), trees, Rungs::default(), max_retries);
+    let reason = outcome.failure().unwrap_or_else(|| panic!("{outcome:?}"));
+    (reason.to_owned(), desktop)
+}
+
 /// [`replay_with`] on a desktop of the caller's.
 fn replay_on(
     step: PlannedStep,
@@ -160,14 +170,7 @@ fn replay_on(
         },
         ..Default::default()
     };
-    let mut records = Vec::new();
-    let outcome = run_replay(
-        &mut strategy,
-        &mut desktop,
-        &options,
-        &|| false,
-        &mut |record, _| records.push(record.clone()),
-    );
+    let (outcome, records) = desktop.replay(&mut strategy, &options, &|| false);
     (outcome, desktop, records)
 }
 
@@ -226,9 +229,7 @@ fn twins_are_refused_and_nothing_is_injected() {
         vec![list(twins, None)],
         Rungs::default(),
     );
-    let ReplayOutcome::Failed { reason, .. } = outcome else {
-        panic!("{outcome:?}");
-    };
+    let reason = outcome.failure().unwrap_or_else(|| panic!("{outcome:?}"));
     assert!(reason.starts_with("refused: 2 elements fit"), "{reason}");
     assert!(moves.is_empty());
 }
@@ -249,16 +250,7 @@ fn a_row_not_yet_in_the_list_is_looked_for_again_within_the_attempts() {
     assert_eq!(requests, 4);
     // Without a retry left, the step fails with the reason, and nothing is
     // clicked: never the row that took its place.
-    let (outcome, desktop, _) = replay_with(
-        recorded_click(ROWS, 1),
-        no_pixels(),
-        vec![list(filling, None)],
-        Rungs::default(),
-        0,
-    );
-    let ReplayOutcome::Failed { reason, .. } = outcome else {
-        panic!("{outcome:?}");
-    };
+    let (reason, desktop) = refused_click(vec![list(filling, None)], 0);
     assert!(reason.contains("Maria Olsen"), "{reason}");
     assert!(desktop.injected.is_empty(), "{:?}", desktop.injected);
 }
@@ -271,9 +263,7 @@ fn with_the_visual_rung_off_a_window_without_a_tree_fails_clearly() {
     };
     let (outcome, moves, requests) =
         check_replay(recorded_click(ROWS, 1), Vec::new(), structural_only);
-    let ReplayOutcome::Failed { reason, .. } = outcome else {
-        panic!("{outcome:?}");
-    };
+    let reason = outcome.failure().unwrap_or_else(|| panic!("{outcome:?}"));
     assert!(
         reason.contains("exposes no usable accessibility tree"),
         "{reason}"
@@ -291,9 +281,7 @@ fn a_row_left_unselected_after_the_click_fails_the_step() {
         vec![list(ROWS, None)],
         Rungs::default(),
     );
-    let ReplayOutcome::Failed { reason, .. } = outcome else {
-        panic!("{outcome:?}");
-    };
+    let reason = outcome.failure().unwrap_or_else(|| panic!("{outcome:?}"));
     assert!(
         reason
             .contains(r#"table cell "Maria Olsen" (row: Tromsø) is not selected after the click"#),
@@ -862,6 +850,15 @@ fn a_row_members_look_alikes_are_told_apart_by_the_rest_of_their_row_not_their_p
         let (outcome, desktop, _) = replay_with(step, vision, vec![], pixels_only, 0);
         (outcome, moves(&desktop))
     };
+    // Refused, nothing pressed.
+    let refused = |labels| {
+        let (outcome, presses) = run(labels);
+        assert!(
+            matches!(&outcome, ReplayOutcome::Failed { reason, .. } if reason.contains("refusing to guess")),
+            "{outcome:?}"
+        );
+        assert!(presses.is_empty(), "{presses:?}");
+    };
     let (outcome, presses) = run(&[
         ("box", "maria olsen"),
         ("text", "bergen"),
@@ -874,29 +871,19 @@ fn a_row_members_look_alikes_are_told_apart_by_the_rest_of_their_row_not_their_p
     );
     // The second box, the Tromsø row's, in its middle: not the first by place.
     assert_eq!(presses, [(40.5, 49.5)]);
-    let (outcome, presses) = run(&[
+    refused(&[
         ("box", "maria olsen"),
         ("text", "bergen"),
         ("box", "maria olsen"),
         ("text", "oslo"),
     ]);
-    assert!(
-        matches!(&outcome, ReplayOutcome::Failed { reason, .. } if reason.contains("refusing to guess")),
-        "{outcome:?}"
-    );
-    assert!(presses.is_empty(), "{presses:?}");
     // The target's row gone: its namesake alone, in the Bergen row, is not it.
-    let (outcome, presses) = run(&[
+    refused(&[
         ("box", "maria olsen"),
         ("text", "bergen"),
         ("other", "per hansen"),
         ("text", "oslo"),
     ]);
-    assert!(
-        matches!(&outcome, ReplayOutcome::Failed { reason, .. } if reason.contains("refusing to guess")),
-        "{outcome:?}"
-    );
-    assert!(presses.is_empty(), "{presses:?}");
 }
 
 /// [`list`] of `rows` scrolled down by `offset` pixels: each cell's box
@@ -961,28 +948,12 @@ fn a_row_scrolled_out_of_view_is_scrolled_to_with_the_wheel_then_clicked() {
 fn a_turn_of_the_wheel_that_does_not_move_the_row_is_refused_and_nothing_is_pressed() {
     let mut rows: Vec<(&str, &str)> = vec![("Anne Berg", "Oslo"); 8];
     rows.extend_from_slice(ROWS);
-    let (outcome, desktop, _) = replay_with(
-        recorded_click(ROWS, 1),
-        no_pixels(),
-        vec![scrolled_list(&rows, 0, None)],
-        Rungs::default(),
-        0,
-    );
-    let ReplayOutcome::Failed { reason, .. } = outcome else {
-        panic!("{outcome:?}");
-    };
+    let (reason, desktop) = refused_click(vec![scrolled_list(&rows, 0, None)], 0);
     assert!(
         reason.contains("turning the wheel 3 notches down over the view did not move it"),
         "{reason}"
     );
-    assert!(
-        desktop
-            .injected
-            .iter()
-            .all(|action| matches!(action, Action::MoveTo { .. } | Action::Scroll { .. })),
-        "{:?}",
-        desktop.injected
-    );
+    assert!(desktop.only_moved_and_scrolled(), "{:?}", desktop.injected);
 }
 
 #[test]
@@ -1015,16 +986,7 @@ fn a_target_not_among_what_shows_is_looked_for_again_in_the_lists_read_whole() {
         records[0].errors
     );
     // Gone there too: refused with the plain reason, nothing pressed.
-    let (outcome, desktop, _) = replay_with(
-        recorded_click(ROWS, 1),
-        no_pixels(),
-        vec![list(filling, None)],
-        Rungs::default(),
-        1,
-    );
-    let ReplayOutcome::Failed { reason, .. } = outcome else {
-        panic!("{outcome:?}");
-    };
+    let (reason, desktop) = refused_click(vec![list(filling, None)], 1);
     assert!(
         reason.starts_with("no table cell \"Maria Olsen\" (row: Tromsø)")
             && !reason.contains("looking again"),
