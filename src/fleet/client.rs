@@ -166,6 +166,42 @@ impl Api {
             .map_err(|err| CallError::BadAnswer(err.to_string()))
     }
 
+    /// The list at `path` (`doing` says what, in an error): printed as
+    /// JSON where `json` (then `None`), else given for a table.
+    pub fn listed<T: DeserializeOwned + Serialize>(
+        &self,
+        path: &str,
+        doing: &'static str,
+        json: bool,
+    ) -> anyhow::Result<Option<Vec<T>>> {
+        let answer: Answered<Vec<T>> = self
+            .call(reqwest::Method::GET, path, None::<&()>, CALL)
+            .context(doing)?;
+        let items = answer.body.unwrap_or_default();
+        if json {
+            print_json(&items);
+            return Ok(None);
+        }
+        Ok(Some(items))
+    }
+
+    /// An action on the thing at `path` (`doing` says what, in an error),
+    /// with `body` where given: what it made of the thing (`what`).
+    pub fn acted<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&(impl Serialize + ?Sized)>,
+        doing: String,
+        what: &str,
+    ) -> anyhow::Result<T> {
+        let answer: Answered<T> = self.call(method, path, body, CALL).context(doing)?;
+        let made = answer
+            .body
+            .ok_or_else(|| CallError::BadAnswer(format!("no {what} in the answer")))?;
+        Ok(made)
+    }
+
     /// A JSON call; `timeout` bounds the whole exchange.
     pub fn call<T: DeserializeOwned>(
         &self,
@@ -394,14 +430,9 @@ pub fn list(api: &Api, state: Option<JobState>, json: bool) -> anyhow::Result<()
         Some(state) => format!("/api/jobs?state={}", state.as_str()),
         None => "/api/jobs".to_owned(),
     };
-    let answer: Answered<Vec<Job>> = api
-        .call(reqwest::Method::GET, &path, None::<&()>, CALL)
-        .context("list the jobs")?;
-    let jobs = answer.body.unwrap_or_default();
-    if json {
-        print_json(&jobs);
+    let Some(jobs) = api.listed::<Job>(&path, "list the jobs", json)? else {
         return Ok(());
-    }
+    };
     println!(
         "{:<36}  {:<10}  {:<10}  {:<8}  {:>7}  {:<24}  reason",
         "job", "state", "pool", "priority", "attempt", "worker"
@@ -458,17 +489,9 @@ pub fn show(api: &Api, id: &str, json: bool) -> anyhow::Result<()> {
 }
 
 pub fn cancel(api: &Api, id: &str) -> anyhow::Result<()> {
-    let answer: Answered<Job> = api
-        .call(
-            reqwest::Method::POST,
-            &format!("/api/jobs/{}/cancel", path_part(id)),
-            None::<&()>,
-            CALL,
-        )
-        .with_context(|| format!("cancel job {id}"))?;
-    let job = answer
-        .body
-        .ok_or_else(|| CallError::BadAnswer("no job in the answer".into()))?;
+    let path = format!("/api/jobs/{}/cancel", path_part(id));
+    let doing = format!("cancel job {id}");
+    let job: Job = api.acted(reqwest::Method::POST, &path, None::<&()>, doing, "job")?;
     if job.state.is_final() {
         println!("job {} {}", job.id, job.state.as_str());
     } else {

@@ -1,21 +1,14 @@
 //! `reprise jobs dead`, `jobs requeue ID` and `jobs discard ID`.
 
-use anyhow::Context as _;
-
-use super::{Answered, Api, CALL, CallError, path_part, print_json};
+use super::{Api, path_part};
 use crate::fleet::Job;
 use crate::present::terminal_safe;
 
 /// `reprise jobs dead`: the dead letters, last ended first.
 pub fn list(api: &Api, json: bool) -> anyhow::Result<()> {
-    let answer: Answered<Vec<Job>> = api
-        .call(reqwest::Method::GET, "/api/dead", None::<&()>, CALL)
-        .context("list the dead letters")?;
-    let jobs = answer.body.unwrap_or_default();
-    if json {
-        print_json(&jobs);
+    let Some(jobs) = api.listed::<Job>("/api/dead", "list the dead letters", json)? else {
         return Ok(());
-    }
+    };
     println!(
         "{:<36}  {:<10}  {:<24}  {:<10}  reason",
         "job", "state", "ended", "pool"
@@ -57,17 +50,9 @@ pub fn settle(api: &Api, id: &str, how: Settle) -> anyhow::Result<()> {
         Settle::Resume { from } => ("resume", Some(crate::fleet::ResumeRequest { from })),
         Settle::Discard => ("discard", None),
     };
-    let answer: Answered<Job> = api
-        .call(
-            reqwest::Method::POST,
-            &format!("/api/jobs/{}/{verb}", path_part(id)),
-            body.as_ref(),
-            CALL,
-        )
-        .with_context(|| format!("{verb} job {id}"))?;
-    let job = answer
-        .body
-        .ok_or_else(|| CallError::BadAnswer("no job in the answer".into()))?;
+    let path = format!("/api/jobs/{}/{verb}", path_part(id));
+    let doing = format!("{verb} job {id}");
+    let job: Job = api.acted(reqwest::Method::POST, &path, body.as_ref(), doing, "job")?;
     match how {
         Settle::Discard => eprintln!("job {} discarded from the dead letters", job.id),
         Settle::Requeue => {

@@ -1,9 +1,7 @@
 //! `reprise jobs schedules` and `reprise jobs unschedule`, and how a
 //! submission answered with a schedule is told.
 
-use anyhow::Context as _;
-
-use super::{Answered, Api, CALL, CallError, path_part, print_json};
+use super::{Api, path_part};
 use crate::fleet::Schedule;
 use crate::present::terminal_safe;
 
@@ -27,14 +25,10 @@ fn when(schedule: &Schedule) -> String {
 
 /// `reprise jobs schedules`.
 pub fn list(api: &Api, json: bool) -> anyhow::Result<()> {
-    let answer: Answered<Vec<Schedule>> = api
-        .call(reqwest::Method::GET, "/api/schedules", None::<&()>, CALL)
-        .context("list the schedules")?;
-    let schedules = answer.body.unwrap_or_default();
-    if json {
-        print_json(&schedules);
+    let listed = api.listed::<Schedule>("/api/schedules", "list the schedules", json)?;
+    let Some(schedules) = listed else {
         return Ok(());
-    }
+    };
     println!(
         "{:<36}  {:<8}  {:<24}  {:>5}  {:>7}  {:<30}  recording",
         "schedule", "state", "next", "runs", "skipped", "when"
@@ -61,17 +55,15 @@ pub fn list(api: &Api, json: bool) -> anyhow::Result<()> {
 
 /// `reprise jobs unschedule ID`.
 pub fn remove(api: &Api, id: &str) -> anyhow::Result<()> {
-    let answer: Answered<Schedule> = api
-        .call(
-            reqwest::Method::DELETE,
-            &format!("/api/schedules/{}", path_part(id)),
-            None::<&()>,
-            CALL,
-        )
-        .with_context(|| format!("remove schedule {id}"))?;
-    let schedule = answer
-        .body
-        .ok_or_else(|| CallError::BadAnswer("no schedule in the answer".into()))?;
+    let path = format!("/api/schedules/{}", path_part(id));
+    let doing = format!("remove schedule {id}");
+    let schedule: Schedule = api.acted(
+        reqwest::Method::DELETE,
+        &path,
+        None::<&()>,
+        doing,
+        "schedule",
+    )?;
     println!(
         "schedule {} removed after {} run(s); the jobs it made stay",
         schedule.id, schedule.runs
