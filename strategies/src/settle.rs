@@ -55,12 +55,13 @@ pub fn wait_until_settled_or(
 }
 
 /// A look at the screen that found it settled: the frame, the region
-/// watched, since when that region had not changed, and when the frame
-/// was taken.
+/// watched and the box left out of it, since when that region but the box
+/// had not changed, and when the frame was taken.
 #[derive(Debug, Clone)]
 pub struct Settled {
     pub frame: Frame,
     pub region: Option<Rect>,
+    pub except: Option<Rect>,
     pub since: Instant,
     pub at: Instant,
 }
@@ -91,12 +92,12 @@ pub struct Watch {
 pub const RING: u32 = 4;
 
 /// [`wait_until_settled_or`], watching as `watch` says: going on from its
-/// prior, a look that found the
-/// same region settled no longer than `quiet` ago (the last step's effect
-/// check): where the region shows the same now, it has been quiet since
-/// then, and one look says so. The last look of a wait is taken when the
-/// quiet is due, not a whole poll later. A wait that leaves a box out
-/// settles only that much: it gives no [`Settled`] to go on from.
+/// prior, a look that found the same region settled, with the same box
+/// left out, no longer than `quiet` ago (the last step's effect check):
+/// where the region shows the same now but for that box, it has been quiet
+/// since then, and one look says so. The last look of a wait is taken
+/// when the quiet is due, not a whole poll later. A wait that leaves a box
+/// out settles only that much, and its [`Settled`] says which box.
 pub fn wait_settling(
     desktop: &mut dyn Desktop,
     options: &SettleOptions,
@@ -112,11 +113,12 @@ pub fn wait_settling(
     let mut frame = desktop.screenshot()?;
     let mut taken = desktop.now();
     let mut stable_since = taken;
+    let left_out = except.map(|rect| rect.grown(RING));
     if let Some(prior) = prior
-        && except.is_none()
+        && prior.except == except
         && prior.region == region
         && taken.saturating_duration_since(prior.at) <= options.quiet
-        && same_region(&prior.frame, &frame, region)
+        && same_region_except(&prior.frame, &frame, region, left_out)
     {
         stable_since = prior.since;
     }
@@ -137,12 +139,13 @@ pub fn wait_settling(
             let settled = Settled {
                 frame: frame.clone(),
                 region,
+                except,
                 since: stable_since,
                 at: taken,
             };
             return Ok(Some(Look {
                 frame,
-                settled: Some(settled).filter(|_| except.is_none()),
+                settled: Some(settled),
                 quiet: true,
             }));
         }
@@ -156,7 +159,7 @@ pub fn wait_settling(
         desktop.sleep(options.poll.min(options.quiet - quiet_for));
         let next = desktop.screenshot()?;
         taken = desktop.now();
-        if !same_region_except(&frame, &next, region, except.map(|rect| rect.grown(RING))) {
+        if !same_region_except(&frame, &next, region, left_out) {
             stable_since = taken;
         }
         frame = next;
@@ -368,6 +371,7 @@ mod tests {
             let prior = Settled {
                 frame: prior_frame,
                 region: prior_region,
+                except: None,
                 since: at - options.quiet,
                 at,
             };
@@ -427,14 +431,14 @@ mod tests {
             )
         };
         // The box holds the mark: quiet at once, but only outside the box,
-        // so nothing to go on from.
-        assert_eq!(wait(Some(Rect::new(45, 5, 20, 10))), (true, false, 150));
+        // which the settled look says.
+        assert_eq!(wait(Some(Rect::new(45, 5, 20, 10))), (true, true, 150));
         // A box beside it: the mark holds the wait to its bound.
         let (quiet, _, waited) = wait(Some(Rect::new(0, 0, 45, 60)));
         assert!(!quiet && (3000..3100).contains(&waited), "{waited}");
         // A box the mark hugs from outside (a focus ring drawn around a
         // button): the ring is the box's.
-        assert_eq!(wait(Some(Rect::new(50, 13, 12, 10))), (true, false, 150));
+        assert_eq!(wait(Some(Rect::new(50, 13, 12, 10))), (true, true, 150));
     }
 
     #[test]

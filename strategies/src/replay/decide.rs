@@ -105,15 +105,21 @@ pub(super) fn decide(
 
 /// The screen once `region` settled (bounded), going on from the last
 /// step's effect check where it found the same window settled a moment
-/// ago; `None` if aborted.
+/// ago (and leaving out what that check left out); `None` if aborted.
 fn settled_look(
     run: &mut Replaying<'_>,
     region: Option<reprise_models::Rect>,
 ) -> Result<Option<crate::settle::Look>, AttemptError> {
+    // The box the last step's effect check left out (its pressed element,
+    // animating back) is left out here too, going on from that check.
+    let prior = run.settled.take();
     let watch = crate::settle::Watch {
         region,
-        except: None,
-        prior: run.settled.take(),
+        except: prior
+            .as_ref()
+            .filter(|prior| prior.region == region)
+            .and_then(|prior| prior.except),
+        prior,
     };
     crate::settle::wait_settling(
         run.desktop,

@@ -886,6 +886,38 @@ fn a_decision_right_after_a_settled_effect_check_does_not_wait_for_the_quiet_aga
     assert!(records.iter().all(|record| record.settled));
 }
 
+/// The "Form" window whose button's box (30, 30) 40x20 changes for ten
+/// seconds, and nothing else in it.
+fn animating_form() -> ScriptedDesktop {
+    let mut desktop =
+        ScriptedDesktop::new().with_window("Form", reprise_models::Rect::new(0, 0, 200, 100));
+    for tick in 1..=250u32 {
+        let mut frame = desktop.frame.clone();
+        frame
+            .image
+            .put_pixel(40 + tick % 20, 40, image::Rgba([255; 4]));
+        desktop
+            .timeline
+            .push((Duration::from_millis(u64::from(tick) * 40), frame));
+    }
+    desktop
+}
+
+/// `strategy`, its pressed box the animating one, replayed to its end on
+/// [`animating_form`] (the screen still for 150 ms is settled): the
+/// desktop and the steps' records.
+fn on_animating_form(mut strategy: Checked) -> (ScriptedDesktop, Vec<StepRecord>) {
+    let mut desktop = animating_form();
+    let options = settling(Duration::from_millis(150), Duration::from_millis(50));
+    strategy.pressed_box = Some(reprise_models::Rect::new(30, 30, 40, 20));
+    let (outcome, records) = run(&mut strategy, &mut desktop, &options, &|| false);
+    assert!(
+        matches!(outcome, ReplayOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    (desktop, records)
+}
+
 #[test]
 fn a_presss_own_element_animating_does_not_hold_the_wait_for_its_effect() {
     // The pressed element's box changes for ten seconds (its look after
@@ -893,28 +925,10 @@ fn a_presss_own_element_animating_does_not_hold_the_wait_for_its_effect() {
     // for the screen leaves the box out: the quiet, not the wait's bound.
     // After keys (no press) the box counts: the wait runs to its bound.
     let effect_wait = |step: Step| {
-        let mut desktop =
-            ScriptedDesktop::new().with_window("Form", reprise_models::Rect::new(0, 0, 200, 100));
-        for tick in 1..=250u32 {
-            let mut frame = desktop.frame.clone();
-            frame
-                .image
-                .put_pixel(40 + tick % 20, 40, image::Rgba([255; 4]));
-            desktop
-                .timeline
-                .push((Duration::from_millis(u64::from(tick) * 40), frame));
-        }
-        let options = settling(Duration::from_millis(150), Duration::from_millis(50));
-        let mut strategy = Checked {
+        let (desktop, records) = on_animating_form(Checked {
             step,
-            pressed_box: Some(reprise_models::Rect::new(30, 30, 40, 20)),
             ..Checked::one(state_seen())
-        };
-        let (outcome, records) = run(&mut strategy, &mut desktop, &options, &|| false);
-        assert!(
-            matches!(outcome, ReplayOutcome::Completed { .. }),
-            "{outcome:?}"
-        );
+        });
         let ended = records[0].input_ended.expect("made");
         desktop.now().duration_since(ended).as_secs_f64()
     };
@@ -928,6 +942,22 @@ fn a_presss_own_element_animating_does_not_hold_the_wait_for_its_effect() {
     };
     let waited = effect_wait(keys);
     assert!(waited >= 3.0, "{waited}");
+}
+
+#[test]
+fn the_next_decision_leaves_out_what_the_effect_check_left_out() {
+    // As above, the pressed element's box animates for ten seconds; a
+    // second step follows the press. Its decision goes on from the effect
+    // check's settled look, the box left out again: from the first step's
+    // last input to the second's, the check's quiet and the press's hold,
+    // not the animation's ten seconds (nor the wait's bound).
+    let (_, records) = on_animating_form(Checked {
+        steps: 2,
+        ..Checked::one(state_seen())
+    });
+    let gaps = input_gaps(&records);
+    assert_eq!(gaps.len(), 1);
+    assert!((0.35..0.45).contains(&gaps[0]), "{gaps:?}");
 }
 
 /// One press in the "Form" window, then done. Where the recording shows
