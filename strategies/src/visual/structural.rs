@@ -210,6 +210,19 @@ impl VisualStrategy {
         if !self.rungs.visual || !self.vision.describer.runs_here() {
             return Ok("");
         }
+        // An element whose name its pixels never showed as text (an icon
+        // button: the recording read something else in it), in no row,
+        // agrees where its box shows it as the recording did: the window
+        // is not read whole for a name it cannot show.
+        if let Some(element) = pressed_element(tree)
+            && element.band.is_empty()
+            && !element.name.as_deref().is_some_and(|name| {
+                crate::identity::reads_as(name, &sought.fingerprint.description.label)
+            })
+            && shows_as_recorded(&sought.fingerprint.crop, &structural, observation.frame)
+        {
+            return Ok("; the pixels show it as recorded");
+        }
         // Where the pixels on the element's own line read as it (its name in
         // its box, its row's other cells beside it), they agree: the window
         // is not read whole.
@@ -376,4 +389,51 @@ pub(super) fn band_on_line(
                 && crate::identity::reads_as(text, &descriptions[other].label)
         })
     })
+}
+
+/// How alike a textless element's box and its recorded look must be (SSIM
+/// of their luminance) to agree.
+const SHOWS_AS_RECORDED: f64 = 0.9;
+
+/// The least spread of a recorded look's luminance (its standard
+/// deviation, of 255) that shows a shape: a blank box (an empty field, a
+/// plain panel) looks like every other and agrees with nothing.
+const SHAPED: f64 = 12.0;
+
+/// Whether `structural` (a box on the screen) shows what `crop` (the
+/// recorded look of the element, a shape and not a blank) shows around
+/// its middle.
+pub(super) fn shows_as_recorded(
+    crop: &image::RgbaImage,
+    structural: &reprise_models::Rect,
+    frame: &crate::Frame,
+) -> bool {
+    // The recorded look is of the segment around the element, which may
+    // reach past the box the tree gives: the same size around its middle.
+    let (cx, cy) = (
+        i64::from(structural.left) + i64::from(structural.width) / 2,
+        i64::from(structural.top) + i64::from(structural.height) / 2,
+    );
+    let around = reprise_models::Rect::new(
+        (cx - i64::from(crop.width()) / 2) as i32,
+        (cy - i64::from(crop.height()) / 2) as i32,
+        crop.width(),
+        crop.height(),
+    );
+    let Some((image, _)) = window_image(frame, &around) else {
+        return false;
+    };
+    let values = crate::vision::ssim::Gray::luminance(crop).values;
+    let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
+    let spread =
+        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / values.len().max(1) as f64;
+    let similarity = crate::visual::matching::crop_similarity(crop, &image);
+    tracing::debug!(
+        similarity,
+        spread = spread.sqrt(),
+        "an element showing no text: its box against its recorded look"
+    );
+    image.dimensions() == crop.dimensions()
+        && spread.sqrt() >= SHAPED
+        && similarity >= SHOWS_AS_RECORDED
 }

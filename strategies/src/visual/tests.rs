@@ -1014,6 +1014,35 @@ fn screen_with_text(top: u32) -> crate::Frame {
 }
 
 #[test]
+fn an_icon_agrees_with_its_box_only_where_the_box_shows_its_recorded_shape() {
+    use super::structural::shows_as_recorded;
+    // The screen's "text" stands in for an icon: its recorded look is the
+    // 60x20 segment around it, which reaches past the tree's box.
+    let screen = screen_with_text(40);
+    let recorded = image::imageops::crop_imm(&screen.image, 115, 35, 60, 20).to_image();
+    // The tree's box, smaller, around the same middle: it agrees.
+    let tree_box = Rect::new(125, 40, 40, 10);
+    assert!(shows_as_recorded(&recorded, &tree_box, &screen));
+    // A box the tree gives 30 px off (a toolkit whose boxes are not the
+    // screen's): a blank there, not the shape.
+    let shifted = Rect::new(125, 70, 40, 10);
+    assert!(!shows_as_recorded(&recorded, &shifted, &screen));
+    // The shape moved elsewhere on the screen: not at the box either.
+    assert!(!shows_as_recorded(
+        &recorded,
+        &tree_box,
+        &screen_with_text(70)
+    ));
+    // A blank recorded look agrees with nothing, a blank box included.
+    let blank = image::imageops::crop_imm(&screen.image, 10, 10, 60, 20).to_image();
+    assert!(!shows_as_recorded(
+        &blank,
+        &Rect::new(20, 60, 40, 10),
+        &screen
+    ));
+}
+
+#[test]
 fn a_press_outside_any_known_window_is_made_only_where_its_place_looks_as_recorded() {
     // A press at (140, 75), on the text, in no window the recording knew
     // (a panel, the desktop), and (the other case) outside the window it
