@@ -169,7 +169,7 @@ fn picked_the_target(display: &Display, cases: &[&str]) {
 }
 
 /// Each case's replay completed (exit 0) and zenity printed `expected`.
-fn printed(display: &Display, cases: &[&str], expected: &str) {
+pub(crate) fn printed(display: &Display, cases: &[&str], expected: &str) {
     for &case in cases {
         assert_eq!(
             (result(display, case, "code"), result(display, case, "out")),

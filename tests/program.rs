@@ -309,11 +309,7 @@ fn an_edit_asked_in_plain_language_is_checked_shown_and_kept_only_when_accepted(
         "never",
     );
     assert_eq!(server.received().len(), 3);
-    let versions: Value = serde_json::from_str(&run_ok(
-        crate::llm::reprise(&never).args(["versions", "demo", "--json"]),
-    ))
-    .unwrap();
-    assert_eq!(versions["latest"], 1);
+    assert_eq!(latest_version(&never), 1);
 
     // No terminal and no --yes: shown, not kept.
     let server = reprise::testing::ScriptedServer::start(vec![answer(&fenced(&edited))]);
@@ -328,11 +324,7 @@ fn an_edit_asked_in_plain_language_is_checked_shown_and_kept_only_when_accepted(
         "unasked",
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("+ text = \"bob\""));
-    let versions: Value = serde_json::from_str(&run_ok(
-        crate::llm::reprise(&never).args(["versions", "demo", "--json"]),
-    ))
-    .unwrap();
-    assert_eq!(versions["latest"], 1);
+    assert_eq!(latest_version(&never), 1);
 
     // With --frames: the screen before each step goes with the text, each
     // image named by its step, and the person is told before it is sent.
@@ -376,4 +368,13 @@ fn an_edit_asked_in_plain_language_is_checked_shown_and_kept_only_when_accepted(
         texts[1].starts_with("The screen before step 1 (recorded = 1)"),
         "{texts:#?}"
     );
+}
+
+/// The newest version of the recording "demo" in the store at `store`.
+fn latest_version(store: &std::path::Path) -> u64 {
+    let versions: Value = serde_json::from_str(&crate::harness::run_ok(
+        crate::llm::reprise(store).args(["versions", "demo", "--json"]),
+    ))
+    .unwrap();
+    versions["latest"].as_u64().expect("a version number")
 }

@@ -68,6 +68,16 @@ fn replay(
     )
 }
 
+/// The sample replayed by the visual strategy, the model describing.
+const LLM_REPLAY: [&str; 6] = [
+    "replay",
+    "demo",
+    "--strategy",
+    "visual",
+    "--describer",
+    "llm",
+];
+
 #[test]
 fn visual_offline_succeeds_where_the_screen_drifted() {
     let mut display = display_with_sample();
@@ -259,14 +269,7 @@ fn visual_with_the_llm_describer_asks_the_model_in_batches_then_reuses_its_answe
             .reprise_with_model(&server.url)
             .arg("--config")
             .arg(&config)
-            .args([
-                "replay",
-                "demo",
-                "--strategy",
-                "visual",
-                "--describer",
-                "llm",
-            ])
+            .args(LLM_REPLAY)
             .args(["--speed", "3"])
             .output()
             .unwrap();
@@ -323,14 +326,7 @@ fn visual_with_the_llm_describer_asks_the_model_in_batches_then_reuses_its_answe
     let out = display
         .reprise_with_model(&nonsense.url)
         .env("REPRISE_STORE", &fresh)
-        .args([
-            "replay",
-            "demo",
-            "--strategy",
-            "visual",
-            "--describer",
-            "llm",
-        ])
+        .args(LLM_REPLAY)
         .output()
         .unwrap();
     display.stop_apps();
