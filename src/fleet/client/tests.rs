@@ -1,3 +1,4 @@
+use super::sse::MAX_SSE_BLOCK;
 use super::*;
 
 #[test]
