@@ -423,17 +423,29 @@ pub(super) fn shows_as_recorded(
     let Some((image, _)) = window_image(frame, &around) else {
         return false;
     };
-    let values = crate::vision::ssim::Gray::luminance(crop).values;
-    let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
-    let spread =
-        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / values.len().max(1) as f64;
-    let similarity = crate::visual::matching::crop_similarity(crop, &image);
+    // Another size (another scale, the screen's edge): not compared here.
+    if image.dimensions() != crop.dimensions() {
+        return false;
+    }
+    use crate::vision::ssim::{Gray, ssim};
+    let recorded = Gray::luminance(crop);
+    let n = recorded.values.len().max(1) as f64;
+    let mean = recorded.values.iter().sum::<f64>() / n;
+    let spread = (recorded
+        .values
+        .iter()
+        .map(|v| (v - mean).powi(2))
+        .sum::<f64>()
+        / n)
+        .sqrt();
+    if spread < SHAPED {
+        return false;
+    }
+    let similarity = ssim(&recorded, &Gray::luminance(&image)).unwrap_or(0.0);
     tracing::debug!(
         similarity,
-        spread = spread.sqrt(),
+        spread,
         "an element showing no text: its box against its recorded look"
     );
-    image.dimensions() == crop.dimensions()
-        && spread.sqrt() >= SHAPED
-        && similarity >= SHOWS_AS_RECORDED
+    similarity >= SHOWS_AS_RECORDED
 }
