@@ -43,6 +43,9 @@ pub struct ScriptedDesktop {
     /// The window active once a mouse button is released, where the press
     /// changes it (`Some(None)`: the press closed the last window).
     pub window_on_release: Option<Option<WindowState>>,
+    /// The frame shown once a mouse button is released, where the press
+    /// changes the screen (a window gone shows what was behind it).
+    pub frame_on_release: Option<Frame>,
     /// The ids of the windows the window manager lists; `None`: the
     /// desktop cannot say.
     pub listed: Option<Vec<u64>>,
@@ -102,6 +105,7 @@ impl ScriptedDesktop {
             hit_test_takes: Duration::ZERO,
             timeline: Vec::new(),
             window_on_release: None,
+            frame_on_release: None,
             listed: None,
             injections: Default::default(),
             epoch: Instant::now(),
@@ -159,6 +163,9 @@ impl Desktop for ScriptedDesktop {
                     .retain(|held| held != &Action::ButtonUp { button: *button });
                 if let Some(window) = self.window_on_release.take() {
                     self.window = window;
+                }
+                if let Some(frame) = self.frame_on_release.take() {
+                    self.frame = frame;
                 }
             }
             Action::KeyDown { key } => self.held.push(Action::KeyUp { key: key.clone() }),

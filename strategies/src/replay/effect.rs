@@ -63,6 +63,21 @@ pub(super) fn check_effect(
     ))
 }
 
+/// Whether the window a step was decided in, no longer the active one
+/// after it, is gone from the window manager's list: one gone that the
+/// step was not to close shows, at its target, what was behind it, which
+/// proves nothing.
+fn gone_after(
+    desktop: &mut dyn Desktop,
+    window: Option<&reprise_models::WindowState>,
+    after: Option<&reprise_models::WindowState>,
+) -> bool {
+    window.is_some_and(|window| {
+        after.is_none_or(|after| after.window_id != window.window_id)
+            && matches!(desktop.window_listed(window.window_id), Ok(Some(false)))
+    })
+}
+
 /// The effect of step `step_idx` (decided in `window`, watched in
 /// `region`), checked by the strategy once the screen settled (or the
 /// window the step closes is gone) and the window after it came. `None`
@@ -113,7 +128,7 @@ fn check_after(
     // that cannot list them says none.
     let popups_after = run.desktop.popups().unwrap_or_default();
     // Asked again now where it was not yet gone once the screen settled.
-    let window_closed = closed || gone(run.desktop);
+    let window_closed = closed || gone_after(run.desktop, window, window_after.as_ref());
     let effect = crate::strategy::Effect {
         before,
         after: &after,

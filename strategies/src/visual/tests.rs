@@ -15,7 +15,7 @@ use crate::scripted::ScriptedDesktop;
 use crate::settle::SettleOptions;
 use crate::vision::VisionError;
 use crate::vision::{Segment, Segmenter};
-use crate::{ReplayOptions, ReplayOutcome, run_replay};
+use crate::{ReplayOptions, ReplayOutcome};
 
 /// Segments nothing: these tests never reach the visual rung's pixels.
 struct NoSegments;
@@ -1119,25 +1119,34 @@ fn notes_dialog() -> A11yTree {
     tree
 }
 
-/// Replays a recorded press on OK in "Notes" (the recording's last step,
-/// which changed the screen at it) where OK's press leaves `after` active
-/// and the window manager lists the windows `listed`; the step's record,
-/// how long the desktop's clock ran from the release of the button, and
-/// the box the settling after the press left out (OK's, found in the tree).
+/// Replays a recorded press on OK in "Notes" (which changed the screen at
+/// it: the recording's last step, or followed by a press on Cancel in the
+/// same window where `then_cancel`) where OK's release leaves `after`
+/// active, the window manager lists the windows `listed` and the screen
+/// shows `behind` (else it stays as it was); OK's record, the desktop, and the box the settling after the press left out (OK's,
+/// found in the tree).
 fn press_ok_leaving(
     after: Option<WindowState>,
     listed: Vec<u64>,
-) -> (StepRecord, u128, Option<Rect>) {
+    (then_cancel, behind): (bool, Option<crate::Frame>),
+) -> (StepRecord, ScriptedDesktop, Option<Rect>) {
     let tree = notes_dialog();
-    let mut step = recorded_click(ROWS, 0);
-    let element = reprise_models::identity_of(&tree, "Test", 2).unwrap();
-    step.tree.window_state_id = Some(0);
-    (step.tree.mouse_x, step.tree.mouse_y) = (Some(170.0), Some(87.0));
-    for event in &mut step.tree.children {
-        (event.mouse_x, event.mouse_y) = (Some(170.0), Some(87.0));
+    let press = |child: u32, (x, y): (f64, f64)| {
+        let mut step = recorded_click(ROWS, 0);
+        let element = reprise_models::identity_of(&tree, "Test", child).unwrap();
+        step.tree.window_state_id = Some(0);
+        (step.tree.mouse_x, step.tree.mouse_y) = (Some(x), Some(y));
+        for event in &mut step.tree.children {
+            (event.mouse_x, event.mouse_y) = (Some(x), Some(y));
+        }
+        step.tree.children[0].element = Some(Box::new(element));
+        step.expects_change = true;
+        step
+    };
+    let mut steps = vec![press(2, (170.0, 87.0))];
+    if then_cancel {
+        steps.push(press(1, (120.0, 87.0)));
     }
-    step.tree.children[0].element = Some(Box::new(element));
-    step.expects_change = true;
     let recorded = WindowState {
         rect: Rect::new(0, 0, 200, 100),
         a11y: Some(tree.clone()),
@@ -1146,8 +1155,9 @@ fn press_ok_leaving(
     let mut desktop = ScriptedDesktop::new().with_window("Notes", Rect::new(0, 0, 200, 100));
     desktop.trees = vec![tree].into();
     desktop.window_on_release = Some(after);
+    desktop.frame_on_release = behind;
     desktop.listed = Some(listed);
-    let mut strategy = VisualStrategy::new(vec![step], no_pixels(), 1.0).with_windows(&[recorded]);
+    let mut strategy = VisualStrategy::new(steps, no_pixels(), 1.0).with_windows(&[recorded]);
     let options = ReplayOptions {
         max_retries: 1,
         settle: SettleOptions {
@@ -1156,25 +1166,16 @@ fn press_ok_leaving(
         },
         ..Default::default()
     };
-    let mut records = Vec::new();
-    run_replay(
-        &mut strategy,
-        &mut desktop,
-        &options,
-        &|| false,
-        &mut |record, _| records.push(record.clone()),
-    );
-    (
-        records.pop().expect("the step's record"),
-        desktop.slept.as_millis(),
-        strategy.pressed_box(0),
-    )
+    let (_, records) = desktop.replay(&mut strategy, &options, &|| false);
+    let pressed_box = strategy.pressed_box(0);
+    let ok = records.into_iter().next().expect("OK's record");
+    (ok, desktop, pressed_box)
 }
 
 #[test]
 fn a_button_whose_press_closed_its_window_is_proven_by_the_window_gone() {
     // OK closed "Notes": gone from the window manager's list.
-    let (closed, slept, pressed_box) = press_ok_leaving(None, vec![]);
+    let (closed, desktop, pressed_box) = press_ok_leaving(None, vec![], (false, None));
     // OK, found in the tree: its own look is left out of the settling.
     assert_eq!(pressed_box, Some(Rect::new(150, 80, 40, 15)));
     assert_eq!(
@@ -1193,14 +1194,66 @@ fn a_button_whose_press_closed_its_window_is_proven_by_the_window_gone() {
     // Once the window was gone, the screen's settling (150 ms of quiet)
     // was not awaited after the press: the 150 ms before it are all the
     // clock ran (300 ms where the loop waits for the settling).
-    assert_eq!(slept, 150);
+    assert_eq!(desktop.slept.as_millis(), 150);
     // An error dialog came over "Notes", still listed behind it: nothing
     // closed, and the unchanged pixels prove nothing.
     let error = WindowState {
         window_id: 2,
         ..window_state("Error", "Test")
     };
-    let (covered, _, _) = press_ok_leaving(Some(error), vec![1, 2]);
+    let (covered, _, _) = press_ok_leaving(Some(error), vec![1, 2], (false, None));
     assert_eq!(covered.status, crate::StepStatus::Failed, "{covered:#?}");
     assert_ne!(covered.evidence, Some(crate::EvidenceKind::Window));
+}
+
+/// The window a press was made in gone after it (the application died or
+/// closed it) where the recording's next press is made in it: the pixels
+/// that changed at the target (what was behind the window) prove nothing,
+/// and the step is tried again, finding no window, never called verified.
+#[test]
+fn a_window_gone_under_a_press_is_no_proof_where_the_recording_goes_on_in_it() {
+    let behind = || {
+        let mut frame = ScriptedDesktop::new().frame;
+        frame.image = image::RgbaImage::from_pixel(200, 100, image::Rgba([200, 40, 40, 255]));
+        Some(frame)
+    };
+    let presses = |desktop: &ScriptedDesktop| {
+        let down = |action: &&Action| matches!(action, Action::ButtonDown { .. });
+        desktop.injected.iter().filter(down).count()
+    };
+    let (gone, desktop, _) = press_ok_leaving(None, vec![], (true, behind()));
+    assert_eq!(gone.status, crate::StepStatus::Failed, "{gone:#?}");
+    assert!(
+        gone.errors[0].contains("\"Notes\" is gone after") && gone.errors[0].contains("its going"),
+        "{gone:#?}"
+    );
+    assert_eq!(gone.errors.len(), 2, "tried again: {gone:#?}");
+    assert_eq!(
+        presses(&desktop),
+        1,
+        "the second try found no window to press"
+    );
+    // The same change with "Notes" still there: the press landed on OK,
+    // re-checked just before it.
+    let notes = WindowState {
+        rect: Rect::new(0, 0, 200, 100),
+        ..window_state("Notes", "Test")
+    };
+    let (stays, _, _) = press_ok_leaving(Some(notes), vec![1], (true, behind()));
+    assert_eq!(
+        (stays.status, stays.evidence),
+        (
+            crate::StepStatus::Verified,
+            Some(crate::EvidenceKind::Landed)
+        ),
+        "{stays:#?}"
+    );
+    // The recording's last press, whose window closed: no later step in
+    // it, so its going is no contradiction (the button check proves it).
+    let (last, _, _) = press_ok_leaving(None, vec![], (false, behind()));
+    assert_eq!(
+        last.evidence,
+        Some(crate::EvidenceKind::Window),
+        "{last:#?}"
+    );
 }

@@ -3,7 +3,8 @@
 //! the focus a press gave a field, the text keys typed into a field, in the
 //! live tree); where the recording shows nothing changed, the press landing
 //! on the element re-checked just before it; the pixels last, which prove
-//! something only where the window exposes no tree.
+//! something only where the window exposes no tree, and nothing where the
+//! step's window went away though the recording goes on in it.
 
 use reprise_models::{ActionEvent, ElementIdentity, EventName, WindowState};
 
@@ -368,12 +369,42 @@ impl super::VisualStrategy {
         if !step.expects_change || super::pressed_popup(&step.tree).is_some() {
             return None;
         }
-        let recorded = self.recorded_window(step)?;
-        let stays = self.steps[idx + 1..].iter().any(|later| {
+        (!self.window_stays(idx)).then_some(element)
+    }
+
+    /// Whether a step after step `idx` was made in the window step `idx`
+    /// was made in, by the recording.
+    fn window_stays(&self, idx: usize) -> bool {
+        let Some(recorded) = self
+            .steps
+            .get(idx)
+            .and_then(|step| self.recorded_window(step))
+        else {
+            return false;
+        };
+        self.steps[idx + 1..].iter().any(|later| {
             self.recorded_window(later)
                 .is_some_and(|window| crate::strategy::is_same_window(window, recorded))
-        });
-        (!stays).then_some(element)
+        })
+    }
+
+    /// Step `idx`'s window gone from the window manager's list after it,
+    /// where the recording's later steps are made in it: the application
+    /// closed or died under the step, and what changed on the screen (at
+    /// the target, or beyond a caret) is its going, not the step's effect.
+    /// Pressed again where it was a press (a window gone takes no press:
+    /// the next attempt finds none, or the one that came back); keys are
+    /// not typed twice.
+    fn vanished(&self, idx: usize, effect: &Effect<'_>) -> Option<Missed> {
+        let (step, window) = (self.steps.get(idx)?, effect.window?);
+        (effect.window_closed && self.window_stays(idx)).then(|| Missed {
+            reason: format!(
+                "{:?} is gone after {}, though the recording's later steps are made in it: what changed on the screen is its going, not the step's effect",
+                window.title,
+                step.tree.label()
+            ),
+            retry: !step.tree.name.is_key(),
+        })
     }
 
     /// A [closing command](Self::closing_command) whose press closed the
@@ -428,10 +459,6 @@ impl super::VisualStrategy {
         step_idx: usize,
         effect: &Effect<'_>,
     ) -> Result<Verification, Missed> {
-        let missed = |reason: String| Missed {
-            reason,
-            retry: true,
-        };
         let Some(step) = self.steps.get(step_idx) else {
             return Ok(Verification::Unverified(
                 "the recording has no such step".into(),
@@ -449,6 +476,9 @@ impl super::VisualStrategy {
                 EvidenceKind::Window,
                 windows,
             )));
+        }
+        if let Some(missed) = self.vanished(step_idx, effect) {
+            return Err(missed);
         }
         if step.tree.name.is_key()
             && let Some(window) = effect.window
@@ -490,11 +520,14 @@ impl super::VisualStrategy {
             )));
         }
         if crate::settle::same_region(effect.before, effect.after, Some(target)) {
-            return Err(missed(format!(
-                "nothing changed at the target in {:?} after {}, though the recording shows a change",
-                window.title,
-                step.tree.label()
-            )));
+            return Err(Missed {
+                reason: format!(
+                    "nothing changed at the target in {:?} after {}, though the recording shows a change",
+                    window.title,
+                    step.tree.label()
+                ),
+                retry: true,
+            });
         }
         Ok(Verification::Verified(Evidence::new(
             pixels_kind(effect, self.app_has_tree(step)),
