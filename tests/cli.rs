@@ -344,8 +344,8 @@ fn a_name_with_control_characters_or_too_long_is_refused_before_recording() {
 }
 
 /// A negative number reaches the check that says why it is refused (not
-/// clap's "unexpected argument '-1'"), and every argument is checked
-/// before the record or replay banner.
+/// clap's "unexpected argument '-1'"), a mark key must be a free named
+/// key, and every argument is checked before the record or replay banner.
 #[test]
 fn bad_numbers_are_refused_with_reasons_before_any_banner() {
     let dir = tempfile::tempdir().unwrap();
@@ -359,6 +359,14 @@ fn bad_numbers_are_refused_with_reasons_before_any_banner() {
         (
             &["record", "--frame-rate", "-5"][..],
             "--frame-rate must be between",
+        ),
+        (
+            &["record", "--mark-key", "bogus"][..],
+            "--mark-key takes a named key",
+        ),
+        (
+            &["record", "--mark-key", "pause"][..],
+            "--mark-key pause is already",
         ),
         (
             &["replay", "demo", "--speed", "-2"][..],

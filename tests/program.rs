@@ -378,3 +378,78 @@ fn latest_version(store: &std::path::Path) -> u64 {
     .unwrap();
     versions["latest"].as_u64().expect("a version number")
 }
+
+/// An outcome marked while recording (#41): the field a person pointed at
+/// with the mark key, kept as a check of the value it showed, after the
+/// typing. Where the dialog opens holding a draft, every step's own check
+/// passes (the field holds the typed "hello"), and only the outcome check
+/// sees the wrong result: the run halts there with both values, and OK is
+/// never pressed.
+#[test]
+fn an_outcome_marked_while_recording_catches_a_replay_whose_steps_all_passed() {
+    let display = run_scenario("zenity-outcome.sh", 1280, 800);
+    let said = |case: &str| said(&display, case);
+    assert_eq!(result(&display, "recorded", "out"), "hello");
+    // The check, after the typing and before OK, in the steps a person
+    // reads and edits, expecting the parameter the typed "hello" is; the
+    // mark key itself is no step.
+    let steps = result(&display, "steps", "toml");
+    let param = steps
+        .lines()
+        .find_map(|line| line.strip_prefix("# ")?.strip_suffix(" = \"hello\""))
+        .unwrap_or_else(|| panic!("no parameter typed as hello in {steps}"));
+    let recorded = result(&display, "recorded", "err");
+    assert!(
+        recorded.contains(&format!(
+            "outcome check kept in version 2: text field in \"Greeting\" equals \"{{{param}}}\""
+        )),
+        "{recorded}"
+    );
+    let check = format!(
+        "assert = {{ role = \"text field\", window = \"Greeting\", app = \"zenity\", equals = \"{{{param}}}\" }}"
+    );
+    let (before, after) = steps
+        .split_once(&check)
+        .unwrap_or_else(|| panic!("no outcome check in {steps}"));
+    assert!(before.contains("types = \"hello\""), "{steps}");
+    assert!(after.contains("name = \"OK\""), "{steps}");
+    assert!(!steps.contains("scroll_lock"), "{steps}");
+    let versions: Value = serde_json::from_str(&result(&display, "greet", "versions")).unwrap();
+    assert_eq!(versions["latest"], 2, "{versions:#}");
+
+    // The same result: proven by the field's own value, then OK.
+    assert_eq!(result(&display, "same", "code"), "0", "{}", said("same"));
+    assert_eq!(result(&display, "same", "out"), "hello");
+    // A draft in the field: the steps before the check all passed, the
+    // check failed with both values, and nothing was submitted.
+    assert_eq!(
+        result(&display, "drafted", "code"),
+        "10",
+        "{}",
+        said("drafted")
+    );
+    assert_eq!(result(&display, "drafted", "out"), "");
+    let lines: Vec<Value> = result(&display, "drafted", "stdout")
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .filter(|line: &Value| line["type"] == "step")
+        .collect();
+    let statuses: Vec<&str> = lines
+        .iter()
+        .map(|line| line["status"].as_str().unwrap_or("-"))
+        .collect();
+    // The click, the typing and the move to the result, then the check.
+    assert_eq!(
+        statuses,
+        ["verified", "verified", "verified", "failed"],
+        "{lines:#?}"
+    );
+    let drafted = result(&display, "drafted", "err");
+    assert!(
+        drafted.contains("holds \"draft hello\"") && drafted.contains("equals \"hello\""),
+        "{drafted}"
+    );
+    // Another name typed (`--set`): the check expects it, and it passes.
+    assert_eq!(result(&display, "named", "code"), "0", "{}", said("named"));
+    assert_eq!(result(&display, "named", "out"), "bob");
+}

@@ -75,8 +75,8 @@ pub struct A11yNode {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<crate::ElementState>,
     /// The text an editable text field holds, where it was read (by replay,
-    /// to check what its keys typed; never by the recorder, and never for a
-    /// password field).
+    /// to check what its keys typed; by the recorder only in the tree read
+    /// at an outcome the person marked; never for a password field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
     /// Indexes into the tree's `nodes`.

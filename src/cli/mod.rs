@@ -205,6 +205,10 @@ pub struct RecordArgs {
     /// fields the accessibility tree does not call password fields, or `none`.
     #[arg(long, default_value = "pause", value_name = "KEY")]
     pub secret_key: String,
+    /// The key that marks the element under the pointer as the task's
+    /// outcome, which every replay checks shows the same value, or `none`.
+    #[arg(long, default_value = "scroll_lock", value_name = "KEY")]
+    pub mark_key: String,
     /// Print what was recorded as JSON (its id, counts and why it stopped)
     /// instead of the summary line.
     #[arg(long)]

@@ -36,7 +36,7 @@ pub struct TreeLimits {
     pub max_nodes: usize,
     pub max_time: Duration,
     /// Whether the text editable fields hold is read (replay's check of
-    /// what keys typed; the recorder never reads it).
+    /// what keys typed; the recorder reads it only at a marked outcome).
     pub values: bool,
     /// Whether a list that manages its descendants is read whole (up to
     /// [`MAX_CHILDREN_READ`] children) rather than as far as it shows once

@@ -433,6 +433,11 @@ impl EventConverter {
         }
     }
 
+    /// Where the pointer is, as of its last move.
+    pub fn pointer(&self) -> Option<(f64, f64)> {
+        self.pointer
+    }
+
     fn place(&self, event: &mut ActionEvent) {
         if let Some((x, y)) = self.pointer {
             event.mouse_x = Some(x);

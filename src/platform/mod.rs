@@ -18,6 +18,7 @@ pub mod keys;
 pub mod listen;
 pub mod signals;
 pub mod terminal;
+mod trees;
 pub mod xsettings;
 
 #[cfg(target_os = "linux")]
@@ -32,6 +33,7 @@ mod os;
 mod os;
 
 pub use os::{WindowProbe, double_click_settings, platform_name};
+pub use trees::{WindowTreeReader, window_tree_reader, window_tree_with_values};
 
 /// A modifier key or mouse button held down on the display.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,57 +157,6 @@ pub fn answer_times(
     }
 }
 
-/// Reads a window's accessibility tree.
-pub type WindowTreeReader =
-    Box<dyn FnMut(&ActiveWindow) -> Option<reprise_models::A11yTree> + Send>;
-
-/// A reader of windows' accessibility trees where the platform exposes them
-/// (AT-SPI on Linux, when a D-Bus session and its accessibility bus are
-/// there); `None` elsewhere (macOS and Windows are not read yet). It connects
-/// on first use, on the caller's thread, so a slow or absent bus never
-/// delays the start of a recording.
-pub fn window_tree_reader() -> Option<WindowTreeReader> {
-    #[cfg(target_os = "linux")]
-    {
-        let mut reader: Option<Result<a11y::A11yReader, ()>> = None;
-        Some(Box::new(move |window: &ActiveWindow| {
-            let connected = reader.get_or_insert_with(|| {
-                a11y::A11yReader::connect()
-                    .map_err(|err| tracing::info!("no accessibility trees: {err}"))
-            });
-            screen_tree(connected.as_ref().ok()?, window)
-        }))
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        None
-    }
-}
-
-/// A window's tree with its boxes in logical screen coordinates.
-#[cfg(target_os = "linux")]
-fn screen_tree(
-    reader: &a11y::A11yReader,
-    window: &ActiveWindow,
-) -> Option<reprise_models::A11yTree> {
-    match reader.window_tree(window.pid, &window.title, a11y::TreeLimits::default()) {
-        Ok(tree) => tree.and_then(|(mut tree, surface)| {
-            let frame = tree.nodes.first().and_then(|root| root.rect);
-            if let Some(frame) = frame {
-                // No mapping puts the boxes on the screen: no tree, rather
-                // than boxes that name other elements than the screen shows.
-                let mapping = a11y::mapping_between(frame, window.rect, surface)?;
-                a11y::to_screen(&mut tree, mapping);
-            }
-            Some(tree)
-        }),
-        Err(err) => {
-            tracing::debug!(title = %window.title, "no accessibility tree: {err}");
-            None
-        }
-    }
-}
-
 /// What a [`FocusReader`] found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Focus {
@@ -281,10 +232,11 @@ pub fn focus_reader() -> Option<FocusReader> {
             if !(must_read || changed || unresolved) {
                 return Focus::NotRead;
             }
-            let found = screen_tree(reader, &window).and_then(|tree| {
-                let focused = reprise_models::element::focused(&tree)?;
-                reprise_models::element::identity_of_node(&tree, &tree.app, focused)
-            });
+            let found =
+                trees::screen_tree(reader, &window, a11y::TreeLimits::default()).and_then(|tree| {
+                    let focused = reprise_models::element::focused(&tree)?;
+                    reprise_models::element::identity_of_node(&tree, &tree.app, focused)
+                });
             match found {
                 Some(element) => {
                     unresolved_until = None;

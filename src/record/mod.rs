@@ -5,6 +5,7 @@
 mod elements;
 mod masks;
 mod observer;
+pub mod outcome;
 pub mod secrets;
 mod session;
 mod stop;
@@ -46,6 +47,18 @@ pub struct RecordOptions {
     /// A status line on stderr, rewritten every second: the time recorded
     /// and the events so far (for a terminal).
     pub show_status: bool,
+    /// The key that marks the element under the pointer as the task's
+    /// outcome (not recorded); `None`: no key does.
+    pub mark_key: Option<String>,
+}
+
+impl RecordOptions {
+    /// Whether `event` is the mark key (pressed or released).
+    pub fn is_mark(&self, event: &reprise_models::ActionEvent) -> bool {
+        event.is_raw_key()
+            && self.mark_key.is_some()
+            && event.named_key() == self.mark_key.as_deref()
+    }
 }
 
 /// Why the recorder stopped.
@@ -85,6 +98,12 @@ pub struct RecordSummary {
     /// Keys typed as secrets (stored as placeholders).
     pub secret_keys: u64,
     pub stop_reason: StopReason,
+    /// The outcomes marked, with their trees (kept by
+    /// [`outcome::keep`] once the recording is written).
+    #[serde(skip)]
+    pub marks: Vec<outcome::Marked>,
+    /// What became of them.
+    pub outcomes: outcome::Outcomes,
 }
 
 /// Refuses a frame rate whose interval cannot be a duration (a rate near

@@ -13,7 +13,7 @@ use super::stop::{StopSequence, Verdict};
 use super::writer::Writer;
 use super::{
     FOCUS_WAIT_SECONDS, MAX_LINK_WAIT_SECONDS, RecordOptions, RecordSummary, StopReason, elements,
-    masks, observer,
+    masks, observer, outcome,
 };
 use crate::platform::capture::ScreenCapture;
 use crate::platform::listen::{EventConverter, InputListener, InputMessage, spawn_listener};
@@ -43,6 +43,9 @@ pub(super) struct Session<'a> {
     seen_window: Option<u64>,
     /// Whether the secret toggle's key is down.
     toggle_down: bool,
+    /// Whether the mark key is down, and the outcomes marked so far.
+    mark_down: bool,
+    marks: Vec<outcome::PendingMark>,
 }
 
 impl<'a> Session<'a> {
@@ -121,6 +124,8 @@ impl<'a> Session<'a> {
             focus_stale: Some(false),
             seen_window,
             toggle_down: false,
+            mark_down: false,
+            marks: Vec::new(),
         };
         Ok((session, input))
     }
@@ -141,6 +146,10 @@ impl<'a> Session<'a> {
         };
         if self.options.secrets.is_toggle(&event) {
             self.toggle(event.name == EventName::Press, timestamp);
+            return false;
+        }
+        if self.options.is_mark(&event) {
+            self.mark(event.name == EventName::Press, timestamp);
             return false;
         }
         let is_press = event.name == EventName::Press
@@ -184,6 +193,27 @@ impl<'a> Session<'a> {
             );
         }
         self.toggle_down = pressed;
+    }
+
+    /// The mark key: each press marks the element under the pointer, in
+    /// the active window, as the task's outcome (its tree read at once).
+    fn mark(&mut self, pressed: bool, timestamp: f64) {
+        if pressed && !self.mark_down {
+            match (self.converter.pointer(), self.writer.current_window.clone()) {
+                (Some(point), Some(window)) => {
+                    eprintln!(
+                        "outcome marked at ({:.0}, {:.0}) in {:?}: a replay checks it shows the same",
+                        point.0, point.1, window.title
+                    );
+                    let mark = outcome::PendingMark::start(timestamp, point, window);
+                    self.marks.push(mark);
+                }
+                _ => eprintln!(
+                    "outcome not marked: the pointer or the active window is not known yet"
+                ),
+            }
+        }
+        self.mark_down = pressed;
     }
 
     /// A button press asks for the element under it; the event waits for
@@ -290,7 +320,7 @@ impl<'a> Session<'a> {
             else {
                 continue;
             };
-            if self.options.secrets.is_toggle(&event) {
+            if self.options.secrets.is_toggle(&event) || self.options.is_mark(&event) {
                 continue;
             }
             match self.stop_sequence.feed(event) {
@@ -334,6 +364,7 @@ impl<'a> Session<'a> {
             );
         }
         store.finish_recording(&self.recording.id)?;
+        let marks = outcome::resolve(std::mem::take(&mut self.marks));
         let counters = &self.observer.counters;
         Ok(RecordSummary {
             id: self.recording.id,
@@ -345,6 +376,8 @@ impl<'a> Session<'a> {
             window_failures: counters.window_failures.load(Ordering::Relaxed),
             secret_keys: self.writer.scrubber.scrubbed,
             stop_reason,
+            marks,
+            outcomes: outcome::Outcomes::default(),
         })
     }
 }

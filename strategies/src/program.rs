@@ -65,6 +65,10 @@ pub struct Compiled {
     pub variables: Vec<String>,
     /// Those read as secrets: typed and compared, never shown.
     pub secrets: Vec<String>,
+    /// The value each text parameter is typed with in this run (its
+    /// recorded one, else the version's or `--set`'s), which a check's
+    /// expected text may name.
+    pub parameters: BTreeMap<String, String>,
 }
 
 impl Compiled {
@@ -120,7 +124,7 @@ impl ProgramStrategy {
             slots: compiled.slots.clone(),
             variables: compiled.variables.clone(),
             secrets: compiled.secrets.clone(),
-            values: BTreeMap::new(),
+            values: compiled.parameters.clone(),
             checked: None,
             typed: Vec::new(),
             flow: flow::Flow::new(compiled.has_blocks()),
@@ -379,6 +383,7 @@ mod compile;
 mod flow;
 mod hide;
 mod instruct;
+pub mod outcome;
 pub use compile::compile;
 pub use instruct::find;
 use instruct::holds_typed;

@@ -107,6 +107,9 @@ struct Seen {
     steps: BTreeMap<usize, usize>,
     /// The variables read, with the entry that reads each.
     read: Vec<(String, usize)>,
+    /// The recording's text parameters: a check's expected text may name
+    /// one (the value typed at this replay).
+    parameters: Vec<String>,
 }
 
 impl Program {
@@ -117,7 +120,10 @@ impl Program {
     /// of a parameter; values only for known text parameters.
     pub fn check(&self, facts: &Facts<'_>) -> Result<(), ProgramError> {
         block_ends(&self.entries)?;
-        let mut seen = Seen::default();
+        let mut seen = Seen {
+            parameters: facts.parameters.keys().cloned().collect(),
+            ..Seen::default()
+        };
         for (idx, entry) in self.entries.iter().enumerate() {
             let at = Some(idx);
             match entry {
@@ -387,7 +393,9 @@ fn check_compare(
     let expected = compare.expected();
     pieces(&expected).map_err(|err| ProgramError::at(at, what, err.to_string()))?;
     for variable in variables_in(&expected) {
-        if !seen.read.iter().any(|(name, _)| *name == variable) {
+        if !seen.read.iter().any(|(name, _)| *name == variable)
+            && !seen.parameters.contains(&variable)
+        {
             return Err(ProgramError::at(
                 at,
                 what,

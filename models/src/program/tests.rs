@@ -302,3 +302,27 @@ fn blocks_close_in_order_and_loops_are_bounded() {
         "wait.value"
     );
 }
+
+/// A check may expect a text parameter's value (an outcome marked while
+/// recording shows what was typed): the value typed in this run. Any other
+/// name is a variable that must be read first.
+#[test]
+fn a_check_may_name_a_text_parameter_and_nothing_unread() {
+    let expecting = |text: &str| Program {
+        entries: vec![
+            Entry::Recorded { step: 1 },
+            Entry::Assert(Assertion {
+                element: field("Copy here"),
+                compare: Compare::Equals(text.into()),
+            }),
+        ],
+        values: BTreeMap::new(),
+    };
+    expecting("sent to {copy_here}")
+        .check(&facts(&params(), &[]))
+        .unwrap();
+    let err = expecting("{copy}")
+        .check(&facts(&params(), &[]))
+        .unwrap_err();
+    assert!(err.message.contains("{copy} is not read"), "{err:?}");
+}

@@ -24,6 +24,7 @@ pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
     };
     reprise_models::recording::check_name(&args.name).map_err(|err| UsageError(err.to_string()))?;
     let (secrets, excluded_windows) = secret_rules(args, &stop_sequence)?;
+    let mark_key = mark_key(args, &stop_sequence, secrets.toggle.as_deref())?;
     // Every argument is checked before the banner.
     crate::record::check_frame_rate(args.frame_rate)?;
     let options = crate::record::RecordOptions {
@@ -36,6 +37,7 @@ pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
         secrets,
         excluded_windows,
         show_status: std::io::IsTerminal::is_terminal(&std::io::stderr()) && !quiet,
+        mark_key,
     };
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     // SIGHUP (the terminal closed) finishes the recording like Ctrl-C.
@@ -52,8 +54,19 @@ pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
         .as_ref()
         .map(|key| format!("; {key} turns secret typing on and off"))
         .unwrap_or_default();
-    eprintln!("recording {:?}: {how_to_stop}{secret_key}", args.name);
-    let summary = crate::record::record(store, &options, &stop)?;
+    let mark_key = options
+        .mark_key
+        .as_ref()
+        .map(|key| format!("; {key} marks the outcome under the pointer"))
+        .unwrap_or_default();
+    eprintln!(
+        "recording {:?}: {how_to_stop}{secret_key}{mark_key}",
+        args.name
+    );
+    let mut summary = crate::record::record(store, &options, &stop)?;
+    summary.outcomes =
+        crate::record::outcome::keep(store, &summary.id, &summary.marks, summary.secret_keys)
+            .context("keep the outcomes marked (the recording itself is saved)")?;
     say_recorded(&summary, args.json)?;
     if summary.stop_reason == crate::record::StopReason::DisplayLost {
         bail!(
@@ -62,6 +75,28 @@ pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The key that marks an outcome (`--mark-key`), checked: a named key,
+/// neither in the stop sequence nor the secret toggle; `None` for `none`.
+fn mark_key(
+    args: &RecordArgs,
+    stop_sequence: &[String],
+    toggle: Option<&str>,
+) -> Result<Option<String>> {
+    let key = match args.mark_key.trim() {
+        "none" => return Ok(None),
+        key if crate::platform::keys::is_key_name(key) => key.to_owned(),
+        key => bail!(UsageError(format!(
+            "--mark-key takes a named key (scroll_lock, f12, …) or none, not {key:?}"
+        ))),
+    };
+    if stop_sequence.contains(&key) || toggle == Some(key.as_str()) {
+        bail!(UsageError(format!(
+            "--mark-key {key} is already the stop sequence's or the secret toggle's"
+        )));
+    }
+    Ok(Some(key))
 }
 
 /// What `record` keeps secret (`--secret-window`, `--secret-key`) and the
@@ -144,6 +179,16 @@ fn say_recorded(summary: &crate::record::RecordSummary, json: bool) -> Result<()
             "{} typed as secrets: stored as their parameters, never as keys",
             plural(summary.secret_keys as usize, "key event")
         );
+    }
+    let outcomes = &summary.outcomes;
+    for check in &outcomes.kept {
+        eprintln!(
+            "outcome check kept in version {}: {check}",
+            outcomes.version.unwrap_or(2)
+        );
+    }
+    for why in &outcomes.not_kept {
+        eprintln!("outcome not kept: {why}");
     }
     if summary.frames_dropped + summary.capture_failures + summary.window_failures > 0 {
         eprintln!(

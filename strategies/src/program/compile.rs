@@ -31,6 +31,7 @@ pub fn compile(
     let variables = program.variables(tables);
     let mut values = marked_values(program, set, &variables)?;
     values.extend(set.iter().cloned());
+    let parameters = typed_parameters(&planned, names, &values);
     let mut trees = crate::params::set_parameters(planned, &values, names)
         .map_err(|err| at_values("", err.to_string()))?;
     for tree in &mut trees {
@@ -84,7 +85,36 @@ pub fn compile(
         slots,
         variables,
         secrets: program.secret_variables(),
+        parameters,
     })
+}
+
+/// The value each text parameter is typed with in this run: `values`'
+/// (later ones win), else the recorded one; one whose value names a
+/// variable read as the run goes has none here.
+fn typed_parameters(
+    planned: &[ActionEvent],
+    names: &crate::params::Names,
+    values: &[(String, String)],
+) -> BTreeMap<String, String> {
+    use crate::params::ParameterKind;
+    let mut typed: BTreeMap<String, String> = crate::params::parameters(planned, names)
+        .into_iter()
+        .filter_map(|param| match param.kind {
+            ParameterKind::Text { recorded } => Some((param.name, recorded)),
+            ParameterKind::Secret => None,
+        })
+        .collect();
+    let marked = |value: &str| value.chars().any(|c| u32::from(c) >= VARIABLE_MARK);
+    for (name, value) in values {
+        if let Some(slot) = typed.get_mut(name) {
+            slot.clone_from(value);
+        }
+        if marked(value) {
+            typed.remove(name);
+        }
+    }
+    typed
 }
 
 /// Recorded step `step` (from 1) as the inner strategy's step `inner`;

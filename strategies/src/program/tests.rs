@@ -574,3 +574,45 @@ fn a_value_read_as_a_secret_is_typed_and_compared_but_never_shown() {
     assert!(!shown.contains("4711"), "{shown}");
     assert!(desktop.injected.is_empty(), "{:?}", desktop.injected);
 }
+
+/// A check expecting a text parameter (an outcome marked while recording
+/// that shows what was typed) expects the value typed in this run: the
+/// recorded one, or `--set`'s.
+#[test]
+fn a_check_naming_a_parameter_expects_the_value_typed_in_this_run() {
+    let program = Program {
+        entries: vec![
+            Entry::Recorded { step: 1 },
+            Entry::Recorded { step: 2 },
+            Entry::Assert(Assertion {
+                element: query(Role::TextInput, "Total"),
+                compare: Compare::Equals("{copy_here}".into()),
+            }),
+        ],
+        values: BTreeMap::new(),
+    };
+    let run = |set: &[(String, String)]| {
+        let mut desktop = ScriptedDesktop::new().with_window("Target", Rect::new(0, 0, 200, 100));
+        desktop
+            .trees
+            .push_back(tree(&[(Role::TextInput, "Total", Some("123"))]));
+        let tables = Default::default();
+        let compiled = compile(planned(), &program, set, &Default::default(), &tables).unwrap();
+        run_compiled(&compiled, &mut desktop).0
+    };
+    let set = run(&[("copy_here".into(), "123".into())]);
+    assert!(
+        matches!(set, ReplayOutcome::Completed { steps: 3, .. }),
+        "{set:?}"
+    );
+    let ReplayOutcome::Failed {
+        step: 2, reason, ..
+    } = run(&[])
+    else {
+        panic!("the recorded 99 is expected where --set gave nothing");
+    };
+    assert!(
+        reason.contains("holds \"123\"") && reason.contains("equals \"99\""),
+        "{reason}"
+    );
+}
