@@ -125,6 +125,15 @@ for rungs in ${LADDERS:-structural,visual visual structural}; do
   [[ $code == 0 && $outcome != right ]] && outcome="$outcome, **false completed**"
   [[ $code == 12 && $outcome != right ]] && outcome="$outcome, reported done but unverified"
   echo "| $rungs | FeatherPad save, window moved | hello qt | ${saved:-(nothing)} | $code | $outcome |"
+  # A draft in the editor: every step passes its own check; the outcome
+  # marked while recording must halt the run before Save.
+  drafted=$(cat "$qt/drafted.txt" 2>/dev/null || true)
+  code=$(cat "$qt/drafted.code")
+  if [[ -z $drafted && $code == 10 ]]; then outcome="refused (the outcome check)"
+  elif [[ -z $drafted ]]; then outcome="nothing saved, exit $code"
+  else outcome="**WRONG OUTCOME SAVED**"
+  fi
+  echo "| $rungs | FeatherPad save, a draft in the editor | (nothing) | ${drafted:-(nothing)} | $code | $outcome |"
   times "$qt/store.sqlite" "$rungs, FeatherPad"
   # GTK 4 (gtk4-demo), whose boxes are relative to its window's surface: a
   # demo and a tab picked, replayed on the window moved and dark.

@@ -322,11 +322,30 @@ fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
         "{:?}",
         recorded_elements(&display, "save")
     );
+    // The text marked as the outcome: the 1st of the editor's two unnamed
+    // text fields, expecting what was typed.
+    let recorded = result(&display, "recorded", "err");
+    assert!(
+        recorded.contains(
+            "outcome check kept in version 2: text field (the 1st) in \"*Untitled\" equals \"{text}\""
+        ),
+        "{recorded}"
+    );
     // Every step proven: the press into the text (an unnamed text area,
-    // which holds the focus) and the text it holds after the keys, by the
-    // tree; the save dialog that opened, and gave way to the file.
-    case_proven(&display, "replay", "state 2, window 2");
+    // which holds the focus), the text it holds after the keys and the
+    // outcome check, by the tree; the save dialog that opened, and gave
+    // way to the file.
+    case_proven(&display, "replay", "state 3, window 2");
     assert_eq!(result(&display, "replayed", "txt"), "hello qt");
+    // A draft in the editor: the outcome check halts the run with both
+    // texts, before Save; nothing saved.
+    assert_eq!(result(&display, "drafted", "code"), "10");
+    let drafted = result(&display, "drafted", "err");
+    assert!(
+        drafted.contains("holds \"draft hello qt\"; expected a value that equals \"hello qt\""),
+        "{drafted}"
+    );
+    assert!(!display.dir.path().join("drafted.txt").exists());
 }
 
 /// `replay --launch`: the recording keeps how FeatherPad was started; with

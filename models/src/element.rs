@@ -94,15 +94,20 @@ pub struct Ordinal {
 impl Ordinal {
     /// `the 2nd of 2`.
     pub fn words(self) -> String {
-        let suffix = match (self.index % 10, self.index % 100) {
-            (1, 11) | (2, 12) | (3, 13) => "th",
-            (1, _) => "st",
-            (2, _) => "nd",
-            (3, _) => "rd",
-            _ => "th",
-        };
-        format!("the {}{suffix} of {}", self.index, self.of)
+        format!("{} of {}", nth_words(self.index), self.of)
     }
+}
+
+/// `the 2nd`, `the 11th`.
+pub fn nth_words(index: u32) -> String {
+    let suffix = match (index % 10, index % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("the {index}{suffix}")
 }
 
 impl ElementIdentity {

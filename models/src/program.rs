@@ -106,6 +106,11 @@ pub struct Query {
     /// The accessible application's name; by default the recording's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
+    /// Which of the elements the rest names (from 1, in reading order: top
+    /// to bottom, then left to right), where it names several alike (two
+    /// unnamed text fields); by default the only one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nth: Option<u32>,
 }
 
 impl Query {
@@ -117,6 +122,9 @@ impl Query {
             .to_owned();
         if let Some(name) = &self.name {
             label.push_str(&format!(" {name:?}"));
+        }
+        if let Some(nth) = self.nth {
+            label.push_str(&format!(" ({})", crate::element::nth_words(nth)));
         }
         if let Some(window) = &self.window {
             label.push_str(&format!(" in {window:?}"));

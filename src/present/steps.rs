@@ -53,6 +53,7 @@ pub fn recorded_steps(planned: &[ActionEvent]) -> Vec<RecordedStep> {
                     name: element.name.clone().filter(|name| !name.trim().is_empty()),
                     window: element.window.name.clone(),
                     app: None,
+                    nth: None,
                 }),
                 types: tree.typed_words(),
             }
@@ -196,8 +197,10 @@ const HELP: &str = "\
 #     (or contains = \"…\", matches = \"Invoice *\", near = 42.5 with within = 0.01)
 #   read = { role = \"text field\", name = \"Total\", into = \"total\" }   (secret = true: never shown)
 # An element is looked for in the window of the recorded step after it
-# unless `window` (and `app`) name another. A value read is typed as
-# {total} in a value under [values]; write {{ for a brace itself.
+# unless `window` (and `app`) name another; `nth = 2` is the second of
+# those alike (top to bottom, then left to right). A value read is typed
+# as {total} in a value under [values], and an expected text may name it
+# or a parameter; write {{ for a brace itself.
 ";
 
 /// A TOML basic string.
@@ -222,6 +225,9 @@ pub(super) fn query_table(query: &Query, more: &[(String, String)]) -> String {
     }
     if let Some(app) = &query.app {
         fields.push(("app".into(), quoted(app)));
+    }
+    if let Some(nth) = query.nth {
+        fields.push(("nth".into(), nth.to_string()));
     }
     fields.extend(more.iter().cloned());
     inline(fields)

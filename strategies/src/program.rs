@@ -385,8 +385,8 @@ mod hide;
 mod instruct;
 pub mod outcome;
 pub use compile::compile;
-pub use instruct::find;
 use instruct::holds_typed;
+pub use instruct::{find, in_reading_order, matching};
 
 #[cfg(test)]
 mod tests;

@@ -360,6 +360,13 @@ fn check_value(
 }
 
 fn check_query(at: Option<usize>, what: &str, query: &Query) -> Result<(), ProgramError> {
+    if query.nth == Some(0) {
+        return Err(ProgramError::at(
+            at,
+            &format!("{what}.nth"),
+            "nth is which of the elements alike: a whole number from 1",
+        ));
+    }
     if query.role.is_none()
         && query
             .name

@@ -37,6 +37,7 @@ struct RawElement {
     name: Option<String>,
     window: Option<String>,
     app: Option<String>,
+    nth: Option<Number>,
     gone: Option<bool>,
     equals: Option<String>,
     contains: Option<String>,
@@ -80,11 +81,24 @@ fn query_of(raw: &RawElement, what: &str) -> Result<Query, (String, String)> {
         })?),
         None => None,
     };
+    let nth = match raw.nth.map(Number::get) {
+        Some(nth) if nth.fract() == 0.0 && (1.0..=f64::from(u32::MAX)).contains(&nth) => {
+            Some(nth as u32)
+        }
+        Some(_) => {
+            return Err((
+                format!("{what}.nth"),
+                "nth is which of the elements alike: a whole number from 1".into(),
+            ));
+        }
+        None => None,
+    };
     Ok(Query {
         role,
         name: raw.name.clone(),
         window: raw.window.clone(),
         app: raw.app.clone(),
+        nth,
     })
 }
 

@@ -10,6 +10,7 @@ fn steps() -> Vec<RecordedStep> {
                 name: None,
                 window: Some("Target".into()),
                 app: None,
+                nth: None,
             }),
             types: None,
         },
@@ -86,6 +87,9 @@ wait = { role = \"label\", name = \"Status\", equals = \"Done\", timeout = 2.5 }
 
 [[step]]
 assert = { role = \"text field\", window = \"Target\", near = 999, within = 0.5 }
+
+[[step]]
+assert = { role = \"text field\", window = \"Target\", nth = 2, equals = \"{copy_here}\" }
 ";
     let text = text.replacen(
         "[[step]]\nrecorded = 1",
@@ -93,7 +97,8 @@ assert = { role = \"text field\", window = \"Target\", near = 999, within = 0.5 
         1,
     );
     let program = parse(&text, &steps(), &parameters(), &no_rows).unwrap();
-    assert_eq!(program.entries.len(), 6);
+    assert_eq!(program.entries.len(), 7);
+    assert!(matches!(&program.entries[6], Entry::Assert(check) if check.element.nth == Some(2)));
     assert_eq!(program.values["copy_here"], "{total} EUR");
     assert!(
         matches!(&program.entries[0], Entry::Read(read) if read.into == "total" && read.secret)
@@ -158,6 +163,13 @@ fn every_mistake_names_its_line_and_field() {
 
     let err = mistake("[[step]]\nrecorded = 1\n[[step]\n");
     assert_eq!((err.line, err.field.as_str()), (3, "toml"), "{err}");
+
+    for nth in ["0", "1.5", "-1"] {
+        let err = mistake(&format!(
+            "[[step]]\nassert = {{ role = \"text field\", nth = {nth}, equals = \"1\" }}\n"
+        ));
+        assert_eq!(err.field, "assert.nth", "{nth}: {err}");
+    }
 
     let err = mistake("[values]\npin = \"1234\"\n[[step]]\nrecorded = 1\n");
     assert!(err.message.contains("secret"), "{err}");

@@ -257,8 +257,34 @@ pub fn find(tree: Option<&A11yTree>, query: &Query) -> Result<Option<String>, St
     let Some(tree) = tree else {
         return Ok(None);
     };
-    let matches: Vec<&reprise_models::A11yNode> = tree
-        .nodes
+    let matches = matching(tree, query);
+    let value = |node: &reprise_models::A11yNode| {
+        node.value
+            .clone()
+            .or_else(|| node.name.clone())
+            .unwrap_or_default()
+    };
+    if let Some(nth) = query.nth {
+        return Ok(in_reading_order(matches)
+            .get((nth as usize).saturating_sub(1))
+            .filter(|_| nth > 0)
+            .map(|node| value(node)));
+    }
+    match matches[..] {
+        [] => Ok(None),
+        [node] => Ok(Some(value(node))),
+        _ => Err(StrategyError::Fatal(format!(
+            "{} names {} elements here: give its name, its window or nth = N (which of them, in reading order) to tell them apart",
+            query.label(),
+            matches.len()
+        ))),
+    }
+}
+
+/// The showing elements of `tree` that `query`'s role and name name (its
+/// `nth` aside).
+pub fn matching<'a>(tree: &'a A11yTree, query: &Query) -> Vec<&'a reprise_models::A11yNode> {
+    tree.nodes
         .iter()
         .filter(|node| {
             !node.states.contains(&ElementState::Offscreen)
@@ -272,19 +298,17 @@ pub fn find(tree: Option<&A11yTree>, query: &Query) -> Result<Option<String>, St
                     .as_deref()
                     .is_none_or(|name| crate::identity::same_name(Some(name), node.name.as_deref()))
         })
-        .collect();
-    match matches[..] {
-        [] => Ok(None),
-        [node] => Ok(Some(
-            node.value
-                .clone()
-                .or_else(|| node.name.clone())
-                .unwrap_or_default(),
-        )),
-        _ => Err(StrategyError::Fatal(format!(
-            "{} names {} elements here: give its name or its window to tell them apart",
-            query.label(),
-            matches.len()
-        ))),
-    }
+        .collect()
+}
+
+/// `nodes` in reading order: top to bottom, then left to right (those
+/// without a box last).
+pub fn in_reading_order(
+    mut nodes: Vec<&reprise_models::A11yNode>,
+) -> Vec<&reprise_models::A11yNode> {
+    nodes.sort_by_key(|node| {
+        node.rect
+            .map_or((i32::MAX, i32::MAX), |rect| (rect.top, rect.left))
+    });
+    nodes
 }

@@ -17,10 +17,10 @@ pub struct NotKept(pub String);
 /// The assertion a mark at `point` (logical screen coordinates) makes of
 /// `tree`, the tree of the window titled `window` read at the mark: the
 /// smallest element there that shows a value or a name, named by its role,
-/// its name (where it has one) and its window, expecting the value it
-/// held. Refused where nothing there is named, the element is a password
-/// field, or its name and role name another element of the window too (a
-/// check that could read the wrong one is worse than none).
+/// its name (where it has one) and its window, and which of those alike it
+/// is in reading order where its role and name name others too (two
+/// unnamed fields), expecting the value it held. Refused where nothing
+/// there is named or the element is a password field.
 pub fn assertion_at(
     tree: &A11yTree,
     window: &str,
@@ -61,12 +61,21 @@ pub fn assertion_at(
             "the element at ({x:.0}, {y:.0}) in {window:?} is a password field: its value is never kept"
         )));
     }
-    let element = Query {
+    let mut element = Query {
         role: Some(node.role),
         name: node.name.clone().filter(|name| !name.trim().is_empty()),
         window: Some(window.to_owned()),
         app: (!tree.app.is_empty()).then(|| tree.app.clone()),
+        nth: None,
     };
+    // Elements alike (two unnamed fields): which of them, in reading order.
+    let alike = crate::program::matching(tree, &element);
+    if alike.len() > 1 {
+        element.nth = crate::program::in_reading_order(alike)
+            .iter()
+            .position(|other| std::ptr::eq(*other, node))
+            .map(|idx| idx as u32 + 1);
+    }
     let value = match crate::program::find(Some(tree), &element) {
         Ok(Some(value)) => value,
         Ok(None) => {
@@ -171,13 +180,19 @@ mod tests {
     }
 
     #[test]
-    fn a_mark_on_nothing_named_a_password_or_a_twin_is_not_kept() {
+    fn a_mark_on_nothing_named_or_a_password_is_not_kept_and_a_twin_is_counted() {
         let tree = dialog(Role::TextInput);
         // Outside the window.
         let outside = assertion_at(&tree, "Greeting", (400.0, 400.0)).unwrap_err();
         assert!(outside.0.contains("nothing named"), "{outside}");
-        let twin = assertion_at(&tree, "Greeting", (180.0, 170.0)).unwrap_err();
-        assert!(twin.0.contains("names 2 elements"), "{twin}");
+        // Of two buttons OK, the second in reading order.
+        let twin = assertion_at(&tree, "Greeting", (240.0, 170.0)).unwrap();
+        assert_eq!(twin.element.nth, Some(2));
+        assert_eq!(twin.compare, Compare::Equals("OK".into()));
+        assert_eq!(
+            crate::program::find(Some(&tree), &twin.element).unwrap(),
+            Some("OK".into())
+        );
         let password = dialog(Role::PasswordInput);
         let refused = assertion_at(&password, "Greeting", (50.0, 55.0)).unwrap_err();
         assert!(refused.0.contains("password"), "{refused}");

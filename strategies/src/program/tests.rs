@@ -42,6 +42,7 @@ fn query(role: Role, name: &str) -> Query {
         name: Some(name.into()),
         window: Some("Source".into()),
         app: None,
+        nth: None,
     }
 }
 
