@@ -74,6 +74,51 @@ fn a_gtk4_press_is_recorded_as_the_element_under_it_and_replayed_where_the_windo
     }
 }
 
+/// A second GTK 4 application (gtk4-print-editor): a click into its text,
+/// typing, the text marked as the outcome, Ctrl+S and a path typed into GTK
+/// 4's file chooser. Judged by the file it saved: right, and every step
+/// proven (exit 0), on the window moved, in the dark theme, at scale 2 and
+/// resized; on an editor that already holds a draft, every step before the
+/// outcome check passes its own check, and the check halts the run before
+/// the save, with both texts.
+#[test]
+fn a_second_gtk4_application_saves_the_same_file_under_every_drift_and_a_draft_is_caught() {
+    let display = run_scenario("gtk4-print-editor.sh", 1600, 1200);
+    let saved =
+        |case: &str| std::fs::read_to_string(display.dir.path().join(format!("{case}.txt"))).ok();
+    assert_eq!(saved("recorded").as_deref(), Some("hello gtk4"));
+    let recorded = result(&display, "recorded", "err");
+    assert!(
+        recorded.contains("outcome check kept in version 2: text field \"GtkTextView\""),
+        "{recorded}"
+    );
+    for case in ["moved", "dark", "scaled", "resized"] {
+        let err = result(&display, case, "err");
+        assert_eq!(saved(case).as_deref(), Some("hello gtk4"), "{case}: {err}");
+        assert_eq!(result(&display, case, "code"), "0", "{case}: {err}");
+        let lines: Vec<Value> = result(&display, case, "stdout")
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        let outcome = lines.last().unwrap();
+        // The click's focus, the typed text and the outcome check, by the
+        // tree; the file chooser that opened and gave way to the saved
+        // file's window; the move to the marked text.
+        assert_eq!(
+            outcome["coverage"]["evidence"],
+            serde_json::json!({"state": 3, "window": 2, "move": 1}),
+            "{case}: {outcome:#}"
+        );
+    }
+    let drafted = result(&display, "drafted", "err");
+    assert_eq!(saved("drafted"), None, "{drafted}");
+    assert_eq!(result(&display, "drafted", "code"), "10", "{drafted}");
+    assert!(
+        drafted.contains("holds \"draft hello gtk4\"; expected a value that equals \"hello gtk4\""),
+        "{drafted}"
+    );
+}
+
 /// openadapt-flow's qualification, for record/replay: a text typed into a
 /// GTK 3 entry and saved by a button that writes it to a file, judged by
 /// the file alone. Clean, with the button in another container and place,

@@ -23,6 +23,14 @@ use crate::store::Store;
 /// How often pending data is written, at the least.
 const FLUSH_INTERVAL: Duration = Duration::from_millis(250);
 
+/// How long after the last key or button the windows are still watched
+/// when the recording stops sooner: what the last input did (a dialog its
+/// Enter closed, a title that changed) is then in the recording, for
+/// replay to compare with.
+const TAIL: Duration = Duration::from_millis(1500);
+/// How often the windows are looked at in that tail.
+const TAIL_LOOK: Duration = Duration::from_millis(100);
+
 /// A recording under way.
 pub(super) struct Session<'a> {
     options: &'a RecordOptions,
@@ -46,6 +54,8 @@ pub(super) struct Session<'a> {
     /// Whether the mark key is down, and the outcomes marked so far.
     mark_down: bool,
     marks: Vec<outcome::PendingMark>,
+    /// When the last key or button went down or up.
+    last_input: Option<Instant>,
 }
 
 impl<'a> Session<'a> {
@@ -126,6 +136,7 @@ impl<'a> Session<'a> {
             toggle_down: false,
             mark_down: false,
             marks: Vec::new(),
+            last_input: None,
         };
         Ok((session, input))
     }
@@ -149,8 +160,14 @@ impl<'a> Session<'a> {
             return false;
         }
         if self.options.is_mark(&event) {
-            self.mark(event.name == EventName::Press, timestamp);
-            return false;
+            // A mark is kept as the pointer's place at that moment: the
+            // keys before it and after it are then steps of their own, so
+            // that its check can run between them.
+            let Some(point) = self.mark(event.name == EventName::Press, timestamp) else {
+                return false;
+            };
+            event = reprise_models::ActionEvent::new(EventName::Move, timestamp);
+            (event.mouse_x, event.mouse_y) = (Some(point.0), Some(point.1));
         }
         let is_press = event.name == EventName::Press
             || (event.name == EventName::Click && event.mouse_pressed == Some(true));
@@ -169,13 +186,27 @@ impl<'a> Session<'a> {
         }
         match self.stop_sequence.feed(event) {
             Verdict::Record(events) => {
+                self.note_input(&events);
                 self.writer.events.extend(events);
                 false
             }
             Verdict::Stop(events) => {
+                self.note_input(&events);
                 self.writer.events.extend(events);
                 true
             }
+        }
+    }
+
+    /// The time of the last key or button among `events` (recorded, not a
+    /// stop sequence's own keys), kept for the tail's watch.
+    fn note_input(&mut self, events: &[reprise_models::ActionEvent]) {
+        if let Some(last) = events
+            .iter()
+            .rev()
+            .find(|event| event.name != EventName::Move)
+        {
+            self.last_input = Some(self.start + Duration::from_secs_f64(last.timestamp.max(0.0)));
         }
     }
 
@@ -197,23 +228,28 @@ impl<'a> Session<'a> {
 
     /// The mark key: each press marks the element under the pointer, in
     /// the active window, as the task's outcome (its tree read at once).
-    fn mark(&mut self, pressed: bool, timestamp: f64) {
-        if pressed && !self.mark_down {
-            match (self.converter.pointer(), self.writer.current_window.clone()) {
-                (Some(point), Some(window)) => {
-                    eprintln!(
-                        "outcome marked at ({:.0}, {:.0}) in {:?}: a replay checks it shows the same",
-                        point.0, point.1, window.title
-                    );
-                    let mark = outcome::PendingMark::start(timestamp, point, window);
-                    self.marks.push(mark);
-                }
-                _ => eprintln!(
-                    "outcome not marked: the pointer or the active window is not known yet"
-                ),
+    /// Where it marked, the pointer's place.
+    fn mark(&mut self, pressed: bool, timestamp: f64) -> Option<(f64, f64)> {
+        let first = pressed && !self.mark_down;
+        self.mark_down = pressed;
+        if !first {
+            return None;
+        }
+        match (self.converter.pointer(), self.writer.current_window.clone()) {
+            (Some(point), Some(window)) => {
+                eprintln!(
+                    "outcome marked at ({:.0}, {:.0}) in {:?}: a replay checks it shows the same",
+                    point.0, point.1, window.title
+                );
+                self.marks
+                    .push(outcome::PendingMark::start(timestamp, point, window));
+                Some(point)
+            }
+            _ => {
+                eprintln!("outcome not marked: the pointer or the active window is not known yet");
+                None
             }
         }
-        self.mark_down = pressed;
     }
 
     /// A button press asks for the element under it; the event waits for
@@ -346,12 +382,29 @@ impl<'a> Session<'a> {
         self.writer.flush(store)
     }
 
+    /// Where the last key or button came less than [`TAIL`] ago, the
+    /// windows (and frames) are looked at every [`TAIL_LOOK`] until then.
+    fn watch_tail(&mut self, store: &mut Store) -> Result<()> {
+        let Some(until) = self.last_input.map(|at| at + TAIL) else {
+            return Ok(());
+        };
+        while Instant::now() < until {
+            let _ = self.observer.trigger.try_send(());
+            std::thread::sleep(TAIL_LOOK.min(until.saturating_duration_since(Instant::now())));
+            self.write_ready(store, false)?;
+        }
+        Ok(())
+    }
+
     /// Stops the observer, writes everything, and marks the recording
     /// complete.
     pub fn finish(mut self, store: &mut Store, stop_reason: StopReason) -> Result<RecordSummary> {
         if self.options.show_status {
             // The status line ends where the summary begins.
             eprintln!();
+        }
+        if stop_reason != StopReason::DisplayLost {
+            self.watch_tail(store)?;
         }
         self.observer.stop();
         self.write_ready(store, true)?;
