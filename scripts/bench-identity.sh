@@ -4,9 +4,12 @@
 # drifted lists (unchanged, decoys above, re-sorted, dark theme, scale 2,
 # target scrolled out of view, target removed, a near-namesake alone,
 # twins; zenity's target also far out of view in a list of 101 rows; both
-# also in a big window of FILLER more rows), a save in a Qt editor, and a
-# demo and tab picked in GTK 4's gtk4-demo (moved, dark), with the visual strategy's ladder as structural+visual (the
-# default), visual alone and structural alone. Judged by what the
+# also in a big window of FILLER more rows), a save in a Qt editor (moved;
+# a draft in it, caught by the outcome marked while recording), a demo and
+# tab picked in GTK 4's gtk4-demo (moved, dark), and a save in GTK 4's
+# gtk4-print-editor (moved, dark, scale 2, resized, a draft), with the
+# visual strategy's ladder as structural+visual (the default), visual
+# alone and structural alone. Judged by what the
 # application printed or saved. Prints a Markdown table: per ladder and
 # case, the outcome (right row, refusal, wrong row), then the median time
 # of a structural decision (tree read included) per ladder and application,
@@ -148,6 +151,26 @@ for rungs in ${LADDERS:-structural,visual visual structural}; do
     echo "| $rungs | gtk4-demo $case | Application Class, Source | ${shows:-(nothing)} | $code | $outcome |"
   done
   times "$g4/store.sqlite" "$rungs, gtk4-demo"
+  # A second GTK 4 application (gtk4-print-editor): typed text marked as
+  # the outcome and saved through GTK 4's file chooser, replayed moved,
+  # dark, at scale 2 and resized, and on an editor holding a draft (where
+  # the outcome check must halt the run before the save).
+  pe=$out/gtk4-print
+  scenario "$pe" gtk4-print-editor
+  for case in moved dark scaled resized drafted; do
+    saved=$(cat "$pe/$case.txt" 2>/dev/null || true)
+    code=$(cat "$pe/$case.code")
+    expected="hello gtk4"
+    [[ $case == drafted ]] && expected=""
+    if [[ $saved == "$expected" && -n $expected ]]; then outcome=right
+    elif [[ -z $saved && -z $expected && $code == 10 ]]; then outcome="refused (the outcome check)"
+    elif [[ -z $saved ]]; then outcome="failed (nothing saved)"
+    else outcome="**WRONG OUTCOME**"
+    fi
+    [[ $code == 0 && $outcome != right ]] && outcome="$outcome, **false completed**"
+    echo "| $rungs | gtk4-print-editor $case | ${expected:-(nothing)} | ${saved:-(nothing)} | $code | $outcome |"
+  done
+  times "$pe/store.sqlite" "$rungs, gtk4-print-editor"
 done
 echo
 cat "$work/times"

@@ -334,8 +334,8 @@ fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
     // Every step proven: the press into the text (an unnamed text area,
     // which holds the focus), the text it holds after the keys and the
     // outcome check, by the tree; the save dialog that opened, and gave
-    // way to the file.
-    case_proven(&display, "replay", "state 3, window 2");
+    // way to the file; the pointer put where the mark was made.
+    case_proven(&display, "replay", "move 1, state 3, window 2");
     assert_eq!(result(&display, "replayed", "txt"), "hello qt");
     // A draft in the editor: the outcome check halts the run with both
     // texts, before Save; nothing saved.

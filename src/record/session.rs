@@ -28,6 +28,9 @@ const FLUSH_INTERVAL: Duration = Duration::from_millis(250);
 /// Enter closed, a title that changed) is then in the recording, for
 /// replay to compare with.
 const TAIL: Duration = Duration::from_millis(1500);
+/// The most that watch adds to a stop (a stop asked for is kept within a
+/// second).
+const TAIL_AFTER_STOP: Duration = Duration::from_millis(700);
 /// How often the windows are looked at in that tail.
 const TAIL_LOOK: Duration = Duration::from_millis(100);
 
@@ -383,9 +386,13 @@ impl<'a> Session<'a> {
     }
 
     /// Where the last key or button came less than [`TAIL`] ago, the
-    /// windows (and frames) are looked at every [`TAIL_LOOK`] until then.
+    /// windows (and frames) are looked at every [`TAIL_LOOK`] until then,
+    /// for at most [`TAIL_AFTER_STOP`].
     fn watch_tail(&mut self, store: &mut Store) -> Result<()> {
-        let Some(until) = self.last_input.map(|at| at + TAIL) else {
+        let Some(until) = self
+            .last_input
+            .map(|at| (at + TAIL).min(Instant::now() + TAIL_AFTER_STOP))
+        else {
             return Ok(());
         };
         while Instant::now() < until {
