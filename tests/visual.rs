@@ -450,6 +450,10 @@ fn each_step_is_told_as_one_story_in_the_report_the_lines_and_json() {
         .env("REPRISE_LOG", "warn")
         .args(["replay", "demo", "--strategy", "visual"])
         .args(["--skip-failures", "--max-retries", "1", "--json"])
+        // The recorded pauses between steps doubled: the window goes away
+        // between step 4's line and step 5's press with room to spare (0.4 s
+        // recorded, most of it spent checking step 4's effect).
+        .args(["--speed", "0.5"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
