@@ -166,9 +166,10 @@ impl ProgramStrategy {
                 let reason = format!("{} is not there yet", element.label());
                 look_again(observation, FIND_WAIT, &reason)?;
                 Err(StrategyError::Fatal(format!(
-                    "{} is not there: {}",
+                    "{} is not there: {}{}",
                     element.label(),
-                    not_there(instruction, observation)
+                    not_there(instruction, observation),
+                    others_shown(observation.tree, element)
                 )))
             }
         }
@@ -194,6 +195,43 @@ pub(super) fn look_again(
         });
     }
     Ok(())
+}
+
+/// What shows instead of an element not found by its name, so that a
+/// check of a label (whose value is its name: another total is another
+/// label) still shows both values: `; labels there: "Total: 41"` (the
+/// first 3 of its role, in reading order). Empty where none shows or the
+/// query names no role or no name.
+fn others_shown(tree: Option<&A11yTree>, element: &Query) -> String {
+    let (Some(tree), Some(_), Some(_)) = (tree, element.role, element.name.as_ref()) else {
+        return String::new();
+    };
+    let by_role = Query {
+        name: None,
+        nth: None,
+        ..element.clone()
+    };
+    let shown = in_reading_order(matching(tree, &by_role));
+    let values: Vec<String> = shown
+        .iter()
+        .filter_map(|node| node.value.clone().or_else(|| node.name.clone()))
+        .filter(|value| !value.trim().is_empty())
+        .take(3)
+        .map(|value| format!("{:?}", value.chars().take(60).collect::<String>()))
+        .collect();
+    if values.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; {}s there: {}{}",
+        reprise_models::element::role_name(by_role.role.unwrap_or(accesskit::Role::Unknown)),
+        values.join(", "),
+        if shown.len() > values.len() {
+            ", …"
+        } else {
+            ""
+        }
+    )
 }
 
 fn not_there(instruction: &Instruction, observation: &Observation<'_>) -> String {

@@ -617,3 +617,33 @@ fn a_check_naming_a_parameter_expects_the_value_typed_in_this_run() {
         "{reason}"
     );
 }
+
+/// A label's value is its name: a check of one whose text changed finds
+/// no such label, and says what labels show instead, so that both values
+/// are still in the failure.
+#[test]
+fn a_check_of_a_label_that_shows_another_text_names_what_shows() {
+    let program = Program {
+        entries: vec![
+            Entry::Recorded { step: 1 },
+            Entry::Assert(Assertion {
+                element: query(Role::Label, "Total: 42"),
+                compare: Compare::Equals("Total: 42".into()),
+            }),
+        ],
+        values: BTreeMap::new(),
+    };
+    let mut desktop = ScriptedDesktop::new().with_window("Target", Rect::new(0, 0, 200, 100));
+    desktop
+        .trees
+        .push_back(tree(&[(Role::Label, "Total: 41", None)]));
+    let (outcome, _) = replay(&program, &mut desktop);
+    let ReplayOutcome::Failed { reason, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        reason.contains("label \"Total: 42\" in \"Source\" is not there")
+            && reason.contains("labels there: \"Total: 41\""),
+        "{reason}"
+    );
+}
