@@ -301,7 +301,7 @@ mod check;
 mod template;
 pub use check::{Block, Facts, ProgramError, block_ends};
 pub use template::{
-    FillError, Piece, TemplateError, fill, glob, parse_number, pieces, variables_in,
+    FillError, Piece, TemplateError, fill, glob, literal, parse_number, pieces, variables_in,
 };
 
 #[cfg(test)]

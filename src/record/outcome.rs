@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use reprise_models::A11yTree;
-use reprise_strategies::params::ParameterKind;
 use reprise_strategies::program::outcome::{assertion_at, naming_parameters, with_outcomes};
 
 use crate::platform::{self, ActiveWindow};
@@ -136,13 +135,7 @@ pub fn keep(
     let (bundle, _, _) = store.load_edited(recording_id, Some(1))?;
     let names = bundle.recording.parameter_names.clone();
     let planned = crate::replay::recorded_steps(&bundle, &names);
-    let typed: Vec<(String, String)> = reprise_strategies::params::parameters(&planned, &names)
-        .into_iter()
-        .filter_map(|param| match param.kind {
-            ParameterKind::Text { recorded } => Some((param.name, recorded)),
-            ParameterKind::Secret => None,
-        })
-        .collect();
+    let typed = reprise_strategies::params::recorded_texts(&planned, &names);
     let checks: Vec<_> = checks
         .into_iter()
         .map(|(at, check)| (at, naming_parameters(check, &typed)))

@@ -228,6 +228,18 @@ fn field_label(field: &ElementIdentity) -> Option<&str> {
         .filter(|label| !label.trim().is_empty())
 }
 
+/// Each text parameter's name and the text the recording typed, in the
+/// order typed (the secrets, never recorded, left out).
+pub fn recorded_texts(trees: &[ActionEvent], names: &Names) -> Vec<(String, String)> {
+    parameters(trees, names)
+        .into_iter()
+        .filter_map(|param| match param.kind {
+            ParameterKind::Text { recorded } => Some((param.name, recorded)),
+            ParameterKind::Secret => None,
+        })
+        .collect()
+}
+
 /// Every parameter, in the order typed: texts named after their field's
 /// label (`text` where none), unique among all, and the secrets; each under
 /// the name the person gave it, if any (secrets: see [`with_names`]).

@@ -59,6 +59,11 @@ pub enum TemplateError {
     BadName(String),
 }
 
+/// `text` as a template that names no variable: its braces doubled.
+pub fn literal(text: &str) -> String {
+    text.replace('{', "{{").replace('}', "}}")
+}
+
 /// `"Total: {total}"` as its pieces; `{{` and `}}` are braces themselves.
 pub fn pieces(text: &str) -> Result<Vec<Piece>, TemplateError> {
     let mut out = Vec::new();

@@ -167,6 +167,11 @@ fn a_text_names_variables_in_braces() {
         fill("{y}", &values).unwrap_err(),
         FillError::Unset("y".into())
     );
+    // A text shown as it is: its braces name nothing.
+    assert_eq!(
+        pieces(&literal("Dear {x}}")).unwrap(),
+        [Piece::Text("Dear {x}}".into())]
+    );
 }
 
 #[test]

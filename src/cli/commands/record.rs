@@ -181,11 +181,10 @@ fn say_recorded(summary: &crate::record::RecordSummary, json: bool) -> Result<()
         );
     }
     let outcomes = &summary.outcomes;
-    for check in &outcomes.kept {
-        eprintln!(
-            "outcome check kept in version {}: {check}",
-            outcomes.version.unwrap_or(2)
-        );
+    if let Some(version) = outcomes.version {
+        for check in &outcomes.kept {
+            eprintln!("outcome check kept in version {version}: {check}");
+        }
     }
     for why in &outcomes.not_kept {
         eprintln!("outcome not kept: {why}");

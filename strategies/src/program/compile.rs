@@ -97,13 +97,8 @@ fn typed_parameters(
     names: &crate::params::Names,
     values: &[(String, String)],
 ) -> BTreeMap<String, String> {
-    use crate::params::ParameterKind;
-    let mut typed: BTreeMap<String, String> = crate::params::parameters(planned, names)
+    let mut typed: BTreeMap<String, String> = crate::params::recorded_texts(planned, names)
         .into_iter()
-        .filter_map(|param| match param.kind {
-            ParameterKind::Text { recorded } => Some((param.name, recorded)),
-            ParameterKind::Secret => None,
-        })
         .collect();
     let marked = |value: &str| value.chars().any(|c| u32::from(c) >= VARIABLE_MARK);
     for (name, value) in values {

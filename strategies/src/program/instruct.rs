@@ -203,7 +203,7 @@ pub(super) fn look_again(
 /// first 3 of its role, in reading order). Empty where none shows or the
 /// query names no role or no name.
 fn others_shown(tree: Option<&A11yTree>, element: &Query) -> String {
-    let (Some(tree), Some(_), Some(_)) = (tree, element.role, element.name.as_ref()) else {
+    let (Some(tree), Some(role), Some(_)) = (tree, element.role, element.name.as_ref()) else {
         return String::new();
     };
     let by_role = Query {
@@ -224,7 +224,7 @@ fn others_shown(tree: Option<&A11yTree>, element: &Query) -> String {
     }
     format!(
         "; {}s there: {}{}",
-        reprise_models::element::role_name(by_role.role.unwrap_or(accesskit::Role::Unknown)),
+        reprise_models::element::role_name(role),
         values.join(", "),
         if shown.len() > values.len() {
             ", …"
@@ -303,9 +303,10 @@ pub fn find(tree: Option<&A11yTree>, query: &Query) -> Result<Option<String>, St
             .unwrap_or_default()
     };
     if let Some(nth) = query.nth {
-        return Ok(in_reading_order(matches)
-            .get((nth as usize).saturating_sub(1))
-            .filter(|_| nth > 0)
+        let sorted = in_reading_order(matches);
+        return Ok(nth
+            .checked_sub(1)
+            .and_then(|idx| sorted.get(idx as usize))
             .map(|node| value(node)));
     }
     match matches[..] {

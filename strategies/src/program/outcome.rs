@@ -6,7 +6,7 @@
 //! application shows the same value: what catches a faithful replay of
 //! the wrong thing, whatever its steps' own checks said.
 
-use reprise_models::program::{Assertion, Compare, Entry, Program, Query};
+use reprise_models::program::{Assertion, Compare, Entry, Program, Query, literal};
 use reprise_models::{A11yNode, A11yTree, ActionEvent, ElementState};
 
 /// Why a mark was not kept as an assertion, in words a person reads.
@@ -76,19 +76,11 @@ pub fn assertion_at(
             .position(|other| std::ptr::eq(*other, node))
             .map(|idx| idx as u32 + 1);
     }
-    let value = match crate::program::find(Some(tree), &element) {
-        Ok(Some(value)) => value,
-        Ok(None) => {
-            return Err(NotKept(format!(
-                "{} is not found again by its role and name",
-                element.label()
-            )));
-        }
-        Err(several) => return Err(NotKept(several.to_string())),
-    };
+    // What `find` reads of it: a field's text, else its name.
+    let value = node.value.as_ref().or(node.name.as_ref());
     Ok(Assertion {
         element,
-        compare: Compare::Equals(value.replace('{', "{{").replace('}', "}}")),
+        compare: Compare::Equals(literal(value.map_or("", String::as_str))),
     })
 }
 
@@ -109,7 +101,7 @@ pub fn naming_parameters(check: Assertion, parameters: &[(String, String)]) -> A
     parameters.sort_by_key(|(_, value)| std::cmp::Reverse(value.chars().count()));
     let mut text = expected.clone();
     for (name, value) in parameters {
-        let escaped = value.replace('{', "{{").replace('}', "}}");
+        let escaped = literal(value);
         if text == escaped || (value.chars().count() >= 3 && text.contains(&escaped)) {
             text = text.replacen(&escaped, &format!("{{{name}}}"), 1);
         }
