@@ -65,6 +65,25 @@ pub(crate) fn result(display: &Display, case: &str, what: &str) -> String {
         .to_owned()
 }
 
+/// Every line a case's replay printed with `--json`, parsed (a line that
+/// is not JSON fails the test): its steps, then its outcome.
+pub(crate) fn json_lines(display: &Display, case: &str) -> Vec<serde_json::Value> {
+    result(display, case, "stdout")
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|err| panic!("{case}: {err}: {line}"))
+        })
+        .collect()
+}
+
+/// The step lines of [`json_lines`].
+pub(crate) fn step_lines(display: &Display, case: &str) -> Vec<serde_json::Value> {
+    json_lines(display, case)
+        .into_iter()
+        .filter(|line| line["type"] == "step")
+        .collect()
+}
+
 /// A case's exit code, what the application printed and what the run
 /// said, for an assertion's message.
 pub(crate) fn said(display: &Display, case: &str) -> String {

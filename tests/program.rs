@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::identity::{result, run_scenario, said};
+use crate::identity::{result, run_scenario, said, step_lines};
 
 #[test]
 fn an_edited_recording_waits_reads_a_value_checks_it_and_types_it() {
@@ -77,11 +77,7 @@ fn an_edited_recording_waits_reads_a_value_checks_it_and_types_it() {
     // proven by the application's own state.
     assert_eq!(result(&display, "right", "code"), "0", "{}", said("right"));
     assert_eq!(result(&display, "right", "out"), "123.45");
-    let lines: Vec<Value> = result(&display, "right", "stdout")
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .filter(|line: &Value| line["type"] == "step")
-        .collect();
+    let lines = step_lines(&display, "right");
     let checks: Vec<(String, String)> = lines
         .iter()
         .map(|line| {
@@ -168,11 +164,7 @@ fn an_edited_recording_repeats_for_each_row_and_answers_a_dialog_only_when_it_sh
         assert_eq!(result(&display, case, "code"), "0", "{said}");
         assert_eq!(result(&display, case, "names"), "ann\nbo\ncy", "{said}");
         assert_eq!(result(&display, case, "confirms"), confirmed, "{said}");
-        let lines: Vec<Value> = result(&display, case, "stdout")
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .filter(|line: &Value| line["type"] == "step")
-            .collect();
+        let lines = step_lines(&display, case);
         let ifs: Vec<&str> = lines
             .iter()
             .filter(|line| line["action"].as_str().unwrap_or("").starts_with("if "))
@@ -429,11 +421,7 @@ fn an_outcome_marked_while_recording_catches_a_replay_whose_steps_all_passed() {
         said("drafted")
     );
     assert_eq!(result(&display, "drafted", "out"), "");
-    let lines: Vec<Value> = result(&display, "drafted", "stdout")
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .filter(|line: &Value| line["type"] == "step")
-        .collect();
+    let lines = step_lines(&display, "drafted");
     let statuses: Vec<&str> = lines
         .iter()
         .map(|line| line["status"].as_str().unwrap_or("-"))

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::harness::run_ok;
-use crate::identity::{result, run_scenario, said};
+use crate::identity::{json_lines, result, run_scenario, said, step_lines};
 
 /// The identity check of each press of `recording`, as `show --json` gives
 /// it, beside the element kept (`role name`, or `-` for none).
@@ -96,10 +96,7 @@ fn a_second_gtk4_application_saves_the_same_file_under_every_drift_and_a_draft_i
         let err = result(&display, case, "err");
         assert_eq!(saved(case).as_deref(), Some("hello gtk4"), "{case}: {err}");
         assert_eq!(result(&display, case, "code"), "0", "{case}: {err}");
-        let lines: Vec<Value> = result(&display, case, "stdout")
-            .lines()
-            .filter_map(|line| serde_json::from_str(line).ok())
-            .collect();
+        let lines = json_lines(&display, case);
         let outcome = lines.last().unwrap();
         // The click's focus, the typed text and the outcome check, by the
         // tree; the file chooser that opened and gave way to the saved
@@ -138,11 +135,7 @@ fn a_saved_text_is_judged_by_the_file_right_where_the_button_is_and_refused_wher
         let err = result(&display, case, "err");
         assert_eq!(saved(case).as_deref(), Some("hello qual"), "{case}: {err}");
         assert_eq!(result(&display, case, "code"), "0", "{case}: {err}");
-        let steps: Vec<Value> = result(&display, case, "stdout")
-            .lines()
-            .filter_map(|line| serde_json::from_str(line).ok())
-            .filter(|line: &Value| line["type"] == "step")
-            .collect();
+        let steps = step_lines(&display, case);
         assert_eq!(steps.len(), 3, "{case}: {steps:#?}");
         assert_eq!(steps[2]["evidence"], "landed", "{case}: {:#}", steps[2]);
     }
