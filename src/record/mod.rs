@@ -55,10 +55,14 @@ pub struct RecordOptions {
 impl RecordOptions {
     /// Whether `event` is the mark key (pressed or released).
     pub fn is_mark(&self, event: &reprise_models::ActionEvent) -> bool {
-        event.is_raw_key()
-            && self.mark_key.is_some()
-            && event.named_key() == self.mark_key.as_deref()
+        is_key(event, self.mark_key.as_deref())
     }
+}
+
+/// Whether `event` is the key named `key` (pressed or released); never
+/// where no key is named.
+fn is_key(event: &reprise_models::ActionEvent, key: Option<&str>) -> bool {
+    key.is_some() && event.is_raw_key() && event.named_key() == key
 }
 
 /// Why the recorder stopped.

@@ -49,7 +49,7 @@ pub struct SecretRules {
 impl SecretRules {
     /// Whether `event` is the toggle key (pressed or released).
     pub fn is_toggle(&self, event: &ActionEvent) -> bool {
-        event.is_raw_key() && self.toggle.is_some() && event.named_key() == self.toggle.as_deref()
+        super::is_key(event, self.toggle.as_deref())
     }
 }
 

@@ -77,6 +77,18 @@ pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
     Ok(())
 }
 
+/// The named key given to `flag` (`examples` name some), or `None` for
+/// `none`.
+fn named_key(flag: &str, value: &str, examples: &str) -> Result<Option<String>> {
+    match value.trim() {
+        "none" => Ok(None),
+        key if crate::platform::keys::is_key_name(key) => Ok(Some(key.to_owned())),
+        key => bail!(UsageError(format!(
+            "{flag} takes a named key ({examples}, …) or none, not {key:?}"
+        ))),
+    }
+}
+
 /// The key that marks an outcome (`--mark-key`), checked: a named key,
 /// neither in the stop sequence nor the secret toggle; `None` for `none`.
 fn mark_key(
@@ -84,12 +96,8 @@ fn mark_key(
     stop_sequence: &[String],
     toggle: Option<&str>,
 ) -> Result<Option<String>> {
-    let key = match args.mark_key.trim() {
-        "none" => return Ok(None),
-        key if crate::platform::keys::is_key_name(key) => key.to_owned(),
-        key => bail!(UsageError(format!(
-            "--mark-key takes a named key (scroll_lock, f12, …) or none, not {key:?}"
-        ))),
+    let Some(key) = named_key("--mark-key", &args.mark_key, "scroll_lock, f12")? else {
+        return Ok(None);
     };
     if stop_sequence.contains(&key) || toggle == Some(key.as_str()) {
         bail!(UsageError(format!(
@@ -118,13 +126,7 @@ fn secret_rules(
             })
             .collect::<Result<Vec<_>, UsageError>>()
     };
-    let toggle = match args.secret_key.trim() {
-        "none" => None,
-        key if crate::platform::keys::is_key_name(key) => Some(key.to_owned()),
-        key => bail!(UsageError(format!(
-            "--secret-key takes a named key (pause, scroll_lock, f12, …) or none, not {key:?}"
-        ))),
-    };
+    let toggle = named_key("--secret-key", &args.secret_key, "pause, scroll_lock, f12")?;
     if toggle.is_some() && stop_sequence.iter().any(|key| Some(key) == toggle.as_ref()) {
         bail!(UsageError(
             "--secret-key cannot be a key of the stop sequence".into()
