@@ -74,8 +74,14 @@ fn gone_after(
 ) -> bool {
     window.is_some_and(|window| {
         after.is_none_or(|after| after.window_id != window.window_id)
-            && matches!(desktop.window_listed(window.window_id), Ok(Some(false)))
+            && unlisted(desktop, window.window_id)
     })
+}
+
+/// Whether the window manager no longer lists window `id` (false where it
+/// does or cannot say).
+fn unlisted(desktop: &mut dyn Desktop, id: u64) -> bool {
+    matches!(desktop.window_listed(id), Ok(Some(false)))
 }
 
 /// The effect of step `step_idx` (decided in `window`, watched in
@@ -94,9 +100,7 @@ fn check_after(
     let closes = window
         .filter(|_| run.strategy.proven_by_close(step_idx))
         .map(|window| window.window_id);
-    let mut gone = |desktop: &mut dyn Desktop| {
-        closes.is_some_and(|id| matches!(desktop.window_listed(id), Ok(Some(false))))
-    };
+    let mut gone = |desktop: &mut dyn Desktop| closes.is_some_and(|id| unlisted(desktop, id));
     let Some(look) = crate::settle::wait_settling(
         run.desktop,
         &run.options.settle,
