@@ -6,7 +6,8 @@
 # twins; zenity's target also far out of view in a list of 101 rows; both
 # also in a big window of FILLER more rows), a save in a Qt editor (moved;
 # a draft in it, caught by the outcome marked while recording), a demo and
-# tab picked in GTK 4's gtk4-demo (moved, dark), and a save in GTK 4's
+# tab picked in GTK 4's gtk4-demo (moved, dark, a tree skewed while
+# recording), and a save in GTK 4's
 # gtk4-print-editor (moved, dark, scale 2, resized, a draft), with the
 # visual strategy's ladder as structural+visual (the default), visual
 # alone and structural alone. Judged by what the
@@ -139,10 +140,12 @@ for rungs in ${LADDERS:-structural,visual visual structural}; do
   echo "| $rungs | FeatherPad save, a draft in the editor | (nothing) | ${drafted:-(nothing)} | $code | $outcome |"
   times "$qt/store.sqlite" "$rungs, FeatherPad"
   # GTK 4 (gtk4-demo), whose boxes are relative to its window's surface: a
-  # demo and a tab picked, replayed on the window moved and dark.
+  # demo and a tab picked, replayed on the window moved and dark; and
+  # recorded again with the tree's boxes skewed by a row (a test build's
+  # REPRISE_TEST_TREE_SKEW), replayed where it was made.
   g4=$out/gtk4
   scenario "$g4" gtk4-demo
-  for case in moved dark; do
+  for case in moved dark skewed; do
     shows=$(tr '\n' ' ' <"$g4/$case.shows")
     code=$(cat "$g4/$case.code")
     if [[ $shows == "$(tr '\n' ' ' <"$g4/recorded.shows")" ]]; then outcome=right

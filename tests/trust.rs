@@ -72,6 +72,29 @@ fn a_gtk4_press_is_recorded_as_the_element_under_it_and_replayed_where_the_windo
         assert_eq!(result(&display, case, "shows"), recorded, "{case}: {err}");
         assert_eq!(result(&display, case, "code"), "0", "{case}: {err}");
     }
+    // With the tree's boxes skewed by a row while recording, the first
+    // press named the row above ("GTK Demo") whose skewed box held it: the
+    // pixels in that box read the pressed row's name, so the identity was
+    // not kept, and the press was replayed by its pixels onto the right
+    // row. Kept, it would have been pressed exactly, on the wrong row.
+    let said_while_recording = result(&display, "skewed.record", "err");
+    assert!(
+        said_while_recording.contains(
+            "the pixels in the tree's box of label \"GTK Demo\" read \"application class\", another element's name"
+        ),
+        "{said_while_recording}"
+    );
+    let checks = press_checks(&display, "skewed");
+    assert_eq!(checks[0].0, "-", "{checks:?}");
+    assert_eq!(checks[0].1["why"], "reads_another", "{checks:?}");
+    assert!(
+        checks.iter().all(|(_, check)| check["kept"] == "dropped"),
+        "{checks:?}"
+    );
+    let err = result(&display, "skewed", "err");
+    assert_eq!(result(&display, "skewed", "shows"), recorded, "{err}");
+    // The tab's press, with no identity, is proven by pixels only: weak.
+    assert_eq!(result(&display, "skewed", "code"), "12", "{err}");
 }
 
 /// A second GTK 4 application (gtk4-print-editor): a click into its text,
@@ -360,11 +383,26 @@ fn a_press_in_a_file_list_is_found_by_its_row_and_never_made_blind_where_the_row
     let checks = press_checks(&display, "files");
     let elements: Vec<&str> = checks.iter().map(|(element, _)| element.as_str()).collect();
     assert_eq!(
-        elements[..2],
-        ["cell beta", "cell plan.txt"],
+        elements[0], "cell beta",
         "the double-click's first press names the folder's row: {checks:?}"
     );
-    assert_eq!(elements.last(), Some(&"button OK"), "{checks:?}");
+    // Its second press names the folder's row too, or, where the reader
+    // asked once the folder had opened, the tree named the row there now
+    // ("plan.txt"), whose box shows "beta" in the press's frame: that
+    // identity is not kept.
+    match elements[1] {
+        "cell beta" => {}
+        "-" => {
+            assert_eq!(checks[1].1["why"], "reads_another", "{checks:?}");
+            assert_eq!(
+                checks[1].1["element"], "table cell \"plan.txt\"",
+                "{checks:?}"
+            );
+            assert_eq!(checks[1].1["read"], "beta", "{checks:?}");
+        }
+        other => panic!("the double-click's second press kept as {other}: {checks:?}"),
+    }
+    assert_eq!(elements[2..], ["cell plan.txt", "button OK"], "{checks:?}");
     let chosen = |case: &str| {
         let dir = display.dir.path().display().to_string();
         result(&display, case, "out").replace(&dir, "$OUT")

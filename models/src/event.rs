@@ -227,6 +227,7 @@ impl ActionEvent {
             }
             Some(crate::element::IdentityCheck::Checked {
                 mapped_by: Some((dx, dy)),
+                ..
             }) => {
                 let _ = write!(label, " (tree boxes moved by ({dx}, {dy}))");
             }

@@ -120,7 +120,10 @@ pub fn apply(events: &mut [ActionEvent], changes: &[TargetChange]) -> usize {
             press.element = Some(Box::new(change.after.clone()));
             // The new target was found and re-checked against the screen
             // on the run it came from.
-            press.identity = Some(crate::element::IdentityCheck::Checked { mapped_by: None });
+            press.identity = Some(crate::element::IdentityCheck::Checked {
+                mapped_by: None,
+                read: None,
+            });
             applied += 1;
         }
     }

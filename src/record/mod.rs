@@ -3,6 +3,7 @@
 //! to the store in transactions at least every 250 ms.
 
 mod elements;
+pub mod labels;
 mod masks;
 mod observer;
 pub mod outcome;
@@ -108,6 +109,9 @@ pub struct RecordSummary {
     pub marks: Vec<outcome::Marked>,
     /// What became of them.
     pub outcomes: outcome::Outcomes,
+    /// What the presses' pixels said of their elements' names (checked by
+    /// [`labels::check`] once the recording is written).
+    pub labels: labels::LabelChecks,
 }
 
 /// Refuses a frame rate whose interval cannot be a duration (a rate near

@@ -438,6 +438,7 @@ impl<'a> Session<'a> {
             stop_reason,
             marks,
             outcomes: outcome::Outcomes::default(),
+            labels: Default::default(),
         })
     }
 }

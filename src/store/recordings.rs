@@ -302,6 +302,19 @@ impl Store {
         Ok(())
     }
 
+    /// Writes again the event at `seq` of a recording (the recorder's own
+    /// checks after the recording, which change what was kept of a press).
+    pub fn set_event(&mut self, recording_id: &str, seq: u64, event: &ActionEvent) -> Result<()> {
+        let n_updated = self.conn.execute(
+            "UPDATE action_events SET event = ?3 WHERE recording_id = ?1 AND seq = ?2",
+            params![recording_id, seq as i64, to_json(event)],
+        )?;
+        if n_updated == 0 {
+            return Err(StoreError::NotFound(format!("{recording_id} event {seq}")));
+        }
+        Ok(())
+    }
+
     /// Deletes a recording with its data and replay runs, and any image no
     /// longer used by anything.
     pub fn delete_recording(&mut self, recording_id: &str) -> Result<()> {

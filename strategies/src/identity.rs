@@ -458,6 +458,7 @@ pub fn offset_point(recorded: &Rect, press: (f64, f64), live: &Rect) -> (f64, f6
 }
 
 mod hidden;
+pub mod labels;
 pub mod recheck;
 mod twins;
 use hidden::{described, hidden_at, out_of_sight};

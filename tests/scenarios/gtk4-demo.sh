@@ -3,7 +3,11 @@
 # surface, not the screen. Records, on gtk4-demo (Debian's gtk-4-examples)
 # whose window is not at the screen's origin, a press on the demo
 # "Application Class" in its sidebar, then on its notebook's "Source" tab;
-# replays it with the window moved, and with the dark theme. Runs inside
+# replays it with the window moved, and with the dark theme. Then records
+# the same presses with the tree's boxes skewed by a row (as a wrong mapping
+# of a toolkit's coordinates would leave them: built for tests only) and
+# replays that where it was made (the `skewed` case; the recorder's words
+# in $OUT/skewed.record.err). Runs inside
 # dbus-run-session on $DISPLAY; writes what the application shows after each
 # case (CASE.shows: its window's title, then the selected tab's label, read
 # from its own accessibility tree) and each replay's exit code and messages
@@ -70,4 +74,20 @@ kill "$demo"; wait "$demo" 2>/dev/null || true
 demo 40 150 GTK_THEME=Adwaita:dark
 replay_as dark demo
 shows dark
+kill "$demo"; wait "$demo" 2>/dev/null || true
+
+# Skewed by a row (38 pixels): the tree names, for each press, the row above
+# the one pressed.
+demo 150 120
+REPRISE_TEST_TREE_SKEW=0,38 start_recording skewed
+linger $(find_element label "Application Class")
+sleep 1
+linger $(find_element label Source)
+stop_recording
+cp "$OUT/record.err" "$OUT/skewed.record.err"
+kill "$demo"; wait "$demo" 2>/dev/null || true
+
+demo 150 120
+replay_as skewed skewed
+shows skewed
 kill "$demo"; wait "$demo" 2>/dev/null || true

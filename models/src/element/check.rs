@@ -23,6 +23,10 @@ pub enum IdentityCheck {
     Checked {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mapped_by: Option<(i32, i32)>,
+        /// What the pixels in its box read, where they read its name (the
+        /// check after the recording, off the input's path).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        read: Option<String>,
     },
     /// Not kept: the press is recorded by its pixels alone.
     Dropped(Disagreement),
@@ -38,20 +42,24 @@ pub enum Disagreement {
     /// Its box reaches `by` (right, down; negative: left, up) beyond the
     /// window or popup it was named in.
     OutsideWindow { element: String, by: (i32, i32) },
+    /// The pixels in its box, in the frame of the press, read `read`: not
+    /// its name, but the name of another element of its window.
+    ReadsAnother { element: String, read: String },
 }
 
 impl IdentityCheck {
     /// The check in words, for `show` and reports.
     pub fn describe(&self) -> String {
         match self {
-            IdentityCheck::Checked { mapped_by: None } => {
-                "identity kept: its box holds the press".into()
+            IdentityCheck::Checked { mapped_by, read } => {
+                let moved = mapped_by.map_or_else(String::new, |(dx, dy)| {
+                    format!(" once the toolkit's boxes are moved by ({dx}, {dy}) onto the screen")
+                });
+                let read = read.as_ref().map_or_else(String::new, |read| {
+                    format!(", and its pixels read {read:?}")
+                });
+                format!("identity kept: its box holds the press{moved}{read}")
             }
-            IdentityCheck::Checked {
-                mapped_by: Some((dx, dy)),
-            } => format!(
-                "identity kept: its box holds the press once the toolkit's boxes are moved by ({dx}, {dy}) onto the screen"
-            ),
             IdentityCheck::Dropped(Disagreement::MissesPress { element, by }) => format!(
                 "identity not kept: the tree's box of {element} misses the press by ({}, {})",
                 by.0, by.1
@@ -59,6 +67,9 @@ impl IdentityCheck {
             IdentityCheck::Dropped(Disagreement::OutsideWindow { element, by }) => format!(
                 "identity not kept: the tree's box of {element} reaches ({}, {}) beyond its window",
                 by.0, by.1
+            ),
+            IdentityCheck::Dropped(Disagreement::ReadsAnother { element, read }) => format!(
+                "identity not kept: the pixels in the tree's box of {element} read {read:?}, another element's name"
             ),
         }
     }
@@ -79,6 +90,7 @@ pub fn check_focus(
         Some(dropped) => dropped,
         None => IdentityCheck::Checked {
             mapped_by: mapped_by.filter(|&offset| offset != (0, 0)),
+            read: None,
         },
     }
 }
@@ -148,6 +160,7 @@ pub fn check_press(
     if by == (0, 0) {
         IdentityCheck::Checked {
             mapped_by: mapped_by.filter(|&offset| offset != (0, 0)),
+            read: None,
         }
     } else {
         IdentityCheck::Dropped(Disagreement::MissesPress {
@@ -176,7 +189,10 @@ mod tests {
         let ok = button("OK", Rect::new(100, 200, 80, 30));
         assert_eq!(
             check_press(&ok, (140.0, 215.0), None, None),
-            IdentityCheck::Checked { mapped_by: None }
+            IdentityCheck::Checked {
+                mapped_by: None,
+                read: None
+            }
         );
         // On the edge, within the rounding a toolkit does.
         assert!(check_press(&ok, (180.5, 230.0), None, None).is_kept());
@@ -208,7 +224,10 @@ mod tests {
         );
         assert_eq!(
             check_press(&ok, (140.0, 215.0), Some((0, 0)), None),
-            IdentityCheck::Checked { mapped_by: None }
+            IdentityCheck::Checked {
+                mapped_by: None,
+                read: None
+            }
         );
     }
 
@@ -250,10 +269,18 @@ mod tests {
     #[test]
     fn a_check_reads_back_as_it_was_stored() {
         for check in [
-            IdentityCheck::Checked { mapped_by: None },
+            IdentityCheck::Checked {
+                mapped_by: None,
+                read: None,
+            },
             IdentityCheck::Checked {
                 mapped_by: Some((5, 7)),
+                read: Some("OK".into()),
             },
+            IdentityCheck::Dropped(Disagreement::ReadsAnother {
+                element: "button \"Cancel\"".into(),
+                read: "OK".into(),
+            }),
             IdentityCheck::Dropped(Disagreement::MissesPress {
                 element: "tab \"Source\"".into(),
                 by: (0, 84),

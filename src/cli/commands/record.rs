@@ -64,6 +64,11 @@ pub fn record(store: &mut Store, args: &RecordArgs, quiet: bool) -> Result<()> {
         args.name
     );
     let mut summary = crate::record::record(store, &options, &stop)?;
+    // Before the outcomes' version is made of the recording's steps.
+    match crate::record::labels::check(store, &summary.id) {
+        Ok(labels) => summary.labels = labels,
+        Err(err) => summary.labels.not_read = Some(format!("{err:#}")),
+    }
     summary.outcomes =
         crate::record::outcome::keep(store, &summary.id, &summary.marks, summary.secret_keys)
             .context("keep the outcomes marked (the recording itself is saved)")?;
@@ -181,6 +186,12 @@ fn say_recorded(summary: &crate::record::RecordSummary, json: bool) -> Result<()
             "{} typed as secrets: stored as their parameters, never as keys",
             plural(summary.secret_keys as usize, "key event")
         );
+    }
+    for dropped in &summary.labels.dropped {
+        eprintln!("press kept by its pixels alone: {dropped}");
+    }
+    if let Some(why) = &summary.labels.not_read {
+        eprintln!("the presses' labels were not checked against their pixels: {why}");
     }
     let outcomes = &summary.outcomes;
     if let Some(version) = outcomes.version {

@@ -138,6 +138,36 @@ const MAX_SURFACE_MARGIN: i64 = 64;
 /// in it within the toolkit's margins; `None` when it does not fit in the
 /// window at all: no mapping makes its boxes the screen's.
 pub fn mapping_between(frame: Rect, window: Rect, surface: bool) -> Option<Mapping> {
+    mapped_between(frame, window, surface).map(skewed)
+}
+
+/// `mapping` moved further by `REPRISE_TEST_TREE_SKEW` ("dx,dy"), where it
+/// is set (built for tests only): a toolkit whose boxes a wrong mapping
+/// leaves off the screen's, for the checks that must catch it.
+#[cfg(feature = "test-support")]
+fn skewed(mapping: Mapping) -> Mapping {
+    static SKEW: std::sync::OnceLock<Option<(i32, i32)>> = std::sync::OnceLock::new();
+    let skew = SKEW.get_or_init(|| {
+        let value = std::env::var("REPRISE_TEST_TREE_SKEW").ok()?;
+        let (dx, dy) = value.split_once(',')?;
+        Some((dx.trim().parse().ok()?, dy.trim().parse().ok()?))
+    });
+    match skew {
+        Some((dx, dy)) => Mapping {
+            offset: (mapping.offset.0 + dx, mapping.offset.1 + dy),
+            ..mapping
+        },
+        None => mapping,
+    }
+}
+
+#[cfg(not(feature = "test-support"))]
+fn skewed(mapping: Mapping) -> Mapping {
+    mapping
+}
+
+/// [`mapping_between`], as the toolkit's frame and its X window say.
+fn mapped_between(frame: Rect, window: Rect, surface: bool) -> Option<Mapping> {
     let scale = scale_between(frame, window);
     let placed = frame.scaled(scale);
     let at_origin = frame.left == 0 && frame.top == 0;
