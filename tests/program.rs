@@ -406,6 +406,21 @@ fn an_outcome_marked_while_recording_catches_a_replay_whose_steps_all_passed() {
     assert!(before.contains("types = \"hello\""), "{steps}");
     assert!(after.contains("name = \"OK\""), "{steps}");
     assert!(!steps.contains("scroll_lock"), "{steps}");
+    // `show` lists the recording's steps, then the check its version adds.
+    let shown = result(&display, "greet", "show");
+    assert!(
+        shown.contains(&format!(
+            "version 2 adds to these steps (`reprise steps greet` shows them all):\n  after step 2: {check}"
+        )),
+        "{shown}"
+    );
+    // So does the recording's page, in its header.
+    let page = result(&display, "greet", "html");
+    assert!(page.contains("version 2 adds"), "{page}");
+    assert!(
+        page.contains("after step 2: assert = { role = &quot;text field&quot;"),
+        "{page}"
+    );
     let versions: Value = serde_json::from_str(&result(&display, "greet", "versions")).unwrap();
     assert_eq!(versions["latest"], 2, "{versions:#}");
 

@@ -25,6 +25,10 @@ pub struct ShowJson<'a> {
     pub events: &'a [ActionEvent],
     pub screenshots: &'a [Screenshot],
     pub window_states: &'a [WindowState],
+    /// The shown version's steps, where it was edited (or kept outcome
+    /// checks): what replay takes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<&'a reprise_models::program::Program>,
 }
 
 /// The `reprise list` table.

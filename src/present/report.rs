@@ -255,6 +255,13 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
     let bundle = store.load(recording_id)?;
     let recording = &bundle.recording;
     let trees = crate::present::planned_steps(&bundle);
+    // What the newest version adds (the outcome checks marked while
+    // recording, an edit's waits and checks).
+    let added = match store.version_state(recording_id, None)? {
+        (version, _, Some(program)) => Some((version, super::steps::added_entries(&program)))
+            .filter(|(_, lines)| !lines.is_empty()),
+        _ => None,
+    };
     // Group the top-level trees by the frame they link to, in order.
     let mut by_frame: BTreeMap<Option<u32>, Vec<(usize, &ActionEvent)>> = BTreeMap::new();
     for (idx, tree) in trees.iter().enumerate() {
@@ -269,7 +276,7 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
         .collect::<Result<Vec<_>>>()?;
     let body = html! {
         h1 { "Recording " (recording.name) }
-        (meta_rows(&recording_rows(&bundle, trees.len())))
+        (meta_rows(&recording_rows(&bundle, trees.len(), added)))
         // An index of the actions, each linking to the frame it is shown on.
         table.meta #index {
             tr { th { "step" } th { "at" } th { "action" } }
@@ -288,8 +295,13 @@ pub fn recording_page(store: &Store, recording_id: &str) -> Result<String> {
 
 /// A recording page's header rows: what was recorded, where, and how much
 /// (`steps`: the steps as replay takes them).
-fn recording_rows(bundle: &RecordingBundle, steps: usize) -> Vec<(String, String)> {
+fn recording_rows(
+    bundle: &RecordingBundle,
+    steps: usize,
+    added: Option<(u32, Vec<String>)>,
+) -> Vec<(String, String)> {
     let recording = &bundle.recording;
+    let added = added.map(|(version, lines)| (format!("version {version} adds"), lines.join("; ")));
     [
         ("id", recording.id.clone()),
         ("task", recording.task_description.clone()),
@@ -330,6 +342,7 @@ fn recording_rows(bundle: &RecordingBundle, steps: usize) -> Vec<(String, String
     ]
     .into_iter()
     .map(|(key, value)| (key.to_owned(), value))
+    .chain(added)
     .collect()
 }
 

@@ -98,6 +98,28 @@ pub fn render(
     out
 }
 
+/// What `program` adds to the recorded steps, a line each, placed by the
+/// recorded step before it (`after step 3: assert = { … }`): for `show` and
+/// the recording page, which list the recording's own steps.
+pub fn added_entries(program: &Program) -> Vec<String> {
+    let mut after = None;
+    let mut lines = Vec::new();
+    for entry in &program.entries {
+        if let Entry::Recorded { step } = entry {
+            after = Some(*step);
+            continue;
+        }
+        let place = after.map_or_else(
+            || "before step 1".to_owned(),
+            |step| format!("after step {step}"),
+        );
+        for line in entry_lines(entry, &[]) {
+            lines.push(format!("{place}: {line}"));
+        }
+    }
+    lines
+}
+
 /// An entry's lines, below its `[[step]]`.
 fn entry_lines(entry: &Entry, steps: &[RecordedStep]) -> Vec<String> {
     match entry {

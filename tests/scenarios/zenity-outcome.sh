@@ -9,8 +9,8 @@
 # the run with both values before OK), and with another name typed
 # (`--set`: the check expects the name typed). Runs inside dbus-run-session on
 # $DISPLAY; writes for each case NAME what the dialog printed (NAME.out),
-# the exit code (NAME.code) and messages (NAME.err), and the steps and
-# versions printed into $OUT.
+# the exit code (NAME.code) and messages (NAME.err), and the steps,
+# versions, `show` and the recording's page (greet.html) into $OUT.
 set -euo pipefail
 : "${REPRISE:?}" "${SCRIPTS:?}" "${OUT:?}"
 source "$(dirname "$0")/recording.sh"
@@ -42,6 +42,8 @@ cp "$OUT/record.err" "$OUT/recorded.err"
 
 "$REPRISE" steps greet >"$OUT/steps.toml"
 "$REPRISE" versions greet --json >"$OUT/greet.versions"
+"$REPRISE" show greet >"$OUT/greet.show"
+"$REPRISE" visualize greet -o "$OUT/greet.html" >/dev/null
 
 # The parameter the typed "hello" is (named after its field).
 param=$(sed -n 's/^# \([a-z_0-9]*\) = "hello"$/\1/p' "$OUT/steps.toml")

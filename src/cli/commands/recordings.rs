@@ -73,8 +73,8 @@ pub fn delete(store_path: &std::path::Path, args: &DeleteArgs) -> Result<()> {
 
 pub fn show(store: &Store, args: &ShowArgs) -> Result<()> {
     let (id, version) = store.resolve_versioned(&args.recording)?;
-    let (bundle, version) = store
-        .load_version(&id, version)
+    let (bundle, version, program) = store
+        .load_edited(&id, version)
         .with_context(|| format!("read recording {}", args.recording))?;
     let options = ReduceOptions {
         double_click: bundle.recording.double_click,
@@ -86,11 +86,25 @@ pub fn show(store: &Store, args: &ShowArgs) -> Result<()> {
             events: &trees,
             screenshots: &bundle.screenshots,
             window_states: &bundle.window_states,
+            program: program.as_ref(),
         })
     } else {
         let latest = store.latest_version(&id)?;
         // The steps as replay counts them: a typed word is one step.
         let mut text = present::recording_text(&bundle, &present::planned_steps(&bundle));
+        let added = program
+            .as_ref()
+            .map(present::steps::added_entries)
+            .unwrap_or_default();
+        if !added.is_empty() {
+            text.push_str(&format!(
+                "version {version} adds to these steps (`reprise steps {}` shows them all):\n",
+                bundle.recording.name
+            ));
+            for line in added {
+                text.push_str(&format!("  {line}\n"));
+            }
+        }
         if latest > 1 {
             text = format!(
                 "version {version} of {latest} (1: as recorded; `reprise versions {}`)\n{text}",
