@@ -332,7 +332,7 @@ fn refused_where_the_target_is_not(display: &Display) {
 }
 
 #[test]
-fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
+fn a_qt_editor_saves_the_same_file_after_its_window_moved_and_resumes_where_its_dialog_went() {
     let display = run_scenario("featherpad-save.sh", 1280, 800);
     assert_eq!(result(&display, "recorded", "txt"), "hello qt");
     // The toolbar's Save button was named by Qt's accessibility tree.
@@ -365,6 +365,18 @@ fn a_qt_editor_saves_the_same_file_after_its_window_moved() {
         "{drafted}"
     );
     assert!(!display.dir.path().join("drafted.txt").exists());
+    // The save dialog closed before the path was typed: the run halted at
+    // that step (by the window check before it, or by the one before its
+    // first key), typing the path nowhere; resumed once the dialog was
+    // back, it typed the path alone, and the file holds the text once.
+    assert_eq!(result(&display, "dismissed", "code"), "10");
+    let dismissed = result(&display, "dismissed", "err");
+    assert!(dismissed.contains("failed at step 6"), "{dismissed}");
+    assert_eq!(result(&display, "dismissed", "saved"), "", "{dismissed}");
+    let resumed = result(&display, "resumed", "err");
+    assert_eq!(result(&display, "resumed", "code"), "0", "{resumed}");
+    assert!(resumed.contains("at step 6"), "{resumed}");
+    assert_eq!(result(&display, "resumed", "txt"), "hello qt");
 }
 
 /// `replay --launch`: the recording keeps how FeatherPad was started; with

@@ -60,6 +60,10 @@ impl WindowProbe {
             .collect()
     }
 
+    pub fn active_window_id(&mut self) -> Result<Option<u64>, PlatformError> {
+        Ok(self.active_window()?.map(|window| window.window_id))
+    }
+
     pub fn active_window(&mut self) -> Result<Option<ActiveWindow>, PlatformError> {
         for window in xcap::Window::all().map_err(xcap_error)? {
             if window.is_focused().unwrap_or(false) {

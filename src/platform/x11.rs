@@ -121,6 +121,30 @@ impl WindowProbe {
 
     /// The focused top-level window, or `None` when nothing is focused.
     pub fn active_window(&mut self) -> Result<Option<ActiveWindow>, PlatformError> {
+        let Some(window) = self.named_active()? else {
+            return Ok(None);
+        };
+        match self.describe(window) {
+            Ok(window) => Ok(Some(window)),
+            // `_NET_ACTIVE_WINDOW` may still name a window that just closed
+            // (a dialog the last step dismissed): that is no active window,
+            // not a failure.
+            Err(_) if !self.exists(window) => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// The focused top-level window's id alone (two requests), or `None`
+    /// when nothing is focused or the window named just closed.
+    pub fn active_window_id(&mut self) -> Result<Option<u64>, PlatformError> {
+        Ok(self
+            .named_active()?
+            .filter(|&window| self.exists(window))
+            .map(u64::from))
+    }
+
+    /// The window `_NET_ACTIVE_WINDOW` names, where it names one.
+    fn named_active(&self) -> Result<Option<Window>, PlatformError> {
         let value = self.property(
             self.root,
             self.atoms.net_active_window,
@@ -130,17 +154,7 @@ impl WindowProbe {
             return Ok(None);
         };
         let window = u32::from_ne_bytes(bytes.try_into().expect("four bytes"));
-        if window == 0 {
-            return Ok(None);
-        }
-        match self.describe(window) {
-            Ok(window) => Ok(Some(window)),
-            // `_NET_ACTIVE_WINDOW` may still name a window that just closed
-            // (a dialog the last step dismissed): that is no active window,
-            // not a failure.
-            Err(_) if !self.exists(window) => Ok(None),
-            Err(err) => Err(err),
-        }
+        Ok((window != 0).then_some(window))
     }
 
     /// Whether the window still exists on the server.

@@ -149,6 +149,12 @@ impl Desktop for LiveDesktop {
         Ok(window.map(|window| window.into_state(0, 0.0)))
     }
 
+    fn active_window_id(&mut self) -> Result<Option<u64>, DesktopError> {
+        self.probe
+            .active_window_id()
+            .map_err(|err| or_gone(DesktopError::window(err)))
+    }
+
     fn element_at(
         &mut self,
         point: (f64, f64),

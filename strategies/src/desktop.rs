@@ -67,6 +67,11 @@ pub struct TreeRequest {
 pub trait Desktop {
     fn screenshot(&mut self) -> Result<Frame, DesktopError>;
     fn active_window(&mut self) -> Result<Option<WindowState>, DesktopError>;
+    /// The id of the active window alone (asked before each key a step
+    /// types, so cheaper where the platform can be).
+    fn active_window_id(&mut self) -> Result<Option<u64>, DesktopError> {
+        Ok(self.active_window()?.map(|window| window.window_id))
+    }
     /// Injects one action. Pauses are handled by the loop, never passed here.
     fn inject(&mut self, action: &Action) -> Result<(), DesktopError>;
     /// Releases every key and button this desktop pressed and has not released.

@@ -474,11 +474,11 @@ fn attempt(
     let begun = run.desktop.now();
     run.steps.begun(record);
     let kept = run.desktop.now();
+    let decided_in = window.as_ref().map(|window| window.window_id);
     if !recheck::make_rechecked(
         run.strategy,
         run.desktop,
-        step_idx,
-        &step,
+        (step_idx, &step, decided_in),
         record,
         run.abort,
     )? {
@@ -586,7 +586,7 @@ use attempts::{Attempted, attempts};
 pub use coverage::Coverage;
 use decide::{Decided, decide};
 use effect::check_effect;
-use input::{make, wait};
+use input::{input_error, make, wait};
 pub use recheck::{Recheck, RecheckBy};
 pub use sink::{StepSink, as_begun, as_made};
 

@@ -43,6 +43,9 @@ pub struct ScriptedDesktop {
     /// The window active once a mouse button is released, where the press
     /// changes it (`Some(None)`: the press closed the last window).
     pub window_on_release: Option<Option<WindowState>>,
+    /// The window active once this many keys went down (`Some(None)` in
+    /// it: none is): another window taking the focus while a step types.
+    pub window_after_keys: Option<(usize, Option<WindowState>)>,
     /// The frame shown once a mouse button is released, where the press
     /// changes the screen (a window gone shows what was behind it).
     pub frame_on_release: Option<Frame>,
@@ -105,6 +108,7 @@ impl ScriptedDesktop {
             hit_test_takes: Duration::ZERO,
             timeline: Vec::new(),
             window_on_release: None,
+            window_after_keys: None,
             frame_on_release: None,
             listed: None,
             injections: Default::default(),
@@ -168,7 +172,15 @@ impl Desktop for ScriptedDesktop {
                     self.frame = frame;
                 }
             }
-            Action::KeyDown { key } => self.held.push(Action::KeyUp { key: key.clone() }),
+            Action::KeyDown { key } => {
+                self.held.push(Action::KeyUp { key: key.clone() });
+                if let Some((keys, window)) = self.window_after_keys.take() {
+                    match keys.checked_sub(1) {
+                        Some(0) | None => self.window = window,
+                        Some(left) => self.window_after_keys = Some((left, window)),
+                    }
+                }
+            }
             Action::KeyUp { key } => self
                 .held
                 .retain(|held| held != &Action::KeyUp { key: key.clone() }),

@@ -90,7 +90,7 @@ pub(super) fn decide(
                     )));
                 }
                 preparations += 1;
-                if !make(run.desktop, &step.actions, run.abort).map_err(attempt_error)? {
+                if !make(run.desktop, &step.actions, run.abort).map_err(input_error)? {
                     return Ok(Decided::Ended(AttemptResult::Aborted));
                 }
                 record.prepared.push(Prepared {

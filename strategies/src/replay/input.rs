@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use super::{AttemptError, attempt_error};
+use crate::action::KeySpec;
 use crate::{Action, Desktop, DesktopError};
 
 /// Injects `actions` in order (a pause is waited), checking `abort` before
@@ -11,8 +13,83 @@ pub(super) fn make(
     desktop: &mut dyn Desktop,
     actions: &[Action],
     abort: &dyn Fn() -> bool,
-) -> Result<bool, DesktopError> {
-    make_with(desktop, actions, abort, None)
+) -> Result<bool, InputError> {
+    make_with(desktop, actions, abort, None, None)
+}
+
+/// Why a step's input stopped before its end.
+#[derive(Debug)]
+pub(super) enum InputError {
+    Desktop(DesktopError),
+    /// Another window became active while the step's keys were typed:
+    /// `typed` of `keys` were made, the rest were not.
+    WindowChanged {
+        typed: usize,
+        keys: usize,
+        now: Option<String>,
+    },
+}
+
+impl From<DesktopError> for InputError {
+    fn from(err: DesktopError) -> Self {
+        InputError::Desktop(err)
+    }
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputError::Desktop(err) => err.fmt(f),
+            InputError::WindowChanged { typed, keys, now } => {
+                let now = now.as_deref().unwrap_or("no window (its window closed)");
+                let typed = match typed {
+                    0 => format!("none of its {keys} keys was typed"),
+                    typed => format!("{typed} of its {keys} keys were typed, the rest were not"),
+                };
+                write!(
+                    f,
+                    "{now} became active before the step's keys were all typed: {typed}, and none went to it"
+                )
+            }
+        }
+    }
+}
+
+/// A step's input that stopped as an attempt's failure: a desktop's as
+/// [`attempt_error`]'s; another window become active under its keys
+/// halts the run (what was typed cannot be taken back, nor typed twice).
+pub(super) fn input_error(err: InputError) -> AttemptError {
+    match err {
+        InputError::Desktop(err) => attempt_error(err),
+        err @ InputError::WindowChanged { .. } => AttemptError::Fatal(err.to_string()),
+    }
+}
+
+/// A key that types into the field it is in and cannot move the focus to
+/// another window: a character, Shift for its capital, a space, an edit.
+fn keeps_window(action: &Action) -> bool {
+    match action {
+        Action::KeyDown { key } => match key {
+            KeySpec::Char(_) => true,
+            KeySpec::Named(name) => matches!(
+                name.as_str(),
+                "shift" | "shift_l" | "shift_r" | "caps_lock" | "space" | "backspace" | "delete"
+            ),
+            KeySpec::Code(_) => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether `action` types: a key or a text.
+fn types(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::KeyDown { .. }
+            | Action::TypeText { .. }
+            | Action::TypeSecret { .. }
+            | Action::TypeHidden { .. }
+    )
 }
 
 /// Injects a step's `actions` in order, as [`make`] does, except that once
@@ -22,13 +99,49 @@ pub(super) fn make(
 /// not at all, so a stop never leaves half a word typed and a resumed run
 /// can take the step as done. A longer hold (a slow drag) still stops at
 /// once. `begun` says whether input was made.
+///
+/// Its keys go only to `window` (the window the step was decided in, where
+/// one was active): before each key or text, up to the first key that may
+/// move the focus (Enter, Tab, a chord), the active window is read, and
+/// where another is active the input stops there.
 pub(super) fn make_input(
     desktop: &mut dyn Desktop,
     actions: &[Action],
     abort: &dyn Fn() -> bool,
-    begun: &mut bool,
-) -> Result<bool, DesktopError> {
-    make_with(desktop, actions, abort, Some(begun))
+    (begun, window): (&mut bool, Option<u64>),
+) -> Result<bool, InputError> {
+    let guard = window.map(|window| Guard {
+        window,
+        typed: 0,
+        keys: actions.iter().filter(|action| types(action)).count(),
+    });
+    make_with(desktop, actions, abort, Some(begun), guard)
+}
+
+/// Keeps a step's keys to its window.
+struct Guard {
+    window: u64,
+    /// The keys and texts made so far, and in all.
+    typed: usize,
+    keys: usize,
+}
+
+impl Guard {
+    /// Before `action` (a key or a text): the step's window must still be
+    /// the active one. `false` once the action may move the focus: nothing
+    /// after it is guarded.
+    fn check(&mut self, desktop: &mut dyn Desktop, action: &Action) -> Result<bool, InputError> {
+        if desktop.active_window_id()? != Some(self.window) {
+            let now = desktop.active_window()?;
+            return Err(InputError::WindowChanged {
+                typed: self.typed,
+                keys: self.keys,
+                now: now.map(|now| format!("{:?} ({})", now.title, now.app_class)),
+            });
+        }
+        self.typed += 1;
+        Ok(keeps_window(action) || matches!(action, Action::TypeText { .. }))
+    }
 }
 
 /// How long a begun step's input may take to finish after a stop was asked
@@ -52,7 +165,8 @@ fn make_with(
     actions: &[Action],
     abort: &dyn Fn() -> bool,
     mut begun: Option<&mut bool>,
-) -> Result<bool, DesktopError> {
+    mut guard: Option<Guard>,
+) -> Result<bool, InputError> {
     let never = || false;
     for (idx, action) in actions.iter().enumerate() {
         let committed = begun.as_deref().copied().unwrap_or(false)
@@ -60,6 +174,12 @@ fn make_with(
         let abort: &dyn Fn() -> bool = if committed { &never } else { abort };
         if abort() {
             return Ok(false);
+        }
+        if types(action)
+            && let Some(keeping) = guard.as_mut()
+            && !keeping.check(desktop, action)?
+        {
+            guard = None;
         }
         match action {
             Action::Pause { seconds } => {

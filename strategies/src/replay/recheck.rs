@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::input::make_input;
-use super::{AttemptError, attempt_error, read_tree};
+use super::{AttemptError, attempt_error, input_error, read_tree};
 use crate::action::{Action, Step};
 use crate::desktop::Desktop;
 use crate::strategy::ReplayStrategy;
@@ -69,14 +69,13 @@ pub(super) fn expected_time(history: &[super::StepRecord], step: &Step) -> Durat
 }
 
 /// Makes `step`'s actions, the press (its first button down) only after the
-/// re-check of its element, where the strategy found one; false if
-/// aborted. The check's time, from its start to the press, is kept in
-/// `record`.
+/// re-check of its element, where the strategy found one, its keys only
+/// into `window` (the one it was decided in); false if aborted. The
+/// check's time, from its start to the press, is kept in `record`.
 pub(super) fn make_rechecked(
     strategy: &mut dyn ReplayStrategy,
     desktop: &mut dyn Desktop,
-    step_idx: usize,
-    step: &Step,
+    (step_idx, step, window): (usize, &Step, Option<u64>),
     record: &mut super::StepRecord,
     abort: &dyn Fn() -> bool,
 ) -> Result<bool, AttemptError> {
@@ -87,7 +86,7 @@ pub(super) fn make_rechecked(
         .unwrap_or(step.actions.len());
     let (before_press, from_press) = step.actions.split_at(press);
     let mut begun = false;
-    if !make_input(desktop, before_press, abort, &mut begun).map_err(attempt_error)? {
+    if !make_input(desktop, before_press, abort, (&mut begun, window)).map_err(input_error)? {
         return Ok(false);
     }
     if let (Some(expected), Some(point), false) = (&step.expect, step.target, from_press.is_empty())
@@ -99,7 +98,7 @@ pub(super) fn make_rechecked(
             seconds: desktop.now().duration_since(started).as_secs_f64(),
         });
     }
-    make_input(desktop, from_press, abort, &mut begun).map_err(attempt_error)
+    make_input(desktop, from_press, abort, (&mut begun, window)).map_err(input_error)
 }
 
 /// Whether the element at `point` now is `expected`, the element the step

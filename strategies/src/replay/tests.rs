@@ -4,6 +4,7 @@
 use reprise_models::{MouseButton, WindowState};
 
 use super::*;
+use crate::KeySpec;
 use crate::naive::tests::fast_settle;
 use crate::scripted::ScriptedDesktop;
 
@@ -344,6 +345,90 @@ fn an_abort_during_a_steps_input_lets_the_step_finish_and_stops_before_the_next(
         desktop.slept
     );
     assert!(desktop.held.is_empty(), "release_all left nothing held");
+}
+
+/// A step typing `text` (then Enter where `enter`), a key at a time.
+fn typing_step(text: &str, enter: bool) -> Step {
+    let mut keys: Vec<KeySpec> = text.chars().map(|c| KeySpec::Char(c.into())).collect();
+    if enter {
+        keys.push(KeySpec::Named("enter".into()));
+    }
+    Step {
+        label: format!("type {text:?}"),
+        target: None,
+        actions: keys
+            .into_iter()
+            .flat_map(|key| {
+                [
+                    Action::KeyDown { key: key.clone() },
+                    Action::KeyUp { key },
+                    Action::Pause { seconds: 0.05 },
+                ]
+            })
+            .collect(),
+        ..press_and_wait_step()
+    }
+}
+
+#[test]
+fn keys_stop_where_another_window_takes_the_focus_while_a_step_types() {
+    let mut desktop =
+        ScriptedDesktop::new().with_window("Save as", reprise_models::Rect::new(0, 0, 200, 100));
+    let mut editor = desktop.window.clone().expect("a window");
+    editor.title = "Untitled".into();
+    editor.window_id = 2;
+    // The dialog closes after the 3rd key: its editor behind takes the focus.
+    desktop.window_after_keys = Some((3, Some(editor.clone())));
+    let options = ReplayOptions {
+        max_steps: 1,
+        ..options()
+    };
+    let (outcome, records) = run(
+        &mut Repeat(typing_step("notes.txt", true)),
+        &mut desktop,
+        &options,
+        &|| false,
+    );
+    let downs = |desktop: &ScriptedDesktop| -> Vec<String> {
+        desktop
+            .injected
+            .iter()
+            .filter_map(|action| match action {
+                Action::KeyDown {
+                    key: KeySpec::Char(c),
+                } => Some(c.clone()),
+                Action::KeyDown {
+                    key: KeySpec::Named(name),
+                } => Some(format!("<{name}>")),
+                _ => None,
+            })
+            .collect()
+    };
+    // "not" went to the dialog; nothing went to the editor; the run halts
+    // (what was typed is neither taken back nor typed again).
+    assert_eq!(downs(&desktop), ["n", "o", "t"]);
+    assert!(
+        matches!(&outcome, ReplayOutcome::Failed { step: 0, reason, .. } if reason.contains(
+            "\"Untitled\" (Test) became active before the step's keys were all typed: 3 of its 10 keys were typed, the rest were not, and none went to it"
+        )),
+        "{outcome:?}"
+    );
+    assert_eq!(records[0].attempts, 1, "not tried again");
+    assert!(desktop.held.is_empty(), "nothing is left held");
+
+    // Enter, the last key, closes the dialog: the window may change after
+    // it, as the recording's did.
+    let mut desktop =
+        ScriptedDesktop::new().with_window("Save as", reprise_models::Rect::new(0, 0, 200, 100));
+    desktop.window_after_keys = Some((10, Some(editor)));
+    let (_, records) = run(
+        &mut Repeat(typing_step("notes.txt", true)),
+        &mut desktop,
+        &options,
+        &|| false,
+    );
+    assert_eq!(downs(&desktop).len(), 10);
+    assert_ne!(records[0].status, StepStatus::Failed, "{records:?}");
 }
 
 #[test]
