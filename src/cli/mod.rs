@@ -562,6 +562,13 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 250)]
         interval_ms: u64,
     },
+    /// Time reading the active window whole (a step's decision does)
+    /// against reading its id alone (done before each key a step types).
+    Window {
+        /// Reads to time of each kind.
+        #[arg(long, default_value_t = 200)]
+        reads: usize,
+    },
     /// Serve a stand-in model for the robustness benchmark on a loopback
     /// port (printed as its first line) until stopped: the OpenAI wire format,
     /// naming elements by the text Tesseract reads in them and answering the

@@ -17,6 +17,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
     match command {
         BenchCommand::Segment { screen, window } => print_text(&segment(&screen, &window)?),
         BenchCommand::Capture { frames } => print_text(&capture(frames)?),
+        BenchCommand::Window { reads } => print_text(&window(reads)?),
         #[cfg(feature = "test-support")]
         BenchCommand::ModelServer => model_server(),
         BenchCommand::Answers {
@@ -37,6 +38,18 @@ fn median_ms<T>(n: usize, mut work: impl FnMut() -> Result<T>) -> Result<f64> {
     }
     times.sort_by(f64::total_cmp);
     Ok(times[n / 2])
+}
+
+/// The active window read whole and its id alone, the median of `reads`
+/// of each, in one run; a line.
+pub fn window(reads: usize) -> Result<String> {
+    let n = reads.max(3);
+    let mut probe = crate::platform::WindowProbe::connect().context("connect to the display")?;
+    let whole = median_ms(n, || Ok(probe.active_window()?))?;
+    let id = median_ms(n, || Ok(probe.active_window_id()?))?;
+    Ok(format!(
+        "the active window, median of {n} reads: whole {whole:.3} ms, its id alone {id:.3} ms\n"
+    ))
 }
 
 /// Samples an accessible application's answer times; returns a one-line
