@@ -65,10 +65,12 @@ pub(super) fn input_error(err: InputError) -> AttemptError {
     }
 }
 
-/// A key that types into the field it is in and cannot move the focus to
-/// another window: a character, Shift for its capital, a space, an edit.
+/// A key or text that types into the field it is in and cannot move the
+/// focus to another window: a character, Shift for its capital, a space, an
+/// edit, a text of one line.
 fn keeps_window(action: &Action) -> bool {
     match action {
+        Action::TypeText { text } => !text.contains(['\n', '\r', '\t']),
         Action::KeyDown { key } => match key {
             KeySpec::Char(_) => true,
             KeySpec::Named(name) => matches!(
@@ -101,9 +103,9 @@ fn types(action: &Action) -> bool {
 /// once. `begun` says whether input was made.
 ///
 /// Its keys go only to `window` (the window the step was decided in, where
-/// one was active): before each key or text, up to the first key that may
-/// move the focus (Enter, Tab, a chord), the active window is read, and
-/// where another is active the input stops there.
+/// one was active): before each key or text, up to the first key or press
+/// that may move the focus (Enter, Tab, a chord, a button), the active
+/// window is read, and where another is active the input stops there.
 pub(super) fn make_input(
     desktop: &mut dyn Desktop,
     actions: &[Action],
@@ -140,7 +142,7 @@ impl Guard {
             });
         }
         self.typed += 1;
-        Ok(keeps_window(action) || matches!(action, Action::TypeText { .. }))
+        Ok(keeps_window(action))
     }
 }
 
@@ -179,6 +181,11 @@ fn make_with(
             && let Some(keeping) = guard.as_mut()
             && !keeping.check(desktop, action)?
         {
+            guard = None;
+        }
+        // A press may give the focus to another window: the keys after it
+        // are not held to the one before.
+        if matches!(action, Action::ButtonDown { .. }) {
             guard = None;
         }
         match action {

@@ -420,7 +420,7 @@ fn keys_stop_where_another_window_takes_the_focus_while_a_step_types() {
     // it, as the recording's did.
     let mut desktop =
         ScriptedDesktop::new().with_window("Save as", reprise_models::Rect::new(0, 0, 200, 100));
-    desktop.window_after_keys = Some((10, Some(editor)));
+    desktop.window_after_keys = Some((10, Some(editor.clone())));
     let (_, records) = run(
         &mut Repeat(typing_step("notes.txt", true)),
         &mut desktop,
@@ -428,6 +428,18 @@ fn keys_stop_where_another_window_takes_the_focus_while_a_step_types() {
         &|| false,
     );
     assert_eq!(downs(&desktop).len(), 10);
+    assert_ne!(records[0].status, StepStatus::Failed, "{records:?}");
+
+    // A press that gives the focus to another window, then keys: they are
+    // not held to the window before the press.
+    let mut desktop =
+        ScriptedDesktop::new().with_window("Save as", reprise_models::Rect::new(0, 0, 200, 100));
+    desktop.window_on_release = Some(Some(editor));
+    let mut step = typing_step("ab", false);
+    let press = press_and_wait_step().actions;
+    step.actions.splice(0..0, press);
+    let (_, records) = run(&mut Repeat(step), &mut desktop, &options, &|| false);
+    assert_eq!(downs(&desktop), ["a", "b"]);
     assert_ne!(records[0].status, StepStatus::Failed, "{records:?}");
 }
 
