@@ -19,11 +19,13 @@ cargo build --workspace --all-targets --locked --features reprise/test-support
 test=(cargo test --workspace --locked --features reprise/test-support)
 # Two lanes of integration tests on two cores, each one test at a time (each
 # display test has its own display, bus and store): the fleet's tests, which
-# mostly wait on leases, restarts and schedules, beside all the others. (The
-# edited-program tests in this lane once missed a dialog's focus within its
-# 5 s.) Cargo holds its build lock only while it checks the build, which is
-# done.
-lane=(fleet::)
+# mostly wait on leases, restarts and schedules, and the tests that inject
+# nothing (the command line without a display, the model providers, the
+# segmentation's measures), beside all the others. (The edited-program tests
+# in this lane once missed a dialog's focus within its 5 s: tests that
+# inject input stay in the other.) Cargo holds its build lock only while it
+# checks the build, which is done.
+lane=(fleet:: cli:: llm:: segment::)
 lane_log=$(mktemp)
 trap 'rm -f "$lane_log"' EXIT
 "${test[@]}" --test integration -- --test-threads=1 "${lane[@]}" >"$lane_log" 2>&1 &
