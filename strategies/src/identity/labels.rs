@@ -54,17 +54,14 @@ pub fn shows_its_name(element: &ElementIdentity) -> bool {
 /// the element's name ("Save" beside "Save As").
 pub fn other_names<'a>(tree: &'a A11yTree, element: &ElementIdentity) -> Vec<&'a str> {
     let own = element.name.as_deref().unwrap_or_default();
-    let outer = element.rect;
-    let inside = |rect: &Rect| {
-        rect.left >= outer.left
-            && rect.top >= outer.top
-            && rect.right() <= outer.right()
-            && rect.bottom() <= outer.bottom()
-    };
     let mut names: Vec<&str> = tree
         .nodes
         .iter()
-        .filter(|node| !node.rect.as_ref().is_some_and(inside))
+        .filter(|node| {
+            !node
+                .rect
+                .is_some_and(|rect| super::recheck::inside(rect, element.rect, 0))
+        })
         .filter_map(|node| node.name.as_deref())
         .filter(|name| {
             !as_read(name).is_empty() && !reads_within(name, own) && !reads_within(own, name)

@@ -13,7 +13,7 @@ use super::same_name;
 const BOX_TOLERANCE: i64 = 4;
 
 /// Whether `inner` lies inside `outer`, within `slack` pixels on each edge.
-fn inside(inner: Rect, outer: Rect, slack: i64) -> bool {
+pub(super) fn inside(inner: Rect, outer: Rect, slack: i64) -> bool {
     i64::from(inner.left) >= i64::from(outer.left) - slack
         && i64::from(inner.top) >= i64::from(outer.top) - slack
         && inner.right() <= outer.right() + slack
