@@ -38,7 +38,7 @@ fn to_read(event: &ActionEvent) -> bool {
 }
 
 /// Checks the labels of the recording `recording_id`'s presses against their
-/// frames, and writes again each press whose check changed. The reader is
+/// frames, and writes again the presses whose check changed, at once. The reader is
 /// started only where a press has a label to read.
 pub fn check(store: &mut Store, recording_id: &str) -> Result<LabelChecks> {
     let bundle = store
@@ -54,6 +54,7 @@ pub fn check(store: &mut Store, recording_id: &str) -> Result<LabelChecks> {
         checks.not_read = Some(err.to_string());
         return Ok(checks);
     }
+    let mut changed = Vec::new();
     for (seq, event) in bundle.events.iter().enumerate() {
         if !to_read(event) {
             continue;
@@ -66,8 +67,9 @@ pub fn check(store: &mut Store, recording_id: &str) -> Result<LabelChecks> {
         } else {
             checks.agreed += 1;
         }
-        store.set_event(recording_id, seq as u64, &checked)?;
+        changed.push((seq as u64, checked));
     }
+    store.set_events(recording_id, &changed)?;
     tracing::debug!(
         ms = started.elapsed().as_millis(),
         agreed = checks.agreed,

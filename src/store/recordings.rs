@@ -302,16 +302,22 @@ impl Store {
         Ok(())
     }
 
-    /// Writes again the event at `seq` of a recording (the recorder's own
-    /// checks after the recording, which change what was kept of a press).
-    pub fn set_event(&mut self, recording_id: &str, seq: u64, event: &ActionEvent) -> Result<()> {
-        let n_updated = self.conn.execute(
-            "UPDATE action_events SET event = ?3 WHERE recording_id = ?1 AND seq = ?2",
-            params![recording_id, seq as i64, to_json(event)],
-        )?;
-        if n_updated == 0 {
-            return Err(StoreError::NotFound(format!("{recording_id} event {seq}")));
+    /// Writes again the events of a recording at their `seq`s, in one
+    /// transaction (the recorder's own checks after the recording, which
+    /// change what was kept of a press): all, or none where one is missing.
+    pub fn set_events(&mut self, recording_id: &str, events: &[(u64, ActionEvent)]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut update = tx.prepare_cached(
+                "UPDATE action_events SET event = ?3 WHERE recording_id = ?1 AND seq = ?2",
+            )?;
+            for (seq, event) in events {
+                if update.execute(params![recording_id, *seq as i64, to_json(event)])? == 0 {
+                    return Err(StoreError::NotFound(format!("{recording_id} event {seq}")));
+                }
+            }
         }
+        tx.commit()?;
         Ok(())
     }
 
