@@ -278,6 +278,18 @@ impl ActionEvent {
             })
     }
 
+    /// A key event named as a person writes a key: one character is the
+    /// character typed (`a`, `A`), anything longer a named key (`ctrl`).
+    pub fn key(name: EventName, timestamp: f64, key: &str) -> Self {
+        let mut event = ActionEvent::new(name, timestamp);
+        if key.chars().count() > 1 {
+            event.key_name = Some(key.to_owned());
+        } else {
+            event.key_char = Some(key.to_owned());
+        }
+        event
+    }
+
     /// An event with only a name and a timestamp; the other fields are empty.
     pub fn new(name: EventName, timestamp: f64) -> Self {
         ActionEvent {

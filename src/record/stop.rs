@@ -116,14 +116,14 @@ impl StopSequence {
 mod tests {
     use super::*;
 
-    fn key(name: EventName, t: f64, key: &str) -> ActionEvent {
-        let mut event = ActionEvent::new(name, t);
-        if key.len() > 1 {
-            event.key_name = Some(key.into());
-        } else {
-            event.key_char = Some(key.into());
-        }
-        event
+    /// Key events: `+ctrl` pressed, `-ctrl` released, at their times.
+    fn keys(at: &[(f64, &str)]) -> Vec<ActionEvent> {
+        at.iter()
+            .map(|&(t, key)| match key.split_at(1) {
+                ("+", key) => ActionEvent::key(EventName::Press, t, key),
+                (_, key) => ActionEvent::key(EventName::Release, t, key),
+            })
+            .collect()
     }
 
     fn ctrl_ctrl_ctrl() -> StopSequence {
@@ -152,16 +152,12 @@ mod tests {
         mv.mouse_x = Some(1.0);
         let (recorded, stopped) = feed_all(
             &mut sequence,
-            vec![
-                key(EventName::Press, 0.0, "a"),
-                key(EventName::Release, 0.05, "a"),
-                key(EventName::Press, 0.1, "ctrl"),
-                key(EventName::Release, 0.2, "ctrl"),
-                mv,
-                key(EventName::Press, 0.3, "ctrl"),
-                key(EventName::Release, 0.4, "ctrl"),
-                key(EventName::Press, 0.5, "ctrl"),
-            ],
+            [
+                keys(&[(0.0, "+a"), (0.05, "-a"), (0.1, "+ctrl"), (0.2, "-ctrl")]),
+                vec![mv],
+                keys(&[(0.3, "+ctrl"), (0.4, "-ctrl"), (0.5, "+ctrl")]),
+            ]
+            .concat(),
         );
         assert!(stopped);
         assert_eq!(
@@ -176,13 +172,13 @@ mod tests {
         let mut sequence = ctrl_ctrl_ctrl();
         let (recorded, stopped) = feed_all(
             &mut sequence,
-            vec![
-                key(EventName::Press, 0.0, "ctrl"),
-                key(EventName::Press, 0.1, "a"),
-                key(EventName::Release, 0.2, "a"),
-                key(EventName::Release, 0.3, "ctrl"),
-                key(EventName::Press, 0.4, "b"),
-            ],
+            keys(&[
+                (0.0, "+ctrl"),
+                (0.1, "+a"),
+                (0.2, "-a"),
+                (0.3, "-ctrl"),
+                (0.4, "+b"),
+            ]),
         );
         assert!(!stopped);
         assert_eq!(recorded, vec![0.0, 0.1, 0.2, 0.3, 0.4]);
@@ -193,12 +189,12 @@ mod tests {
         let mut sequence = ctrl_ctrl_ctrl();
         let (recorded, stopped) = feed_all(
             &mut sequence,
-            vec![
-                key(EventName::Press, 0.0, "ctrl"),
-                key(EventName::Release, 0.1, "ctrl"),
-                key(EventName::Press, 2.0, "ctrl"),
-                key(EventName::Release, 2.1, "ctrl"),
-            ],
+            keys(&[
+                (0.0, "+ctrl"),
+                (0.1, "-ctrl"),
+                (2.0, "+ctrl"),
+                (2.1, "-ctrl"),
+            ]),
         );
         assert!(!stopped);
         assert_eq!(recorded, vec![0.0, 0.1]);
@@ -209,8 +205,8 @@ mod tests {
     fn an_empty_sequence_never_holds() {
         let mut sequence = StopSequence::new(vec![]);
         assert_eq!(
-            sequence.feed(key(EventName::Press, 0.0, "ctrl")),
-            Verdict::Record(vec![key(EventName::Press, 0.0, "ctrl")])
+            sequence.feed(keys(&[(0.0, "+ctrl")]).remove(0)),
+            Verdict::Record(keys(&[(0.0, "+ctrl")]))
         );
     }
 }

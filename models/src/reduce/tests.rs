@@ -18,6 +18,13 @@ fn button(t: f64, x: f64, y: f64, which: MouseButton, pressed: bool) -> ActionEv
     event
 }
 
+/// Left presses and releases at one place each: `(pressed, released, x, y)`.
+fn clicks(at: &[(f64, f64, f64, f64)]) -> Vec<ActionEvent> {
+    at.iter()
+        .flat_map(|&(pressed, released, x, y)| [down(pressed, x, y), up(released, x, y)])
+        .collect()
+}
+
 fn down(t: f64, x: f64, y: f64) -> ActionEvent {
     button(t, x, y, MouseButton::Left, true)
 }
@@ -37,12 +44,7 @@ fn scroll(t: f64, x: f64, y: f64, dy: f64) -> ActionEvent {
 
 /// A key event; names longer than one character are named keys.
 fn key(name: EventName, t: f64, key: &str) -> ActionEvent {
-    let mut event = ActionEvent::new(name, t);
-    if key.chars().count() > 1 {
-        event.key_name = Some(key.to_owned());
-    } else {
-        event.key_char = Some(key.to_owned());
-    }
+    let mut event = ActionEvent::key(name, t, key);
     event.key_vk = Some(38);
     event
 }
@@ -289,12 +291,7 @@ fn key_run_broken_by_mouse_events_groups_separately() {
 #[test]
 fn double_click_exactly_at_the_interval_and_distance_is_fused() {
     check(
-        vec![
-            down(1.0, 10.0, 10.0),
-            up(1.1, 10.0, 10.0),
-            down(1.5, 15.0, 5.0),
-            up(1.6, 15.0, 5.0),
-        ],
+        clicks(&[(1.0, 1.1, 10.0, 10.0), (1.5, 1.6, 15.0, 5.0)]),
         "doubleclick(click click click click)",
     );
 }
@@ -302,12 +299,7 @@ fn double_click_exactly_at_the_interval_and_distance_is_fused() {
 #[test]
 fn double_click_one_pixel_past_the_distance_is_two_singleclicks() {
     check(
-        vec![
-            down(1.0, 10.0, 10.0),
-            up(1.1, 10.0, 10.0),
-            down(1.2, 16.0, 10.0),
-            up(1.3, 16.0, 10.0),
-        ],
+        clicks(&[(1.0, 1.1, 10.0, 10.0), (1.2, 1.3, 16.0, 10.0)]),
         "singleclick(click click) singleclick(click click)",
     );
 }
@@ -315,12 +307,7 @@ fn double_click_one_pixel_past_the_distance_is_two_singleclicks() {
 #[test]
 fn double_click_past_the_interval_is_two_singleclicks() {
     check(
-        vec![
-            down(1.0, 10.0, 10.0),
-            up(1.1, 10.0, 10.0),
-            down(1.501, 10.0, 10.0),
-            up(1.6, 10.0, 10.0),
-        ],
+        clicks(&[(1.0, 1.1, 10.0, 10.0), (1.501, 1.6, 10.0, 10.0)]),
         "singleclick(click click) singleclick(click click)",
     );
 }
@@ -334,12 +321,7 @@ fn the_recorded_double_click_settings_are_used() {
         },
     };
     check_with(
-        vec![
-            down(1.0, 10.0, 10.0),
-            up(1.1, 10.0, 10.0),
-            down(1.9, 30.0, 10.0),
-            up(2.0, 30.0, 10.0),
-        ],
+        clicks(&[(1.0, 1.1, 10.0, 10.0), (1.9, 2.0, 30.0, 10.0)]),
         options,
         "doubleclick(click click click click)",
     );
@@ -348,14 +330,11 @@ fn the_recorded_double_click_settings_are_used() {
 #[test]
 fn a_triple_click_is_a_doubleclick_then_a_singleclick() {
     check(
-        vec![
-            down(1.0, 10.0, 10.0),
-            up(1.05, 10.0, 10.0),
-            down(1.1, 10.0, 10.0),
-            up(1.15, 10.0, 10.0),
-            down(1.2, 10.0, 10.0),
-            up(1.25, 10.0, 10.0),
-        ],
+        clicks(&[
+            (1.0, 1.05, 10.0, 10.0),
+            (1.1, 1.15, 10.0, 10.0),
+            (1.2, 1.25, 10.0, 10.0),
+        ]),
         "doubleclick(click click click click) singleclick(click click)",
     );
 }

@@ -17,14 +17,11 @@ fn field(role: Role, label: &str) -> ElementIdentity {
 }
 
 fn leaf(name: EventName, t: f64, key: &str) -> ActionEvent {
-    let mut event = ActionEvent::new(name, t);
-    if key.chars().count() == 1 {
-        event.key_char = Some(key.into());
-        event.key_vk = Some(key.to_lowercase().chars().next().unwrap() as u32);
-    } else {
-        event.key_name = Some(key.into());
-        event.key_vk = Some(1000 + key.len() as u32);
-    }
+    let mut event = ActionEvent::key(name, t, key);
+    event.key_vk = Some(match key.chars().count() {
+        1 => key.to_lowercase().chars().next().unwrap() as u32,
+        _ => 1000 + key.len() as u32,
+    });
     event
 }
 

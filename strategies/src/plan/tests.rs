@@ -5,12 +5,7 @@ use super::*;
 /// A raw key event in window state `window`: a named key (`ctrl`) or a
 /// character.
 fn key(name: EventName, t: f64, key: &str, window: u32) -> ActionEvent {
-    let mut event = ActionEvent::new(name, t);
-    if key.chars().count() > 1 {
-        event.key_name = Some(key.to_owned());
-    } else {
-        event.key_char = Some(key.to_owned());
-    }
+    let mut event = ActionEvent::key(name, t, key);
     event.key_vk = Some(40);
     event.window_state_id = Some(window);
     event
@@ -22,6 +17,16 @@ fn down(t: f64, k: &str, window: u32) -> ActionEvent {
 
 fn up(t: f64, k: &str, window: u32) -> ActionEvent {
     key(EventName::Release, t, k, window)
+}
+
+/// Key events: `(time, "+ctrl" pressed or "-ctrl" released, window state)`.
+fn keys(at: &[(f64, &str, u32)]) -> Vec<ActionEvent> {
+    at.iter()
+        .map(|&(t, key, window)| match key.split_at(1) {
+            ("+", key) => down(t, key, window),
+            (_, key) => up(t, key, window),
+        })
+        .collect()
 }
 
 fn click(t: f64, pressed: bool) -> ActionEvent {
@@ -93,12 +98,12 @@ fn check(raw: Vec<ActionEvent>, expect: &[&str]) {
 fn a_chord_releases_its_keys_in_its_own_step() {
     // ctrl released before s: reduce puts `release s` in a tree of its own.
     check(
-        vec![
-            down(0.0, "ctrl", 0),
-            down(0.1, "s", 0),
-            up(0.2, "ctrl", 0),
-            up(0.3, "s", 0),
-        ],
+        keys(&[
+            (0.0, "+ctrl", 0),
+            (0.1, "+s", 0),
+            (0.2, "-ctrl", 0),
+            (0.3, "-s", 0),
+        ]),
         &["+<ctrl> +s -<ctrl> -s"],
     );
 }
@@ -106,16 +111,16 @@ fn a_chord_releases_its_keys_in_its_own_step() {
 #[test]
 fn typing_with_capitals_is_one_step() {
     check(
-        vec![
-            down(0.0, "a", 0),
-            up(0.05, "a", 0),
-            down(0.1, "shift", 0),
-            down(0.15, "B", 0),
-            up(0.2, "B", 1),
-            up(0.25, "shift", 1),
-            down(0.3, "c", 1),
-            up(0.35, "c", 1),
-        ],
+        keys(&[
+            (0.0, "+a", 0),
+            (0.05, "-a", 0),
+            (0.1, "+shift", 0),
+            (0.15, "+B", 0),
+            (0.2, "-B", 1),
+            (0.25, "-shift", 1),
+            (0.3, "+c", 1),
+            (0.35, "-c", 1),
+        ]),
         &["+a -a +<shift> +B -B -<shift> +c -c"],
     );
 }
@@ -125,14 +130,14 @@ fn keys_for_a_dialog_are_a_step_of_their_own() {
     // Ctrl+S opens the dialog before `s` comes up: the release still belongs
     // to the chord; the typing in the dialog waits for the dialog.
     check(
-        vec![
-            down(0.0, "ctrl", 0),
-            down(0.1, "s", 0),
-            up(0.2, "ctrl", 0),
-            up(0.5, "s", 2),
-            down(1.0, "x", 2),
-            up(1.1, "x", 2),
-        ],
+        keys(&[
+            (0.0, "+ctrl", 0),
+            (0.1, "+s", 0),
+            (0.2, "-ctrl", 0),
+            (0.5, "-s", 2),
+            (1.0, "+x", 2),
+            (1.1, "-x", 2),
+        ]),
         &["+<ctrl> +s -<ctrl> -s", "+x -x"],
     );
 }
@@ -140,14 +145,12 @@ fn keys_for_a_dialog_are_a_step_of_their_own() {
 #[test]
 fn a_pointer_action_separates_typing() {
     check(
-        vec![
-            down(0.0, "a", 0),
-            up(0.1, "a", 0),
-            click(0.5, true),
-            click(0.6, false),
-            down(1.0, "b", 0),
-            up(1.1, "b", 0),
-        ],
+        [
+            keys(&[(0.0, "+a", 0), (0.1, "-a", 0)]),
+            vec![click(0.5, true), click(0.6, false)],
+            keys(&[(1.0, "+b", 0), (1.1, "-b", 0)]),
+        ]
+        .concat(),
         &["+a -a", "singleclick", "+b -b"],
     );
 }
