@@ -42,21 +42,20 @@ fn a_gtk4_press_is_recorded_as_the_element_under_it_and_replayed_where_the_windo
     // Each press named the element under it (before the boxes were mapped,
     // the tab's press named the source view that GTK 4's shifted boxes put
     // under the point), checked against the screen with GTK 4's offset.
-    let checks = press_checks(&display, "demo");
-    let elements: Vec<&str> = checks.iter().map(|(element, _)| element.as_str()).collect();
-    assert_eq!(
-        elements,
-        ["label Application Class", "label Source"],
-        "{checks:?}"
-    );
-    for (_, check) in &checks {
-        assert_eq!(check["kept"], "checked", "{checks:?}");
+    let kept_as = |recording: &str, field: &str, offset: Value| {
+        let checks = press_checks(&display, recording);
+        let elements: Vec<&str> = checks.iter().map(|(element, _)| element.as_str()).collect();
         assert_eq!(
-            check["mapped_by"],
-            serde_json::json!([155, 125]),
+            elements,
+            ["label Application Class", "label Source"],
             "{checks:?}"
         );
-    }
+        for (_, check) in &checks {
+            assert_eq!(check["kept"], "checked", "{checks:?}");
+            assert_eq!(check[field], offset, "{checks:?}");
+        }
+    };
+    kept_as("demo", "mapped_by", serde_json::json!([155, 125]));
     let shown = run_ok(display.reprise().args(["show", "demo"]));
     assert!(
         shown.contains("(tree boxes moved by (155, 125))"),
@@ -74,27 +73,55 @@ fn a_gtk4_press_is_recorded_as_the_element_under_it_and_replayed_where_the_windo
     }
     // With the tree's boxes skewed by a row while recording, the first
     // press named the row above ("GTK Demo") whose skewed box held it: the
-    // pixels in that box read the pressed row's name, so the identity was
-    // not kept, and the press was replayed by its pixels onto the right
-    // row. Kept, it would have been pressed exactly, on the wrong row.
+    // pixels in that box read the pressed row's name. The offset between
+    // the two (a row up) was borne out by the pixels of the row then under
+    // the press and of another row, so the press was kept as the row
+    // pressed, its box moved; the tab's press, whose skewed box missed it,
+    // was kept at the same offset where its pixels read its name. Kept as
+    // named, the first would have been pressed exactly, on the wrong row.
     let said_while_recording = result(&display, "skewed.record", "err");
+    for kept in [
+        "label \"Application Class\" in \"GTK Demo\"",
+        "label \"Source\" in \"Application Class\"",
+    ] {
+        assert!(
+            said_while_recording.contains(&format!(
+                "press kept once its tree's boxes were moved onto its pixels: click left down on {kept}"
+            )),
+            "{said_while_recording}"
+        );
+    }
+    kept_as("skewed", "fitted", serde_json::json!([0, -38]));
+    // Replayed where the tree tells the truth, and on the window moved with
+    // the tree still skewed (the same offset found again in the pixels):
+    // the same demo and tab, every step proven.
+    for case in ["skewed", "skewed-still"] {
+        let err = result(&display, case, "err");
+        assert_eq!(result(&display, case, "shows"), recorded, "{case}: {err}");
+        assert_eq!(result(&display, case, "code"), "0", "{case}: {err}");
+    }
+    let first = &step_lines(&display, "skewed-still")[0];
     assert!(
-        said_while_recording.contains(
-            "the pixels in the tree's box of label \"GTK Demo\" read \"application class\", another element's name"
-        ),
-        "{said_while_recording}"
+        first["found"]
+            .as_str()
+            .is_some_and(|found| found.contains("its boxes moved by (0, -38)")),
+        "{first}"
     );
-    let checks = press_checks(&display, "skewed");
-    assert_eq!(checks[0].0, "-", "{checks:?}");
-    assert_eq!(checks[0].1["why"], "reads_another", "{checks:?}");
+    // The truthful recording replayed with the tree skewed: the tree's row
+    // and the pixels' disagree, and the run refuses before any press (the
+    // row below, whose box the skewed tree gives, is never pressed).
+    let err = result(&display, "live-skewed", "err");
     assert!(
-        checks.iter().all(|(_, check)| check["kept"] == "dropped"),
-        "{checks:?}"
+        err.contains("the pixels find the target elsewhere")
+            && err.contains("they disagree about the element"),
+        "{err}"
     );
-    let err = result(&display, "skewed", "err");
-    assert_eq!(result(&display, "skewed", "shows"), recorded, "{err}");
-    // The tab's press, with no identity, is proven by pixels only: weak.
-    assert_eq!(result(&display, "skewed", "code"), "12", "{err}");
+    assert_eq!(result(&display, "live-skewed", "code"), "10", "{err}");
+    assert_eq!(
+        result(&display, "live-skewed", "shows"),
+        "window GTK Demo\ntab Info",
+        "{err}"
+    );
 }
 
 /// A second GTK 4 application (gtk4-print-editor): a click into its text,

@@ -221,17 +221,8 @@ impl ActionEvent {
         let check = std::iter::once(self)
             .chain(&self.children)
             .find_map(|event| event.identity.as_ref());
-        match check {
-            Some(check @ crate::element::IdentityCheck::Dropped(_)) => {
-                let _ = write!(label, " ({})", check.describe());
-            }
-            Some(crate::element::IdentityCheck::Checked {
-                mapped_by: Some((dx, dy)),
-                ..
-            }) => {
-                let _ = write!(label, " (tree boxes moved by ({dx}, {dy}))");
-            }
-            _ => {}
+        if let Some(brief) = check.and_then(crate::element::IdentityCheck::brief) {
+            let _ = write!(label, " ({brief})");
         }
         label
     }

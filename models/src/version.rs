@@ -123,6 +123,7 @@ pub fn apply(events: &mut [ActionEvent], changes: &[TargetChange]) -> usize {
             press.identity = Some(crate::element::IdentityCheck::Checked {
                 mapped_by: None,
                 read: None,
+                fitted: None,
             });
             applied += 1;
         }

@@ -105,11 +105,7 @@ mod tests {
             label: label.into(),
             target: Some((10.0, 20.0)),
             reason: "by its identity".into(),
-            actions: Vec::new(),
-            delay_before_seconds: 0.0,
-            found_by: None,
-            expect: None,
-            found: None,
+            ..Default::default()
         }
     }
 

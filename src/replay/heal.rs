@@ -110,11 +110,8 @@ mod tests {
             label: "singleclick".into(),
             target: Some((50.0, 25.0)),
             reason: String::new(),
-            actions: Vec::new(),
-            delay_before_seconds: 0.0,
-            found_by: None,
-            expect: None,
             found: Some(found),
+            ..Default::default()
         });
         heals(&[tree], &[record])
     }

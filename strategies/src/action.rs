@@ -211,7 +211,7 @@ pub struct Candidate {
 }
 
 /// What one step does: the actions, where they aim, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     /// The index of the recorded event tree this step replays, if any.
     pub source_event: Option<usize>,
@@ -237,4 +237,9 @@ pub struct Step {
     /// rules found it): what differs from the recorded one is a heal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found: Option<reprise_models::ElementIdentity>,
+    /// The offset by which the live tree's boxes were moved to agree with
+    /// the pixels (the offset fitted when the press was recorded, found
+    /// again): the re-check reads the element at the point moved back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_offset: Option<(i32, i32)>,
 }

@@ -457,6 +457,7 @@ pub fn offset_point(recorded: &Rect, press: (f64, f64), live: &Rect) -> (f64, f6
     )
 }
 
+pub mod fit;
 mod hidden;
 pub mod labels;
 pub mod recheck;

@@ -89,8 +89,7 @@ impl ReplayStrategy for NaiveStrategy {
             actions,
             delay_before_seconds: delay,
             found_by: Some(FoundBy::AsRecorded),
-            expect: None,
-            found: None,
+            ..Default::default()
         }))
     }
 }

@@ -210,7 +210,6 @@ impl ReplayStrategy for VanillaStrategy {
         };
         self.replayed.push(label.clone());
         Ok(Decision::Step(Step {
-            source_event: None,
             label,
             target,
             reason: format!(
@@ -219,10 +218,8 @@ impl ReplayStrategy for VanillaStrategy {
                 if replies.len() == 1 { "" } else { "s" }
             ),
             actions,
-            delay_before_seconds: 0.0,
             found_by: Some(FoundBy::Model),
-            expect: None,
-            found: None,
+            ..Default::default()
         }))
     }
 }

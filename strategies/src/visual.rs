@@ -202,6 +202,8 @@ struct Findings {
     states_before: Option<Vec<reprise_models::ElementState>>,
     /// The structural rung's element as the live tree names it.
     live: Option<ElementIdentity>,
+    /// The offset the live tree's boxes were moved by (a recorded fit).
+    fitted: Option<(i32, i32)>,
 }
 
 /// What a step's attempts learn from each other.
@@ -501,15 +503,7 @@ impl VisualStrategy {
             StructuralRung::Pass => self.pixel_rung(&planned, observation)?,
         };
         let actions = self.actions_at(tree, found.point);
-        // An element found by its identity is re-checked just before the
-        // press: the recorded identity at the box the live tree gave it.
-        let expect = match (&self.findings.structural, self.findings.target, found.by) {
-            (Some((element, _)), Some(rect), FoundBy::Structural) => Some(ElementIdentity {
-                rect,
-                ..element.clone()
-            }),
-            _ => None,
-        };
+        let expect = self.expected(found.by);
         Ok(Decision::Step(Step {
             source_event: Some(idx),
             label: tree.label(),
@@ -524,6 +518,7 @@ impl VisualStrategy {
                 .live
                 .clone()
                 .filter(|_| found.by == FoundBy::Structural),
+            tree_offset: self.findings.fitted,
         }))
     }
 

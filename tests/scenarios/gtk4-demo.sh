@@ -6,8 +6,10 @@
 # replays it with the window moved, and with the dark theme. Then records
 # the same presses with the tree's boxes skewed by a row (as a wrong mapping
 # of a toolkit's coordinates would leave them: built for tests only) and
-# replays that where it was made (the `skewed` case; the recorder's words
-# in $OUT/skewed.record.err). Runs inside
+# replays that where it was made (the `skewed` case), then moved with the
+# tree still skewed (`skewed-still`; the recorder's words in
+# $OUT/skewed.record.err); last, the first recording with the tree skewed
+# at replay only (`live-skewed`). Runs inside
 # dbus-run-session on $DISPLAY; writes what the application shows after each
 # case (CASE.shows: its window's title, then the selected tab's label, read
 # from its own accessibility tree) and each replay's exit code and messages
@@ -90,4 +92,18 @@ kill "$demo"; wait "$demo" 2>/dev/null || true
 demo 150 120
 replay_as skewed skewed
 shows skewed
+kill "$demo"; wait "$demo" 2>/dev/null || true
+
+# The same recording replayed with the tree still skewed, the window moved:
+# the offset fitted while recording is found again in the pixels.
+demo 330 60
+REPRISE_TEST_TREE_SKEW=0,38 replay_as skewed-still skewed --json
+shows skewed-still
+kill "$demo"; wait "$demo" 2>/dev/null || true
+
+# The truthful recording replayed with the tree skewed (the `live-skewed`
+# case): the tree's row and the pixels' disagree.
+demo 330 60
+REPRISE_TEST_TREE_SKEW=0,38 replay_as live-skewed demo
+shows live-skewed
 kill "$demo"; wait "$demo" 2>/dev/null || true

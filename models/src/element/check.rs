@@ -27,6 +27,13 @@ pub enum IdentityCheck {
         /// check after the recording, off the input's path).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         read: Option<String>,
+        /// The offset the pixels fitted beyond the toolkit's mapping, where
+        /// the tree's boxes were off the screen (they read other elements'
+        /// names): the element is the one under the press once the tree is
+        /// moved by it, its box so moved. A replay finds the same offset
+        /// again in its own pixels, or does not use the tree for the press.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fitted: Option<(i32, i32)>,
     },
     /// Not kept: the press is recorded by its pixels alone.
     Dropped(Disagreement),
@@ -51,10 +58,19 @@ impl IdentityCheck {
     /// The check in words, for `show` and reports.
     pub fn describe(&self) -> String {
         match self {
-            IdentityCheck::Checked { mapped_by, read } => {
-                let moved = mapped_by.map_or_else(String::new, |(dx, dy)| {
+            IdentityCheck::Checked {
+                mapped_by,
+                read,
+                fitted,
+            } => {
+                let mut moved = mapped_by.map_or_else(String::new, |(dx, dy)| {
                     format!(" once the toolkit's boxes are moved by ({dx}, {dy}) onto the screen")
                 });
+                if let Some((dx, dy)) = fitted {
+                    moved.push_str(&format!(
+                        " and by ({dx}, {dy}) more, the offset at which the pixels read the tree's names"
+                    ));
+                }
                 let read = read.as_ref().map_or_else(String::new, |read| {
                     format!(", and its pixels read {read:?}")
                 });
@@ -71,6 +87,26 @@ impl IdentityCheck {
             IdentityCheck::Dropped(Disagreement::ReadsAnother { element, read }) => format!(
                 "identity not kept: the pixels in the tree's box of {element} read {read:?}, another element's name"
             ),
+        }
+    }
+
+    /// The check as a step's label ends: why it was dropped, or where the
+    /// tree's boxes had to be moved to agree; `None` for a kept identity
+    /// whose boxes were the screen's.
+    pub fn brief(&self) -> Option<String> {
+        match self {
+            IdentityCheck::Dropped(_) => Some(self.describe()),
+            IdentityCheck::Checked {
+                fitted: Some((dx, dy)),
+                ..
+            } => Some(format!(
+                "tree boxes off by ({dx}, {dy}), fitted to the pixels"
+            )),
+            IdentityCheck::Checked {
+                mapped_by: Some((dx, dy)),
+                ..
+            } => Some(format!("tree boxes moved by ({dx}, {dy})")),
+            IdentityCheck::Checked { .. } => None,
         }
     }
 
@@ -91,6 +127,7 @@ pub fn check_focus(
         None => IdentityCheck::Checked {
             mapped_by: mapped_by.filter(|&offset| offset != (0, 0)),
             read: None,
+            fitted: None,
         },
     }
 }
@@ -161,6 +198,7 @@ pub fn check_press(
         IdentityCheck::Checked {
             mapped_by: mapped_by.filter(|&offset| offset != (0, 0)),
             read: None,
+            fitted: None,
         }
     } else {
         IdentityCheck::Dropped(Disagreement::MissesPress {
@@ -191,7 +229,8 @@ mod tests {
             check_press(&ok, (140.0, 215.0), None, None),
             IdentityCheck::Checked {
                 mapped_by: None,
-                read: None
+                read: None,
+                fitted: None,
             }
         );
         // On the edge, within the rounding a toolkit does.
@@ -226,7 +265,8 @@ mod tests {
             check_press(&ok, (140.0, 215.0), Some((0, 0)), None),
             IdentityCheck::Checked {
                 mapped_by: None,
-                read: None
+                read: None,
+                fitted: None,
             }
         );
     }
@@ -272,10 +312,17 @@ mod tests {
             IdentityCheck::Checked {
                 mapped_by: None,
                 read: None,
+                fitted: None,
             },
             IdentityCheck::Checked {
                 mapped_by: Some((5, 7)),
                 read: Some("OK".into()),
+                fitted: None,
+            },
+            IdentityCheck::Checked {
+                mapped_by: None,
+                read: Some("Source".into()),
+                fitted: Some((0, -38)),
             },
             IdentityCheck::Dropped(Disagreement::ReadsAnother {
                 element: "button \"Cancel\"".into(),

@@ -187,6 +187,9 @@ fn say_recorded(summary: &crate::record::RecordSummary, json: bool) -> Result<()
             plural(summary.secret_keys as usize, "key event")
         );
     }
+    for refitted in &summary.labels.refitted {
+        eprintln!("press kept once its tree's boxes were moved onto its pixels: {refitted}");
+    }
     for dropped in &summary.labels.dropped {
         eprintln!("press kept by its pixels alone: {dropped}");
     }

@@ -80,15 +80,9 @@ impl ProgramStrategy {
         };
         self.checked = Some((step_idx, evidence));
         Ok(Decision::Step(Step {
-            source_event: None,
             label,
-            target: None,
             reason: "an instruction of the recording's steps".into(),
-            actions: Vec::new(),
-            delay_before_seconds: 0.0,
-            found_by: None,
-            expect: None,
-            found: None,
+            ..Default::default()
         }))
     }
 

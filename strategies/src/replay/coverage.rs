@@ -106,10 +106,8 @@ mod tests {
             } else {
                 vec![Action::TypeText { text: "hi".into() }]
             },
-            delay_before_seconds: 0.0,
             found_by: Some(found_by),
-            expect: None,
-            found: None,
+            ..Default::default()
         }
     }
 

@@ -92,6 +92,10 @@ pub(super) fn make_rechecked(
     if let (Some(expected), Some(point), false) = (&step.expect, step.target, from_press.is_empty())
     {
         let started = desktop.now();
+        // Where the live tree's boxes were moved to agree with the pixels,
+        // the tree names the element at the point moved back.
+        let (dx, dy) = step.tree_offset.unwrap_or_default();
+        let point = (point.0 - f64::from(dx), point.1 - f64::from(dy));
         let by = recheck(strategy, desktop, step_idx, expected, point)?;
         record.recheck = Some(Recheck {
             by,

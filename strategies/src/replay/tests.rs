@@ -34,7 +34,6 @@ impl ReplayStrategy for Confused {
 
 fn press_and_wait_step() -> Step {
     Step {
-        source_event: None,
         label: "hold".into(),
         target: Some((1.0, 1.0)),
         reason: "test".into(),
@@ -48,10 +47,7 @@ fn press_and_wait_step() -> Step {
                 button: MouseButton::Left,
             },
         ],
-        delay_before_seconds: 0.0,
-        found_by: None,
-        expect: None,
-        found: None,
+        ..Default::default()
     }
 }
 
@@ -726,8 +722,9 @@ fn a_status_is_shown_as_it_is_stored() {
 }
 
 /// A strategy that presses the element `expect` at (50, 40), found (it
-/// says) by its identity, and wants the window's tree for the re-check.
-struct PressFound(reprise_models::ElementIdentity);
+/// says) by its identity, its tree's boxes moved by the offset where one is
+/// given, and wants the window's tree for the re-check.
+struct PressFound(reprise_models::ElementIdentity, Option<(i32, i32)>);
 
 impl ReplayStrategy for PressFound {
     fn name(&self) -> &'static str {
@@ -741,6 +738,7 @@ impl ReplayStrategy for PressFound {
         step.target = Some((50.0, 40.0));
         step.actions[0] = Action::MoveTo { x: 50.0, y: 40.0 };
         step.expect = Some(self.0.clone());
+        step.tree_offset = self.1;
         Ok(Decision::Step(step))
     }
     fn wants_tree(&self, _: usize) -> Option<crate::desktop::TreeRequest> {
@@ -779,21 +777,42 @@ fn presses(desktop: &ScriptedDesktop) -> usize {
         .count()
 }
 
-#[test]
-fn the_element_at_the_point_is_checked_just_before_the_press_and_another_one_is_never_pressed() {
-    use reprise_models::Rect;
-    let ok = button("OK", Rect::new(30, 30, 40, 20));
+/// The replay of [`PressFound`] (OK at (30, 30) 40x20, its tree's boxes
+/// moved by `offset`) on a desktop whose hit-testing names `at`, one a
+/// check (none: it names nothing), and whose window's tree is `tree`; two
+/// retries.
+fn press_found(
+    offset: Option<(i32, i32)>,
+    at: Vec<Option<reprise_models::ElementIdentity>>,
+    tree: Option<reprise_models::A11yTree>,
+) -> (ReplayOutcome, Vec<StepRecord>, ScriptedDesktop) {
+    let ok = button("OK", reprise_models::Rect::new(30, 30, 40, 20));
+    let mut desktop = ScriptedDesktop::new();
+    desktop.elements_at = at.into();
+    desktop.trees = tree.into_iter().collect();
     let retries = ReplayOptions {
         max_retries: 2,
         ..options()
     };
-    // Between the decision and the press, "Delete" came under the point:
-    // refused on every attempt, naming both, and nothing pressed.
-    let mut desktop = ScriptedDesktop::new();
-    desktop.elements_at = [Some(button("Delete", Rect::new(30, 30, 40, 20)))].into();
-    let (outcome, records) = run(&mut PressFound(ok.clone()), &mut desktop, &retries, &|| {
+    let (outcome, records) = run(&mut PressFound(ok, offset), &mut desktop, &retries, &|| {
         false
     });
+    (outcome, records, desktop)
+}
+
+#[test]
+fn the_element_at_the_point_is_checked_just_before_the_press_and_another_one_is_never_pressed() {
+    use reprise_models::Rect;
+    let delete = || Some(button("Delete", Rect::new(30, 30, 40, 20)));
+    let completed = |outcome: &ReplayOutcome| {
+        assert!(
+            matches!(outcome, ReplayOutcome::Completed { steps: 1, .. }),
+            "{outcome:?}"
+        );
+    };
+    // Between the decision and the press, "Delete" came under the point:
+    // refused on every attempt, naming both, and nothing pressed.
+    let (outcome, records, desktop) = press_found(None, vec![delete()], None);
     let ReplayOutcome::Failed {
         step: 0, reason, ..
     } = outcome
@@ -814,48 +833,36 @@ fn the_element_at_the_point_is_checked_just_before_the_press_and_another_one_is_
     ));
 
     // It went away before the next attempt: pressed once, the check kept.
-    let mut desktop = ScriptedDesktop::new();
-    desktop.elements_at = [
-        Some(button("Delete", Rect::new(30, 30, 40, 20))),
-        Some(ok.clone()),
-    ]
-    .into();
-    let (outcome, records) = run(&mut PressFound(ok.clone()), &mut desktop, &retries, &|| {
-        false
-    });
-    assert!(
-        matches!(outcome, ReplayOutcome::Completed { steps: 1, .. }),
-        "{outcome:?}"
-    );
+    let ok = Some(button("OK", Rect::new(30, 30, 40, 20)));
+    let (outcome, records, desktop) = press_found(None, vec![delete(), ok], None);
+    completed(&outcome);
     assert_eq!(presses(&desktop), 1);
-    assert_eq!(
-        records[0].recheck.as_ref().map(|check| check.by),
-        Some(RecheckBy::HitTest)
-    );
+    let by = |records: &[StepRecord]| records[0].recheck.as_ref().map(|check| check.by);
+    assert_eq!(by(&records), Some(RecheckBy::HitTest));
 
     // A toolkit whose hit-testing names nothing: the window's tree is read
     // again, and what it has at the point decides.
-    let mut desktop = ScriptedDesktop::new();
-    desktop.trees = [form_tree("OK")].into();
-    let (outcome, records) = run(&mut PressFound(ok.clone()), &mut desktop, &retries, &|| {
-        false
-    });
-    assert!(
-        matches!(outcome, ReplayOutcome::Completed { .. }),
-        "{outcome:?}"
-    );
-    assert_eq!(
-        records[0].recheck.as_ref().map(|check| check.by),
-        Some(RecheckBy::Tree)
-    );
-    let mut desktop = ScriptedDesktop::new();
-    desktop.trees = [form_tree("Delete")].into();
-    let (outcome, _) = run(&mut PressFound(ok), &mut desktop, &retries, &|| false);
+    let (outcome, records, _) = press_found(None, Vec::new(), Some(form_tree("OK")));
+    completed(&outcome);
+    assert_eq!(by(&records), Some(RecheckBy::Tree));
+    let (outcome, _, desktop) = press_found(None, Vec::new(), Some(form_tree("Delete")));
     assert!(
         matches!(outcome, ReplayOutcome::Failed { .. }),
         "{outcome:?}"
     );
     assert_eq!(presses(&desktop), 0);
+
+    // A tree whose boxes the pixels put 30 pixels higher: OK's box, as the
+    // tree gives it, is at (30, 60); the press lands at (50, 40), where the
+    // pixels show it. The tree is asked what is at the point moved back.
+    let below = Some(button("OK", Rect::new(30, 60, 40, 20)));
+    let mut strategy = PressFound(below.clone().unwrap(), Some((0, -30)));
+    let mut desktop = ScriptedDesktop::new();
+    desktop.elements_at = [below].into();
+    let (outcome, _) = run(&mut strategy, &mut desktop, &options(), &|| false);
+    completed(&outcome);
+    assert_eq!(desktop.hit_tests, vec![(50.0, 70.0)]);
+    assert_eq!(presses(&desktop), 1);
 }
 
 /// Replay options whose screen settles after `quiet` of no change, looked

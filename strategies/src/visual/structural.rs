@@ -46,6 +46,59 @@ impl VisualStrategy {
         ))
     }
 
+    /// The element the live tree found (`rect`, `point`) for a press whose
+    /// tree's boxes the recording fitted to its pixels by `offset`: where
+    /// the pixels on its line read it in its box, as the tree gives it (the
+    /// offset is gone) or moved by the same offset (found again), with
+    /// what was found; `None` where they read it at neither: the tree is
+    /// not used for this press, the pixels decide it.
+    fn refit(
+        &mut self,
+        tree: &ActionEvent,
+        target: &Target,
+        observation: &Observation<'_>,
+        (rect, point): (reprise_models::Rect, (f64, f64)),
+        offset: (i32, i32),
+    ) -> Option<(reprise_models::Rect, (f64, f64), String)> {
+        if !self.rungs.visual || !self.vision.describer.runs_here() {
+            return None;
+        }
+        let element = pressed_element(tree)?;
+        let area = target.sought()?.area;
+        for (dx, dy) in [(0, 0), offset] {
+            let moved = crate::identity::fit::moved_rect(rect, (dx, dy));
+            let line = self.read_line(&moved, area, observation)?;
+            if line_agrees(element, &moved, &line) {
+                self.findings.fitted = ((dx, dy) != (0, 0)).then_some((dx, dy));
+                let moved_words = self.findings.fitted.map_or_else(String::new, |_| {
+                    format!(
+                        ", its boxes moved by ({dx}, {dy}) as the recording's pixels fitted them"
+                    )
+                });
+                let point = (point.0 + f64::from(dx), point.1 + f64::from(dy));
+                let agreed = format!("{moved_words}; the pixels read it on its line");
+                return Some((moved, point, agreed));
+            }
+        }
+        None
+    }
+
+    /// The element a step found by its identity, for the re-check just
+    /// before its press: the recorded identity at the box the live tree
+    /// gave it (before any fitted offset moved it).
+    pub(super) fn expected(&self, by: FoundBy) -> Option<ElementIdentity> {
+        let (element, _) = self.findings.structural.as_ref()?;
+        let rect = self.findings.target?;
+        let rect = match self.findings.fitted {
+            Some((dx, dy)) => crate::identity::fit::moved_rect(rect, (-dx, -dy)),
+            None => rect,
+        };
+        (by == FoundBy::Structural).then(|| ElementIdentity {
+            rect,
+            ..element.clone()
+        })
+    }
+
     /// The live element the structural rung found: its states now (for
     /// the effect check) and who the live tree says it is (for heals).
     fn note_live(&mut self, observation: &Observation<'_>, app: &str, node_idx: u32) {
@@ -54,6 +107,48 @@ impl VisualStrategy {
         self.findings.live = observation
             .tree
             .and_then(|live| reprise_models::element::identity_of_node(live, app, node_idx));
+    }
+
+    /// The structural rung's answer where the live tree found the recorded
+    /// element, node `node_idx` at `rect`, to be pressed at `point`: kept
+    /// where the pixels do not see it elsewhere (or, for a tree the
+    /// recording fitted to its pixels, where they read it at its box or at
+    /// the same offset; else the pixels decide).
+    fn found_by_identity(
+        &mut self,
+        planned: &PlannedStep,
+        observation: &Observation<'_>,
+        (node_idx, rect, point): (u32, reprise_models::Rect, (f64, f64)),
+        evidence: &str,
+    ) -> Result<StructuralRung, StrategyError> {
+        let tree = &planned.tree;
+        let Some(element) = pressed_element(tree) else {
+            return Ok(StructuralRung::Pass);
+        };
+        let (rect, point, agreed) = match pressed_fit(tree) {
+            None => {
+                let agreed = self
+                    .cross_check(tree, &planned.target, observation, (rect, evidence))
+                    .map_err(StrategyError::Fatal)?;
+                (rect, point, agreed.to_owned())
+            }
+            Some(offset) => {
+                let found = (rect, point);
+                match self.refit(tree, &planned.target, observation, found, offset) {
+                    Some(refitted) => refitted,
+                    None => return Ok(StructuralRung::Pass),
+                }
+            }
+        };
+        let press = tree.position().unwrap_or(element.rect.center());
+        self.findings.target = Some(rect);
+        self.findings.structural = Some((element.clone(), press));
+        self.note_live(observation, &element.app, node_idx);
+        Ok(StructuralRung::Found(Found {
+            point: Some(point),
+            by: FoundBy::Structural,
+            reason: format!("found {evidence} by its identity in the accessibility tree{agreed}"),
+        }))
     }
 
     /// The structural rung's answer for step `idx`: found, a turn of the
@@ -69,10 +164,7 @@ impl VisualStrategy {
         let Some(element) = pressed_element(tree).filter(|_| self.rungs.structural) else {
             return Ok(StructuralRung::Pass);
         };
-        let press = tree.position().unwrap_or((
-            f64::from(element.rect.left) + f64::from(element.rect.width) / 2.0,
-            f64::from(element.rect.top) + f64::from(element.rect.height) / 2.0,
-        ));
+        let press = tree.position().unwrap_or(element.rect.center());
         let answer = observation.tree.map_or(StructuralAnswer::NoAnswer, |live| {
             locate(element, press, live)
         });
@@ -82,21 +174,7 @@ impl VisualStrategy {
                 rect,
                 point,
                 evidence,
-            } => {
-                let agreed = self
-                    .cross_check(tree, &planned.target, observation, (rect, &evidence))
-                    .map_err(StrategyError::Fatal)?;
-                self.findings.target = Some(rect);
-                self.findings.structural = Some((element.clone(), press));
-                self.note_live(observation, &element.app, node_idx);
-                Ok(StructuralRung::Found(Found {
-                    point: Some(point),
-                    by: FoundBy::Structural,
-                    reason: format!(
-                        "found {evidence} by its identity in the accessibility tree{agreed}"
-                    ),
-                }))
-            }
+            } => self.found_by_identity(planned, observation, (node_idx, rect, point), &evidence),
             StructuralAnswer::Ambiguous { candidates } => {
                 Err(self.refuse_twins(element, &candidates))
             }
@@ -236,7 +314,9 @@ impl VisualStrategy {
         self.findings.candidates.clear();
         match found {
             Ok(found) if matches!(found.by, FoundBy::Exact | FoundBy::Text) => {
-                if found.rect.intersection(&structural).is_some() {
+                // The same element: one box holds the other's middle. Boxes
+                // that merely touch are neighbours (a row above, a row below).
+                if found.rect.holds_middle_of(&structural) {
                     return Ok("; the pixels agree");
                 }
                 Err(format!(
@@ -286,6 +366,19 @@ impl VisualStrategy {
     }
 }
 
+/// The offset the recording fitted the tree's boxes of `tree`'s press by,
+/// where its tree's boxes were off the screen.
+fn pressed_fit(tree: &ActionEvent) -> Option<(i32, i32)> {
+    std::iter::once(tree)
+        .chain(&tree.children)
+        .filter(|event| event.mouse_pressed != Some(false) && event.element.is_some())
+        .find_map(|event| match &event.identity {
+            Some(reprise_models::element::IdentityCheck::Checked { fitted, .. }) => Some(*fitted),
+            _ => None,
+        })
+        .flatten()
+}
+
 /// The pixels above and below an element's box read with its line.
 const LINE_MARGIN: i32 = 1;
 
@@ -316,10 +409,8 @@ fn scroll_step(
                 dy: turn.1.1,
             },
         ],
-        delay_before_seconds: 0.0,
         found_by: Some(FoundBy::Structural),
-        expect: None,
-        found: None,
+        ..Default::default()
     }
 }
 
