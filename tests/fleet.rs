@@ -250,6 +250,20 @@ impl Server {
     }
 
     /// An HTTP request of our own (for what the client would not send).
+    /// A worker of `host` in the default pool, registered with `token`:
+    /// its id.
+    fn register_worker(&self, token: &str, host: &str) -> String {
+        let body = json!({"host": host, "pool": "default"});
+        let (status, registered) = self.http(
+            "POST",
+            "/api/workers",
+            Some(token),
+            body.to_string().as_bytes(),
+        );
+        assert_eq!(status, 201, "{registered}");
+        registered["id"].as_str().expect("a worker's id").to_owned()
+    }
+
     fn http(&self, method: &str, path: &str, token: Option<&str>, body: &[u8]) -> (u16, Value) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         stream

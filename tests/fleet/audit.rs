@@ -60,14 +60,7 @@ fn every_change_is_logged_with_who_from_where_and_workers_act_only_as_their_own(
         401
     );
     // A worker registered by the shared worker token is not desk-3's.
-    let (status, registered) = server.http(
-        "POST",
-        "/api/workers",
-        Some(WORKER_TOKEN),
-        br#"{"host": "shared", "pool": "default"}"#,
-    );
-    assert_eq!(status, 201, "{registered}");
-    let worker = registered["id"].as_str().unwrap().to_owned();
+    let worker = server.register_worker(WORKER_TOKEN, "shared");
     let leave = format!("/api/workers/{worker}/leave");
     let (status, refused) = server.http("POST", &leave, Some(DESK), b"");
     assert_eq!(status, 403, "{refused}");
@@ -174,14 +167,7 @@ fn where_the_server_has_an_admin_only_the_admin_administers() {
         403
     );
     // A worker is forgotten once it has left, by the admin only.
-    let (status, registered) = server.http(
-        "POST",
-        "/api/workers",
-        Some(WORKER_TOKEN),
-        br#"{"host": "desk", "pool": "default"}"#,
-    );
-    assert_eq!(status, 201, "{registered}");
-    let worker = registered["id"].as_str().unwrap().to_owned();
+    let worker = server.register_worker(WORKER_TOKEN, "desk");
     let forget = format!("/api/workers/{worker}");
     let (status, alive) = server.http("DELETE", &forget, Some(ROOT), b"");
     assert_eq!(status, 409, "a live worker is not forgotten: {alive}");

@@ -26,14 +26,7 @@ accessibility_bus
 demo() {
   env "${@:3}" gtk4-demo >/dev/null 2>&1 &
   demo=$!
-  local window=""
-  for _ in $(seq 100); do
-    window=$(xdotool search --onlyvisible --name "^GTK Demo$" 2>/dev/null | head -1) && [[ -n $window ]] && break
-    sleep 0.1
-  done
-  xdotool windowmove --sync "$window" "$1" "$2"
-  sleep 0.5
-  eval "$(xdotool getwindowgeometry --shell "$window")"
+  place_window name "^GTK Demo$" "$1" "$2"
   origin="$((X + 5)) $((Y + 5))"
 }
 

@@ -25,16 +25,7 @@ mkdir -p "$OUT/Saved"
 editor() {
   env "${@:5}" gtk4-print-editor >/dev/null 2>>"$OUT/editor.err" &
   editor_pid=$!
-  local window=""
-  for _ in $(seq 100); do
-    window=$(xdotool search --onlyvisible --class print-editor 2>/dev/null | head -1) && [[ -n $window ]] && break
-    sleep 0.1
-  done
-  sleep 0.5
-  xdotool windowsize --sync "$window" "$3" "$4"
-  xdotool windowmove --sync "$window" "$1" "$2"
-  sleep 0.5
-  eval "$(xdotool getwindowgeometry --shell "$window")"
+  place_window class print-editor "$1" "$2" "$3" "$4"
   origin="$((X + 5)) $((Y + 5))"
 }
 find_element() { SURFACE_ORIGIN="$origin" "$SCRIPTS/a11y-find.py" gtk4-print-editor "$@"; }

@@ -13,6 +13,24 @@ accessibility_bus() {
 # arriving; the recorder asks what lies under the pointer at its moves).
 press() { xdotool mousemove "$1" "$2" sleep 0.05 mousedown 1 sleep 0.12 mouseup 1; }
 
+# place_window KIND PATTERN X Y [W H]: waits (10 s at most) for a showing
+# window whose KIND (name or class) matches PATTERN, gives it a moment to
+# map, sizes it to W x H and moves it to X, Y. Sets `window` and, from its
+# geometry, X, Y, WIDTH and HEIGHT.
+place_window() {
+  window=""
+  for _ in $(seq 100); do
+    window=$(xdotool search --onlyvisible "--$1" "$2" 2>/dev/null | head -1) && [[ -n $window ]] && break
+    sleep 0.1
+  done
+  [[ -n $window ]] || { echo "error: no window whose $1 is $2 showed" >&2; return 1; }
+  sleep 0.5
+  if [[ -n ${5:-} ]]; then xdotool windowsize --sync "$window" "$5" "$6"; fi
+  xdotool windowmove --sync "$window" "$3" "$4"
+  sleep 0.5
+  eval "$(xdotool getwindowgeometry --shell "$window")"
+}
+
 # linger X Y: a press after the pointer rested on its target a second, as a
 # person's does while reading it: the recorder's frames show the target
 # under the pointer (a hovered item highlighted) before the press.

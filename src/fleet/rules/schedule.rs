@@ -363,58 +363,61 @@ mod tests {
 
     #[test]
     fn fields_name_minutes_hours_days_months_and_weekdays() {
-        let utc = Fixed(0);
         let from = "2026-12-05T20:22:29Z"; // a Saturday
-        assert_eq!(
-            slots("* * * * *", &utc, from, 2),
-            ["2026-12-05T20:23:00Z", "2026-12-05T20:24:00Z"]
-        );
-        assert_eq!(
-            slots("*/15 9-17 * * MON-FRI", &utc, from, 3),
-            [
-                "2026-12-07T09:00:00Z",
-                "2026-12-07T09:15:00Z",
-                "2026-12-07T09:30:00Z"
-            ]
-        );
-        assert_eq!(
-            slots("30 4 1,15 * *", &utc, from, 2),
-            ["2026-12-15T04:30:00Z", "2027-01-01T04:30:00Z"]
-        );
-        assert_eq!(
-            slots("0 0 29 feb *", &utc, from, 1),
-            ["2028-02-29T00:00:00Z"]
-        );
-        assert_eq!(slots("@monthly", &utc, from, 1), ["2027-01-01T00:00:00Z"]);
-        // Sunday is 0 and 7.
-        assert_eq!(slots("0 12 * * 7", &utc, from, 1), ["2026-12-06T12:00:00Z"]);
-        assert_eq!(
-            slots("0 12 * * sun", &utc, from, 1),
-            ["2026-12-06T12:00:00Z"]
-        );
-        // Both day and weekday named: either will do.
-        assert_eq!(
-            slots("0 0 13 * FRI", &utc, from, 2),
-            ["2026-12-11T00:00:00Z", "2026-12-13T00:00:00Z"]
-        );
-        // Seconds first, when six fields.
-        assert_eq!(
-            slots("*/20 * * * * *", &utc, from, 3),
-            [
-                "2026-12-05T20:22:40Z",
-                "2026-12-05T20:23:00Z",
-                "2026-12-05T20:23:20Z"
-            ]
-        );
-        // A step from a start runs to the field's end.
-        assert_eq!(
-            slots("50/5 * * * *", &utc, from, 3),
-            [
-                "2026-12-05T20:50:00Z",
-                "2026-12-05T20:55:00Z",
-                "2026-12-05T21:50:00Z"
-            ]
-        );
+        // Each expression, and the slots that come after `from`, in UTC.
+        let table: [(&str, &[&str]); 10] = [
+            (
+                "* * * * *",
+                &["2026-12-05T20:23:00Z", "2026-12-05T20:24:00Z"],
+            ),
+            (
+                "*/15 9-17 * * MON-FRI",
+                &[
+                    "2026-12-07T09:00:00Z",
+                    "2026-12-07T09:15:00Z",
+                    "2026-12-07T09:30:00Z",
+                ],
+            ),
+            (
+                "30 4 1,15 * *",
+                &["2026-12-15T04:30:00Z", "2027-01-01T04:30:00Z"],
+            ),
+            ("0 0 29 feb *", &["2028-02-29T00:00:00Z"]),
+            ("@monthly", &["2027-01-01T00:00:00Z"]),
+            // Sunday is 0 and 7.
+            ("0 12 * * 7", &["2026-12-06T12:00:00Z"]),
+            ("0 12 * * sun", &["2026-12-06T12:00:00Z"]),
+            // Both day and weekday named: either will do.
+            (
+                "0 0 13 * FRI",
+                &["2026-12-11T00:00:00Z", "2026-12-13T00:00:00Z"],
+            ),
+            // Seconds first, when six fields.
+            (
+                "*/20 * * * * *",
+                &[
+                    "2026-12-05T20:22:40Z",
+                    "2026-12-05T20:23:00Z",
+                    "2026-12-05T20:23:20Z",
+                ],
+            ),
+            // A step from a start runs to the field's end.
+            (
+                "50/5 * * * *",
+                &[
+                    "2026-12-05T20:50:00Z",
+                    "2026-12-05T20:55:00Z",
+                    "2026-12-05T21:50:00Z",
+                ],
+            ),
+        ];
+        for (expression, expected) in table {
+            assert_eq!(
+                slots(expression, &Fixed(0), from, expected.len()),
+                expected,
+                "{expression}"
+            );
+        }
     }
 
     #[test]
