@@ -8,7 +8,10 @@
 # a draft in it, caught by the outcome marked while recording), a demo and
 # tab picked in GTK 4's gtk4-demo (moved, dark, a tree skewed while
 # recording, then at replay too, then at replay only), and a save in GTK 4's
-# gtk4-print-editor (moved, dark, scale 2, resized, a draft), with the
+# gtk4-print-editor (moved, dark, scale 2, resized, a draft), a save in a
+# Tk editor with no tree (IDLE: moved, dark, a larger font, resized) and a
+# rename in a file manager's icon view (Thunar: moved, dark, scale 2,
+# resized, a file added before it, the file gone), with the
 # visual strategy's ladder as structural+visual (the default), visual
 # alone and structural alone. Judged by what the
 # application printed or saved. Prints a Markdown table: per ladder and
@@ -179,6 +182,40 @@ for rungs in ${LADDERS:-structural,visual visual structural}; do
     echo "| $rungs | gtk4-print-editor $case | ${expected:-(nothing)} | ${saved:-(nothing)} | $code | $outcome |"
   done
   times "$pe/store.sqlite" "$rungs, gtk4-print-editor"
+  # A Tk editor with no tree at all (IDLE): typed text saved, replayed
+  # moved, dark, with a larger font and resized.
+  tk=$out/idle
+  scenario "$tk" idle-save
+  for case in moved dark font resized; do
+    saved=$(cat "$tk/$case.py" 2>/dev/null || true)
+    code=$(cat "$tk/$case.code")
+    if [[ $saved == 'print("hello tk")' ]]; then outcome=right
+    elif [[ -z $saved ]]; then outcome="failed (nothing saved)"
+    else outcome="**WRONG OUTCOME**"
+    fi
+    [[ $code == 0 && $outcome != right ]] && outcome="$outcome, **false completed**"
+    echo "| $rungs | IDLE (Tk) $case | print(\"hello tk\") | ${saved:-(nothing)} | $code | $outcome |"
+  done
+  times "$tk/store.sqlite" "$rungs, IDLE"
+  # A file manager's icon view (Thunar), whose tree names no item: beta.txt
+  # renamed, replayed moved, dark, at scale 2, resized, with a file added
+  # before it, and with beta.txt gone (a refusal).
+  fm=$out/thunar
+  scenario "$fm" thunar-rename
+  for case in moved dark scaled resized added gone; do
+    files=$(tr '\n' ' ' <"$fm/$case.files")
+    code=$(cat "$fm/$case.code")
+    expected="renamed.txt"
+    [[ $case == gone ]] && expected="(refusal)"
+    if [[ $files == *renamed.txt* && $files != *beta.txt* && $expected == renamed.txt ]]; then outcome=right
+    elif [[ $files != *renamed.txt* && $expected == "(refusal)" && $code == 10 ]]; then outcome=refused
+    elif [[ $files == *beta.txt* ]]; then outcome="failed (nothing renamed)"
+    else outcome="**WRONG ACTION** ($files)"
+    fi
+    [[ $code == 0 && $outcome != right ]] && outcome="$outcome, **false completed**"
+    echo "| $rungs | Thunar icon view $case | $expected | $files | $code | $outcome |"
+  done
+  times "$fm/store.sqlite" "$rungs, Thunar"
 done
 echo
 cat "$work/times"

@@ -43,6 +43,9 @@ test_packages=(
   # dialog (zenity), a Qt 5 editor (FeatherPad), and GTK 4's own demos
   # (gtk4-demo, gtk4-widget-factory), whose boxes are not the screen's.
   zenity featherpad gtk-4-examples
+  # A Tk editor with no accessibility tree (Python's IDLE), and a file
+  # manager whose icon view names no item (Thunar).
+  idle thunar
   # A spreadsheet whose sheet reports 2^31 cells (recording must not slow
   # it), with its GTK 3 front end so that it shows on AT-SPI; unzip reads
   # the files it saves.

@@ -479,3 +479,62 @@ fn a_press_in_a_file_list_is_found_by_its_row_and_never_made_blind_where_the_row
     );
     assert!(above.contains("not made blind there"), "{above}");
 }
+
+/// A Tk editor (Python's IDLE) exposes no accessibility tree at all: the
+/// click into its text is found by the pixels, the typing and Ctrl+S made
+/// after it. Judged by the file each replay saved: right on the window
+/// moved, in IDLE's dark theme, with a larger font and resized. The click's
+/// only change in the recording was the caret, which blinks: no frame can
+/// be counted on to show it, so the click is neither pressed again nor
+/// failed for want of it; it is unverified, and the run exits 12.
+#[test]
+fn a_tk_editor_with_no_tree_saves_the_same_file_under_every_drift() {
+    let display = run_scenario("idle-save.sh", 1280, 800);
+    let saved =
+        |case: &str| std::fs::read_to_string(display.dir.path().join(format!("{case}.py"))).ok();
+    assert_eq!(saved("recorded").as_deref(), Some("print(\"hello tk\")\n"));
+    for case in ["moved", "dark", "font", "resized"] {
+        let err = result(&display, case, "err");
+        assert_eq!(saved(case), saved("recorded"), "{case}: {err}");
+        assert_eq!(result(&display, case, "code"), "12", "{case}: {err}");
+        assert!(
+            err.contains("steps by proof: pixels 1, unverified 1"),
+            "{case}: {err}"
+        );
+        assert!(!err.contains("no visible effect"), "{case}: {err}");
+    }
+}
+
+/// A file manager's icon view (Thunar, GTK 3), whose tree names no item:
+/// a click on beta.txt, found by its label in the pixels, then F2 and a new
+/// name in the rename dialog. Judged by the folder: beta.txt renamed on the
+/// window moved, dark, at scale 2, resized, and with a file added before it
+/// (the icons moved); with beta.txt gone, refused and nothing renamed. The
+/// click's selection is nothing the tree exposes, so its pixels are weak
+/// evidence and the run exits 12; the dialog's opening and closing are
+/// proven by the windows.
+#[test]
+fn a_file_renamed_in_a_file_managers_icon_view_is_the_same_file_under_every_drift() {
+    let display = run_scenario("thunar-rename.sh", 1280, 800);
+    let files = |case: &str| result(&display, case, "files");
+    assert_eq!(files("recorded"), "alpha.txt\ngamma.txt\nrenamed.txt");
+    for (case, expected) in [
+        ("moved", "alpha.txt\ngamma.txt\nrenamed.txt"),
+        ("dark", "alpha.txt\ngamma.txt\nrenamed.txt"),
+        ("scaled", "alpha.txt\ngamma.txt\nrenamed.txt"),
+        ("resized", "alpha.txt\ngamma.txt\nrenamed.txt"),
+        ("added", "aardvark.txt\nalpha.txt\ngamma.txt\nrenamed.txt"),
+    ] {
+        let err = result(&display, case, "err");
+        assert_eq!(files(case), expected, "{case}: {err}");
+        assert_eq!(result(&display, case, "code"), "12", "{case}: {err}");
+        assert!(
+            err.contains("steps by proof: unverified 1, window 2"),
+            "{case}: {err}"
+        );
+    }
+    let err = result(&display, "gone", "err");
+    assert_eq!(files("gone"), "alpha.txt\ngamma.txt", "{err}");
+    assert_eq!(result(&display, "gone", "code"), "10", "{err}");
+    assert!(err.contains("no element on the screen matches"), "{err}");
+}

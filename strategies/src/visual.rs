@@ -101,7 +101,8 @@ pub struct PlannedStep {
     pub tree: ActionEvent,
     pub target: Target,
     /// The recording shows the window change after this step (its frame and
-    /// the next step's differ), so the replay checks that it changes too.
+    /// the next step's differ, at a press's target by more than a caret), so
+    /// the replay checks that it changes too.
     pub expects_change: bool,
 }
 

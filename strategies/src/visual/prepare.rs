@@ -135,7 +135,10 @@ pub fn prepare(
                 window_rect,
             )
         {
-            step.expects_change = !crate::settle::same_region(&before, &after, Some(target));
+            // A caret that showed at the press (and blinks) is no change a
+            // replay can count on: it may be off in the frame read after.
+            step.expects_change =
+                crate::settle::changed_beyond_caret(&before, &after, Some(target));
         } else if step.tree.name.is_key()
             && let (Some((before, after)), Some(window)) = (pair, window)
             && let (Some(before), Some(after)) = (frame_of(before), frame_of(after))
