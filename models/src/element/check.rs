@@ -63,14 +63,21 @@ impl IdentityCheck {
                 read,
                 fitted,
             } => {
-                let mut moved = mapped_by.map_or_else(String::new, |(dx, dy)| {
-                    format!(" once the toolkit's boxes are moved by ({dx}, {dy}) onto the screen")
-                });
-                if let Some((dx, dy)) = fitted {
-                    moved.push_str(&format!(
-                        " and by ({dx}, {dy}) more, the offset at which the pixels read the tree's names"
-                    ));
-                }
+                const FIT: &str = "the offset at which the pixels read the tree's names";
+                let moved = match (mapped_by, fitted) {
+                    (Some((dx, dy)), Some((fx, fy))) => format!(
+                        " once the toolkit's boxes are moved by ({dx}, {dy}) onto the screen and by ({fx}, {fy}) more, {FIT}"
+                    ),
+                    (Some((dx, dy)), None) => {
+                        format!(
+                            " once the toolkit's boxes are moved by ({dx}, {dy}) onto the screen"
+                        )
+                    }
+                    (None, Some((fx, fy))) => {
+                        format!(" once the tree's boxes are moved by ({fx}, {fy}), {FIT}")
+                    }
+                    (None, None) => String::new(),
+                };
                 let read = read.as_ref().map_or_else(String::new, |read| {
                     format!(", and its pixels read {read:?}")
                 });
@@ -260,6 +267,24 @@ mod tests {
         assert_eq!(
             check_press(&ok, (140.0, 215.0), Some((155, 125)), None).describe(),
             "identity kept: its box holds the press once the toolkit's boxes are moved by (155, 125) onto the screen"
+        );
+        // An offset the pixels fitted, with and without a mapping before it.
+        let fitted = |mapped_by| IdentityCheck::Checked {
+            mapped_by,
+            read: Some("Source".into()),
+            fitted: Some((0, -38)),
+        };
+        assert_eq!(
+            fitted(Some((155, 125))).describe(),
+            "identity kept: its box holds the press once the toolkit's boxes are moved by (155, 125) onto the screen and by (0, -38) more, the offset at which the pixels read the tree's names, and its pixels read \"Source\""
+        );
+        assert_eq!(
+            fitted(None).describe(),
+            "identity kept: its box holds the press once the tree's boxes are moved by (0, -38), the offset at which the pixels read the tree's names, and its pixels read \"Source\""
+        );
+        assert_eq!(
+            fitted(None).brief().as_deref(),
+            Some("tree boxes off by (0, -38), fitted to the pixels")
         );
         assert_eq!(
             check_press(&ok, (140.0, 215.0), Some((0, 0)), None),

@@ -67,7 +67,9 @@ impl VisualStrategy {
         let area = target.sought()?.area;
         for (dx, dy) in [(0, 0), offset] {
             let moved = crate::identity::fit::moved_rect(rect, (dx, dy));
-            let line = self.read_line(&moved, area, observation)?;
+            let Some(line) = self.read_line(&moved, area, observation) else {
+                continue;
+            };
             if line_agrees(element, &moved, &line) {
                 self.findings.fitted = ((dx, dy) != (0, 0)).then_some((dx, dy));
                 let moved_words = self.findings.fitted.map_or_else(String::new, |_| {
