@@ -226,11 +226,8 @@ pub fn recording_text(bundle: &RecordingBundle, trees: &[ActionEvent]) -> String
             // With several monitors, the one holding the window's centre.
             let on = (recording.monitors.len() > 1)
                 .then(|| {
-                    reprise_models::monitor_at(
-                        &recording.monitors,
-                        f64::from(rect.left) + f64::from(rect.width) / 2.0,
-                        f64::from(rect.top) + f64::from(rect.height) / 2.0,
-                    )
+                    let (x, y) = rect.center();
+                    reprise_models::monitor_at(&recording.monitors, x, y)
                 })
                 .flatten()
                 .map(|number| format!(" on monitor {number}"))

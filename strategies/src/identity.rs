@@ -256,11 +256,8 @@ fn path_score(recorded: &ElementIdentity, live: &ElementIdentity) -> (usize, boo
 /// when the keys would go to the recorded one, or the tree cannot tell
 /// (the element is not found, or nothing reports the focus).
 pub fn focus_elsewhere(recorded: &ElementIdentity, live: &A11yTree) -> Option<String> {
-    let centre = (
-        f64::from(recorded.rect.left) + f64::from(recorded.rect.width) / 2.0,
-        f64::from(recorded.rect.top) + f64::from(recorded.rect.height) / 2.0,
-    );
-    let StructuralAnswer::Found { node_idx, .. } = locate(recorded, centre, live) else {
+    let StructuralAnswer::Found { node_idx, .. } = locate(recorded, recorded.rect.center(), live)
+    else {
         return None;
     };
     let focused = |idx: usize| {

@@ -34,14 +34,10 @@ pub(super) fn recorded_crop(
     else {
         return Ok(None);
     };
-    let Some(point) = sought.recorded_point.or_else(|| {
-        sought.recorded_rect.map(|rect| {
-            (
-                f64::from(rect.left) + f64::from(rect.width) / 2.0,
-                f64::from(rect.top) + f64::from(rect.height) / 2.0,
-            )
-        })
-    }) else {
+    let Some(point) = sought
+        .recorded_point
+        .or_else(|| sought.recorded_rect.map(|rect| rect.center()))
+    else {
         return Ok(None);
     };
     target_crop(

@@ -7,6 +7,7 @@
 //! so does another element of the window (a witness): two of the tree's
 //! names, read where the moved boxes put them.
 
+use reprise_models::displaced::shifted;
 use reprise_models::element::deepest_at;
 use reprise_models::{A11yTree, ElementIdentity, Rect, identity_of};
 
@@ -40,14 +41,9 @@ pub struct Fitted {
 pub fn moved_tree(tree: &A11yTree, (dx, dy): (i32, i32)) -> A11yTree {
     let mut moved = tree.clone();
     for node in &mut moved.nodes {
-        node.rect = node.rect.map(|rect| moved_rect(rect, (dx, dy)));
+        node.rect = node.rect.map(|rect| shifted(rect, (dx, dy)));
     }
     moved
-}
-
-/// `rect` moved by `offset`.
-pub fn moved_rect(rect: Rect, (dx, dy): (i32, i32)) -> Rect {
-    Rect::new(rect.left + dx, rect.top + dy, rect.width, rect.height)
 }
 
 /// A press as the recording saw it: its point, its frame and its window's
@@ -71,12 +67,12 @@ impl<'a> Seen<'a> {
             tree,
         }
     }
+}
 
-    /// The distance from the press to the middle of `rect`.
-    fn distance(&self, rect: Rect) -> f64 {
-        let (x, y) = rect.center();
-        (x - self.point.0).hypot(y - self.point.1)
-    }
+/// The distance from `from` to the middle of `rect`.
+fn distance(from: (f64, f64), rect: Rect) -> f64 {
+    let (x, y) = rect.center();
+    (x - from.0).hypot(y - from.1)
 }
 
 /// The press `seen` was kept as `kept`, whose pixels read `other`, the
@@ -97,11 +93,7 @@ pub fn refit(
         .filter(|node| node.name.as_deref() == Some(other))
         .filter_map(|node| node.rect)
         .collect();
-    let from_kept = |rect: &Rect| {
-        let (x, y) = rect.center();
-        (x - at.0).hypot(y - at.1)
-    };
-    namesakes.sort_by(|a, b| from_kept(a).total_cmp(&from_kept(b)));
+    namesakes.sort_by(|a, b| distance(at, *a).total_cmp(&distance(at, *b)));
     namesakes.into_iter().take(NAMESAKES).find_map(|namesake| {
         let (x, y) = namesake.center();
         let offset = ((at.0 - x).round() as i32, (at.1 - y).round() as i32);
@@ -175,7 +167,7 @@ fn witness(
                 && !super::recheck::inside(element.rect, other.rect, 0)
         })
         .collect();
-    others.sort_by(|a, b| moved.distance(a.rect).total_cmp(&moved.distance(b.rect)));
+    others.sort_by(|a, b| distance(moved.point, a.rect).total_cmp(&distance(moved.point, b.rect)));
     others.dedup_by(|a, b| a.name == b.name);
     let mut agreed = None;
     for other in others.iter().take(WITNESSES) {

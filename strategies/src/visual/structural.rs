@@ -54,7 +54,7 @@ impl VisualStrategy {
     /// not used for this press, the pixels decide it.
     fn refit(
         &mut self,
-        tree: &ActionEvent,
+        element: &ElementIdentity,
         target: &Target,
         observation: &Observation<'_>,
         (rect, point): (reprise_models::Rect, (f64, f64)),
@@ -63,10 +63,9 @@ impl VisualStrategy {
         if !self.rungs.visual || !self.vision.describer.runs_here() {
             return None;
         }
-        let element = pressed_element(tree)?;
         let area = target.sought()?.area;
         for (dx, dy) in [(0, 0), offset] {
-            let moved = crate::identity::fit::moved_rect(rect, (dx, dy));
+            let moved = reprise_models::displaced::shifted(rect, (dx, dy));
             let Some(line) = self.read_line(&moved, area, observation) else {
                 continue;
             };
@@ -92,7 +91,7 @@ impl VisualStrategy {
         let (element, _) = self.findings.structural.as_ref()?;
         let rect = self.findings.target?;
         let rect = match self.findings.fitted {
-            Some((dx, dy)) => crate::identity::fit::moved_rect(rect, (-dx, -dy)),
+            Some((dx, dy)) => reprise_models::displaced::shifted(rect, (-dx, -dy)),
             None => rect,
         };
         (by == FoundBy::Structural).then(|| ElementIdentity {
@@ -118,15 +117,12 @@ impl VisualStrategy {
     /// the same offset; else the pixels decide).
     fn found_by_identity(
         &mut self,
-        planned: &PlannedStep,
+        (planned, element, press): (&PlannedStep, &ElementIdentity, (f64, f64)),
         observation: &Observation<'_>,
         (node_idx, rect, point): (u32, reprise_models::Rect, (f64, f64)),
         evidence: &str,
     ) -> Result<StructuralRung, StrategyError> {
         let tree = &planned.tree;
-        let Some(element) = pressed_element(tree) else {
-            return Ok(StructuralRung::Pass);
-        };
         let (rect, point, agreed) = match pressed_fit(tree) {
             None => {
                 let agreed = self
@@ -136,13 +132,12 @@ impl VisualStrategy {
             }
             Some(offset) => {
                 let found = (rect, point);
-                match self.refit(tree, &planned.target, observation, found, offset) {
+                match self.refit(element, &planned.target, observation, found, offset) {
                     Some(refitted) => refitted,
                     None => return Ok(StructuralRung::Pass),
                 }
             }
         };
-        let press = tree.position().unwrap_or(element.rect.center());
         self.findings.target = Some(rect);
         self.findings.structural = Some((element.clone(), press));
         self.note_live(observation, &element.app, node_idx);
@@ -176,7 +171,12 @@ impl VisualStrategy {
                 rect,
                 point,
                 evidence,
-            } => self.found_by_identity(planned, observation, (node_idx, rect, point), &evidence),
+            } => self.found_by_identity(
+                (planned, element, press),
+                observation,
+                (node_idx, rect, point),
+                &evidence,
+            ),
             StructuralAnswer::Ambiguous { candidates } => {
                 Err(self.refuse_twins(element, &candidates))
             }

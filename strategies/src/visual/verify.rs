@@ -190,12 +190,8 @@ pub(super) fn verify_value(
     // reformats) may change the field again: there the text proves the
     // step when it is found, and says nothing when it is not.
     let (typed, all_keys) = typed_characters(&step.tree)?;
-    let rect = element.rect;
-    let middle = (
-        f64::from(rect.left) + f64::from(rect.width) / 2.0,
-        f64::from(rect.top) + f64::from(rect.height) / 2.0,
-    );
-    let StructuralAnswer::Found { node_idx, .. } = locate(element, middle, tree) else {
+    let StructuralAnswer::Found { node_idx, .. } = locate(element, element.rect.center(), tree)
+    else {
         return None;
     };
     let value = tree.nodes[node_idx as usize].value.as_deref()?;
